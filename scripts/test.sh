@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# README command 2: the whole test suite in its own virtual environment.
+# Needs: Debian/Ubuntu (or any Linux) with Python >= 3.11 and its venv module. Run from anywhere.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3}"
+VENV="${CTX_LAB_TEST_VENV:-.venv-test}"
+
+"$PYTHON" - <<'PY' || { echo "ctx-lab tests need Python >= 3.11 (set PYTHON=/path/to/python3.11)" >&2; exit 1; }
+import sys, venv  # noqa: F401  (venv must exist too)
+sys.exit(0 if sys.version_info >= (3, 11) else 1)
+PY
+
+if [ "${CTX_LAB_FRESH:-0}" = 1 ]; then rm -rf "$VENV"; fi
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "==> creating $VENV"
+  "$PYTHON" -m venv "$VENV"
+fi
+PY="$VENV/bin/python"
+echo "==> installing ctx-lab with its test extras"
+"$PY" -m pip install --quiet --disable-pip-version-check --upgrade pip
+"$PY" -m pip install --quiet --disable-pip-version-check -c scripts/constraints.txt -e ".[test]"
+
+echo "==> ruff lint"
+"$PY" -m ruff check ctx_lab tests
+echo "==> ruff format check"
+"$PY" -m ruff format --check ctx_lab tests
+echo "==> mypy (core)"
+"$PY" -m mypy
+
+echo "==> pytest (unit, kernel and nbval notebook tests)"
+export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
+set +e
+"$PY" -m pytest tests notebooks --nbval-lax --nbval-sanitize-with notebooks/sanitize.cfg "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  echo "pytest collected no tests: the suite is missing, which is a failure" >&2
+  exit 1
+fi
+exit "$status"

