@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from .display import RichResult, escape, html_table, text_table
-from .errors import CounterUnavailableError, InputFileError
+from .errors import CounterUnavailableError
+from .textfile import decode_text, read_bytes
 from .tokens import CounterLike, counter_names, get_counter
 
-__all__ = ["FileCount", "TextInput", "TokenReport", "count_texts", "decode_text", "read_text_file"]
+__all__ = ["FileCount", "TextInput", "TokenReport", "count_texts", "read_text_file"]
 
 
 @dataclass(frozen=True)
@@ -102,33 +103,12 @@ class TextInput:
         return len(self.text.encode("utf-8", "surrogatepass"))
 
 
-def decode_text(data: bytes, label: str, warnings: list[str]) -> str:
-    """Decode UTF-8 (a BOM is dropped); on bad bytes decode with replacement and warn."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        warnings.append(
-            f"{label}: undecodable bytes at line {line} (byte {exc.start}); "
-            "counted after replacing them with U+FFFD"
-        )
-        return data.decode("utf-8-sig", errors="replace")
-
-
 def read_text_file(path: str | Path, warnings: list[str]) -> TextInput | None:
     """Read a text file for counting: None (with a warning) for binary files with NUL bytes.
 
     Raises :class:`InputFileError` naming the file when it is missing or unreadable.
     """
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputFileError(f"{path}: is a directory; pass files") from None
-    except OSError as exc:
-        raise InputFileError(f"{path}: cannot read ({exc.strerror})") from None
+    data = read_bytes(path)
     if b"\x00" in data:
         warnings.append(f"{path}: contains NUL bytes (binary?); skipped")
         return None

@@ -186,4 +186,4 @@ def test_every_command_has_examples_and_formats() -> None:
     assert parser.prog == "ctx-lab"
     for cmd in commands().values():
         assert cmd.help and "ctx-lab" in cmd.epilog
-        assert "text" in cmd.formats or "md" in cmd.formats
+        assert "json" in cmd.formats and len(cmd.formats) >= 2

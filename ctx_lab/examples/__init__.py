@@ -1,0 +1,18 @@
+"""Example projects shipped with ctx_lab, so docs, notebooks and tests never need the network
+or drift with the calendar."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+__all__ = ["EXAMPLE_DIR", "EXAMPLE_NOW", "example_path"]
+
+EXAMPLE_DIR = Path(__file__).resolve().parent / "tidepool"
+# The example's own "today": entry ages and scores are computed against it.
+EXAMPLE_NOW = datetime(2026, 6, 15, 12, 0, 0, tzinfo=UTC)
+
+
+def example_path() -> Path:
+    """The example project directory (it holds ``.context/``)."""
+    return EXAMPLE_DIR

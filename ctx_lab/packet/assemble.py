@@ -1,0 +1,751 @@
+"""Assembling a context packet within a token budget, tier by tier (design:
+smart-retrieval-packet.md, refined by the packet issue).
+
+Tier 1 (read order, constitution, instruction) always goes in full. Tasks get up to 40 % of the
+budget, conventions up to 20 %, decisions and learnings share what remains in proportion to
+their content. Every item lands in the ledger with its action and the reason for it, and the
+rendered Markdown is counted once more at the end: the packet never exceeds its budget when the
+budget covers tier 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from ..errors import UsageError
+from ..models import ModelRegistry, get_registry
+from ..tokens import CounterLike, TokenCounter, get_counter
+from .context import ProjectContext
+from .markdown import Convention, Entry, Task
+from .packet import (
+    SECTION_TIERS,
+    AllocationRow,
+    LedgerRow,
+    Packet,
+    PacketEntry,
+    Summary,
+    counted_line,
+    render_parts,
+)
+from .scoring import DEFAULT_STOP_WORDS, EntryScore, extract_keywords, local_date, score_entry
+
+__all__ = ["PacketAssembler", "assemble_packet", "resolve_budget"]
+
+FULL_SHARE_PERCENT = 80  # full entries may use this much of their side's share
+_TRIMMED = "trimmed after counting the rendered packet ({count} > budget {budget})"
+
+
+def resolve_budget(
+    ctx: ProjectContext,
+    budget: int | None = None,
+    model: str | None = None,
+    registry: str | ModelRegistry | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[int, str]:
+    """The budget and where it came from: the argument, else the model's effective input
+    budget, else ``CTX_TOKEN_BUDGET``, else ``.ctxrc``, else 8000."""
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, int):
+            raise UsageError(f"budget must be a whole number of tokens, got {budget!r}")
+        if budget < 0:
+            raise UsageError(f"budget must be ≥ 0, got {budget}")
+        return budget, "argument"
+    if model is not None:
+        resolved = get_registry(registry).get(model)
+        return resolved.effective_input_budget(), f"model {model} ({resolved.source})"
+    return ctx.configured_budget(environ)
+
+
+def _timestamp(now: datetime) -> str:
+    aware = now if now.tzinfo is not None else now.astimezone()
+    return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _date(entry: Entry) -> str | None:
+    return None if entry.day is None else entry.day.isoformat()
+
+
+def _task_line(task: Task) -> str:
+    notes = []
+    if task.in_progress:
+        notes.append("in progress")
+    if task.blocked and "blocked" not in task.text.lower():
+        notes.append("blocked")
+    if task.priority:
+        notes.append(f"priority {task.priority}")
+    suffix = f" ({', '.join(notes)})" if notes else ""
+    return f"{'  ' * task.depth}- [ ] {task.text}{suffix}"
+
+
+@dataclass
+class _Fate:
+    action: str
+    reason: str
+
+
+@dataclass
+class _Side:
+    """The decisions or the learnings while they are being fitted."""
+
+    name: str
+    entries: list[Entry]
+    scores: dict[int, EntryScore]
+    full: list[Entry] = field(default_factory=list)
+    summary: list[Entry] = field(default_factory=list)
+    counted: list[Entry] = field(default_factory=list)
+    dropped: list[Entry] = field(default_factory=list)
+    cap: int = 0
+
+
+@dataclass
+class _Draft:
+    tasks: list[Task]
+    tasks_counted: list[Task]
+    conventions: list[Convention]
+    conventions_counted: list[Convention]
+    decisions: _Side
+    learnings: _Side
+    hidden_counts: set[str] = field(default_factory=set)
+
+    def counted(self) -> dict[str, int]:
+        numbers = {
+            "tasks": len(self.tasks_counted),
+            "conventions": len(self.conventions_counted),
+            "decisions": len(self.decisions.counted),
+            "learnings": len(self.learnings.counted),
+        }
+        return {k: v for k, v in numbers.items() if v and k not in self.hidden_counts}
+
+
+class PacketAssembler:
+    """Assembles packets from one loaded context with one counter, caching token counts so
+    re-assembly at other budgets or dates (sweeps, the explorer) costs little."""
+
+    def __init__(
+        self,
+        ctx: ProjectContext,
+        counter: CounterLike = "bytes/4",
+        *,
+        stop_words: Iterable[str] = DEFAULT_STOP_WORDS,
+    ) -> None:
+        self.ctx = ctx
+        self.counter: TokenCounter = get_counter(counter)
+        self.stop_words = frozenset(w.lower() for w in stop_words)
+        self._costs: dict[str, int] = {}
+
+    # -- counting ---------------------------------------------------------------------------
+
+    def cost(self, text: str) -> int:
+        """Tokens of ``text`` under this assembler's counter (memoized)."""
+        found = self._costs.get(text)
+        if found is None:
+            found = self._costs[text] = self.counter.count(text)
+        return found
+
+    def _prime(self, texts: Sequence[str]) -> None:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._costs))
+        if missing:
+            self._costs.update(zip(missing, self.counter.count_many(missing), strict=True))
+
+    def _count_parts(self, parts: list[tuple[str, str]]) -> dict[str, int]:
+        self._prime([text for _, text in parts])
+        used: dict[str, int] = {}
+        for section, text in parts:
+            used[section] = used.get(section, 0) + self._costs[text]
+        return used
+
+    # -- the pipeline -----------------------------------------------------------------------
+
+    def assemble(
+        self,
+        budget: int | None = None,
+        now: datetime | None = None,
+        model: str | None = None,
+        *,
+        registry: str | ModelRegistry | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> Packet:
+        """Assemble a packet; see :func:`assemble_packet`."""
+        budget, source = resolve_budget(self.ctx, budget, model, registry, environ)
+        now = now or datetime.now(UTC)
+        generated = _timestamp(now)
+        today = local_date(now)
+        ctx = self.ctx
+        fates: dict[tuple[str, int], _Fate] = {}
+
+        def key(section: str, item: Task | Convention | Entry) -> tuple[str, int]:
+            return section, item.line
+
+        def parts_for(draft: _Draft, used: int | None) -> list[tuple[str, str]]:
+            return render_parts(
+                generated=generated,
+                budget=budget,
+                used=used,
+                counter=self.counter.name,
+                read_order=ctx.read_order,
+                constitution=tuple(r.text for r in ctx.rules),
+                tasks=tuple(_task_line(t) for t in draft.tasks),
+                conventions=tuple(c.text for c in draft.conventions),
+                decisions=tuple(e.text for e in draft.decisions.full),
+                learnings=tuple(e.text for e in draft.learnings.full),
+                summaries=tuple(
+                    Summary(side.name, e.title)
+                    for side in (draft.decisions, draft.learnings)
+                    for e in side.summary
+                ),
+                counted=draft.counted(),
+            )
+
+        pending = list(ctx.pending_tasks)
+        scores = {
+            side: {e.line: score_entry(e, (), today) for e in entries}
+            for side, entries in (("decisions", ctx.decisions), ("learnings", ctx.learnings))
+        }
+        empty = _Draft(
+            [],
+            [],
+            [],
+            [],
+            _Side("decisions", list(ctx.decisions), scores["decisions"]),
+            _Side("learnings", list(ctx.learnings), scores["learnings"]),
+        )
+        tier1_parts = parts_for(empty, budget)
+        tier1_cost = sum(self._count_parts(tier1_parts).values())
+        _, tier1_count, _ = self._finalize(lambda used: parts_for(empty, used))
+
+        if tier1_count > budget:
+            reason = f"tier 1 alone costs {tier1_count} tokens, more than the budget {budget}"
+            for t in pending:
+                fates[key("tasks", t)] = _Fate("counted", reason)
+            for c in ctx.conventions:
+                fates[key("conventions", c)] = _Fate("counted", reason)
+            for side in (empty.decisions, empty.learnings):
+                for e in side.entries:
+                    fates[key(side.name, e)] = _Fate(
+                        "superseded" if e.superseded else "counted", reason
+                    )
+            empty.hidden_counts.update(("tasks", "conventions", "decisions", "learnings"))
+            return self._packet(
+                empty, fates, {}, budget, source, generated, model, registry, True, []
+            )
+
+        remaining = budget - tier1_cost
+        caps: dict[str, int] = {}
+
+        # Tier 2: tasks.
+        task_cap = min(math.floor(budget * ctx.settings.task_budget_pct + 1e-9), remaining)
+        caps["tasks"] = task_cap
+        hidden: set[str] = set()
+        tasks_in, tasks_out, tasks_used = self._fit_tasks(pending, task_cap, fates, hidden)
+        remaining -= tasks_used
+
+        # Tier 3: conventions.
+        conv_cap = min(math.floor(budget * ctx.settings.convention_budget_pct + 1e-9), remaining)
+        caps["conventions"] = conv_cap
+        conv_in, conv_out, conv_used = self._fit_conventions(
+            list(ctx.conventions), conv_cap, fates, hidden
+        )
+        remaining -= conv_used
+
+        # Tiers 4–5: decisions and learnings, scored against the included tasks' keywords.
+        keywords = extract_keywords((t.text for t in tasks_in), self.stop_words)
+        for side_name, entries in (("decisions", ctx.decisions), ("learnings", ctx.learnings)):
+            scores[side_name] = {e.line: score_entry(e, keywords, today) for e in entries}
+        decisions = _Side("decisions", list(ctx.decisions), scores["decisions"])
+        learnings = _Side("learnings", list(ctx.learnings), scores["learnings"])
+        self._fit_entries(decisions, learnings, max(remaining, 0), fates, hidden)
+        caps["decisions"], caps["learnings"] = decisions.cap, learnings.cap
+
+        draft = _Draft(tasks_in, tasks_out, conv_in, conv_out, decisions, learnings, hidden)
+        self._trim_to_budget(draft, budget, fates, parts_for)
+        return self._packet(
+            draft, fates, caps, budget, source, generated, model, registry, False, keywords
+        )
+
+    # -- tiers ------------------------------------------------------------------------------
+
+    def _fit_tasks(
+        self,
+        pending: list[Task],
+        cap: int,
+        fates: dict[tuple[str, int], _Fate],
+        hidden: set[str],
+    ) -> tuple[list[Task], list[Task], int]:
+        if not pending:
+            return [], [], 0
+        header = self.cost("\n## Current Tasks\n")
+        lines = {t.line: self.cost(_task_line(t) + "\n") for t in pending}
+        pct = round(self.ctx.settings.task_budget_pct * 100)
+        cap_text = f"tasks cap {pct} % = {cap} tokens"
+        total = header + sum(lines.values())
+        if total <= cap:
+            for t in pending:
+                fates[("tasks", t.line)] = _Fate("full", f"all pending tasks fit in the {cap_text}")
+            return pending, [], total
+        reserve = self.cost(counted_line("tasks", len(pending)) + "\n")
+
+        def rank(t: Task) -> tuple[int, float, int]:
+            if t.in_progress:
+                return (0, 0.0, t.line)
+            if t.added is not None:
+                return (1, -t.added.timestamp(), t.line)
+            return (2, 0.0, t.line)
+
+        used = header + reserve
+        taken: set[int] = set()
+        for t in sorted(pending, key=rank):
+            if used + lines[t.line] <= cap:
+                used += lines[t.line]
+                taken.add(t.line)
+        tasks_in = [t for t in pending if t.line in taken]
+        tasks_out = [t for t in pending if t.line not in taken]
+        order = "in progress first, then newest #added, then untagged in file order"
+        for t in pending:
+            if t.line in taken:
+                fates[("tasks", t.line)] = _Fate("full", f"fits in the {cap_text} ({order})")
+            else:
+                fates[("tasks", t.line)] = _Fate("counted", f"{cap_text} reached")
+        used = header + sum(lines[t.line] for t in tasks_in)
+        used += self.cost(counted_line("tasks", len(tasks_out)) + "\n")
+        if used > cap:  # not even the header and the count line fit
+            hidden.add("tasks")
+            return tasks_in, tasks_out, 0
+        return tasks_in, tasks_out, used
+
+    def _fit_conventions(
+        self,
+        conventions: list[Convention],
+        cap: int,
+        fates: dict[tuple[str, int], _Fate],
+        hidden: set[str],
+    ) -> tuple[list[Convention], list[Convention], int]:
+        if not conventions:
+            return [], [], 0
+        header = self.cost("\n## Key Conventions\n")
+        cost = {c.line: self.cost(f"- {c.text}\n") for c in conventions}
+        pct = round(self.ctx.settings.convention_budget_pct * 100)
+        cap_text = f"conventions cap {pct} % = {cap} tokens"
+        total = header + sum(cost.values())
+        if total <= cap:
+            for c in conventions:
+                fates[("conventions", c.line)] = _Fate(
+                    "full", f"all conventions fit in the {cap_text}"
+                )
+            return conventions, [], total
+        used = header + self.cost(counted_line("conventions", len(conventions)) + "\n")
+        taken: list[Convention] = []
+        for c in conventions:
+            if used + cost[c.line] > cap:
+                break
+            used += cost[c.line]
+            taken.append(c)
+        rest = conventions[len(taken) :]
+        for c in taken:
+            fates[("conventions", c.line)] = _Fate("full", f"fits in the {cap_text} (file order)")
+        for i, c in enumerate(rest):
+            why = (
+                f"{cap_text} reached"
+                if i == 0
+                else f"after the first convention that did not fit ({cap_text})"
+            )
+            fates[("conventions", c.line)] = _Fate("counted", why)
+        used = header + sum(cost[c.line] for c in taken)
+        used += self.cost(counted_line("conventions", len(rest)) + "\n")
+        if used > cap:  # not even the header and the count line fit
+            hidden.add("conventions")
+            return taken, rest, 0
+        return taken, rest, used
+
+    def _entry_cost(self, entry: Entry) -> int:
+        return self.cost(f"\n{entry.text}\n")
+
+    def _rank(self, side: _Side) -> list[Entry]:
+        def order(e: Entry) -> tuple[float, float, int]:
+            stamp = -e.timestamp.timestamp() if e.timestamp is not None else math.inf
+            return (-side.scores[e.line].score, stamp, e.index)
+
+        return sorted(side.entries, key=order)
+
+    def _fit_entries(
+        self,
+        decisions: _Side,
+        learnings: _Side,
+        remaining: int,
+        fates: dict[tuple[str, int], _Fate],
+        hidden: set[str],
+    ) -> None:
+        sides = (decisions, learnings)
+        header = {
+            s.name: self.cost(f"\n## {'Recent Decisions' if s is decisions else 'Key Learnings'}\n")
+            for s in sides
+        }
+
+        def total(side: _Side, include_superseded: bool) -> int:
+            chosen = [e for e in side.entries if include_superseded or not e.superseded]
+            return header[side.name] + sum(self._entry_cost(e) for e in chosen) if chosen else 0
+
+        everything = sum(total(s, True) for s in sides)
+        current = sum(total(s, False) for s in sides)
+        if current <= remaining:
+            with_superseded = everything <= remaining
+            for side in sides:
+                side.cap = total(side, with_superseded)
+                for e in self._rank(side):
+                    if not e.superseded:
+                        side.full.append(e)
+                        fates[(side.name, e.line)] = _Fate(
+                            "full",
+                            f"all decisions and learnings fit in the remaining {remaining} tokens",
+                        )
+                    elif with_superseded:
+                        side.full.append(e)
+                        fates[(side.name, e.line)] = _Fate(
+                            "full", "superseded, but everything including superseded entries fits"
+                        )
+                    else:
+                        side.dropped.append(e)
+                        fates[(side.name, e.line)] = _Fate(
+                            "superseded", "superseded: dropped (only included when everything fits)"
+                        )
+            return
+
+        content = {
+            s.name: sum(self._entry_cost(e) for e in s.entries if not e.superseded) for s in sides
+        }
+        both = content["decisions"] + content["learnings"]
+        decisions.cap = remaining * content["decisions"] // both if both else 0
+        learnings.cap = remaining - decisions.cap
+        also_header = self.cost("\n## Also Noted\n")
+        also_charged = False
+        for side in sides:
+            also_charged = self._fill_side(
+                side, header[side.name], also_header, also_charged, fates, hidden
+            )
+
+    def _fill_side(
+        self,
+        side: _Side,
+        header: int,
+        also_header: int,
+        also_charged: bool,
+        fates: dict[tuple[str, int], _Fate],
+        hidden: set[str],
+    ) -> bool:
+        share = side.cap
+        full_room = share * FULL_SHARE_PERCENT // 100
+        used = 0
+        ranked = [e for e in self._rank(side) if not e.superseded]
+        for e in side.entries:
+            if e.superseded:
+                side.dropped.append(e)
+                fates[(side.name, e.line)] = _Fate(
+                    "superseded", "superseded: dropped (only included when everything fits)"
+                )
+        rest: list[Entry] = []
+        for e in ranked:
+            extra = self._entry_cost(e) + (0 if side.full else header)
+            if used + extra <= full_room:
+                used += extra
+                side.full.append(e)
+                fates[(side.name, e.line)] = _Fate(
+                    "full",
+                    f"score {side.scores[e.line].score:.2f}: fits in {FULL_SHARE_PERCENT} % of the "
+                    f"{side.name} share ({full_room} of {share} tokens)",
+                )
+            else:
+                rest.append(e)
+        for i, e in enumerate(rest):
+            left_after = len(rest) - i - 1
+            reserve = self.cost(counted_line(side.name, left_after) + "\n") if left_after else 0
+            extra = self.cost(f"- {e.title}\n") + (0 if also_charged else also_header)
+            if used + extra + reserve <= share:
+                used += extra
+                also_charged = True
+                side.summary.append(e)
+                fates[(side.name, e.line)] = _Fate(
+                    "summary",
+                    f"full entry ({self._entry_cost(e)} tokens) does not fit in "
+                    f"{FULL_SHARE_PERCENT} % of the {side.name} share ({full_room} tokens); "
+                    "title listed under Also Noted",
+                )
+            else:
+                side.counted.extend(rest[i:])
+                break
+        if side.counted:
+            line = self.cost(counted_line(side.name, len(side.counted)) + "\n")
+            line += 0 if also_charged else also_header
+            if used + line <= share:
+                also_charged = True
+            else:
+                hidden.add(side.name)
+            for e in side.counted:
+                fates[(side.name, e.line)] = _Fate(
+                    "counted", f"{side.name} share of {share} tokens used up; counted in one line"
+                )
+        return also_charged
+
+    # -- final count ------------------------------------------------------------------------
+
+    def _finalize(
+        self, build: Callable[[int | None], list[tuple[str, str]]]
+    ) -> tuple[str, int, bool]:
+        """Render so that the stated token count is the count of the text itself."""
+        used = self.cost("".join(t for _, t in build(0)))
+        seen: set[int] = set()
+        while used not in seen:
+            seen.add(used)
+            text = "".join(t for _, t in build(used))
+            count = self.cost(text)
+            if count == used:
+                return text, used, True
+            used = count
+        text = "".join(t for _, t in build(None))
+        return text, self.cost(text), False
+
+    def _trim_to_budget(
+        self,
+        draft: _Draft,
+        budget: int,
+        fates: dict[tuple[str, int], _Fate],
+        parts_for: Callable[[_Draft, int | None], list[tuple[str, str]]],
+    ) -> None:
+        while True:
+            _, count, _ = self._finalize(lambda used: parts_for(draft, used))
+            if count <= budget:
+                return
+            why = _TRIMMED.format(count=count, budget=budget)
+            if not self._demote_one(draft, fates, why):
+                return
+
+    def _demote_one(self, draft: _Draft, fates: dict[tuple[str, int], _Fate], why: str) -> bool:
+        for side in (draft.learnings, draft.decisions):
+            if side.summary:
+                e = side.summary.pop()
+                side.counted.append(e)
+                fates[(side.name, e.line)] = _Fate("counted", why)
+                return True
+        fulls = [(side, e) for side in (draft.decisions, draft.learnings) for e in side.full]
+        if fulls:
+            side, e = min(fulls, key=lambda p: (p[0].scores[p[1].line].score, -p[1].index))
+            side.full.remove(e)
+            if e.superseded:
+                side.dropped.append(e)
+                fates[(side.name, e.line)] = _Fate("superseded", why)
+            else:
+                side.counted.append(e)
+                fates[(side.name, e.line)] = _Fate("counted", why)
+            return True
+        if draft.conventions:
+            c = draft.conventions.pop()
+            draft.conventions_counted.insert(0, c)
+            fates[("conventions", c.line)] = _Fate("counted", why)
+            return True
+        if draft.tasks:
+            t = draft.tasks.pop()
+            draft.tasks_counted.append(t)
+            fates[("tasks", t.line)] = _Fate("counted", why)
+            return True
+        if draft.counted():
+            draft.hidden_counts.update(draft.counted())
+            return True
+        return False
+
+    # -- the result -------------------------------------------------------------------------
+
+    def _packet(
+        self,
+        draft: _Draft,
+        fates: dict[tuple[str, int], _Fate],
+        caps: dict[str, int],
+        budget: int,
+        source: str,
+        generated: str,
+        model: str | None,
+        registry: str | ModelRegistry | None,
+        over_budget: bool,
+        keywords: list[str],
+    ) -> Packet:
+        ctx = self.ctx
+        probe = Packet(
+            generated=generated,
+            budget=budget,
+            tokens_used=0,
+            counter=self.counter.name,
+            over_budget=over_budget,
+            model=model,
+            est_cost_usd=None,
+            read_order=ctx.read_order,
+            constitution=tuple(r.text for r in ctx.rules),
+            tasks=tuple(_task_line(t) for t in draft.tasks),
+            conventions=tuple(c.text for c in draft.conventions),
+            decisions=tuple(self._packet_entry(draft.decisions, e) for e in draft.decisions.full),
+            learnings=tuple(self._packet_entry(draft.learnings, e) for e in draft.learnings.full),
+            summaries=tuple(
+                Summary(side.name, e.title)
+                for side in (draft.decisions, draft.learnings)
+                for e in side.summary
+            ),
+            counted=draft.counted(),
+        )
+
+        def with_used(used: int | None) -> list[tuple[str, str]]:
+            return replace(
+                probe, tokens_used=used or 0, states_tokens_used=used is not None
+            ).parts()
+
+        _, tokens_used, states = self._finalize(with_used)
+        used_by = self._count_parts(with_used(tokens_used if states else None))
+        est_cost = None
+        if model is not None:
+            est_cost = get_registry(registry).get(model).input_cost(tokens_used)
+        return replace(
+            probe,
+            tokens_used=tokens_used,
+            states_tokens_used=states,
+            est_cost_usd=est_cost,
+            ledger_rows=tuple(self._ledger(draft, fates, keywords)),
+            allocation_rows=tuple(self._allocation(draft, caps, used_by)),
+            budget_source=source,
+            warnings=ctx.warnings,
+        )
+
+    @staticmethod
+    def _packet_entry(side: _Side, e: Entry) -> PacketEntry:
+        return PacketEntry(e.title, _date(e), e.text, side.scores[e.line].score)
+
+    def _ledger(
+        self, draft: _Draft, fates: dict[tuple[str, int], _Fate], keywords: list[str]
+    ) -> list[LedgerRow]:
+        ctx = self.ctx
+        rows = [
+            LedgerRow(
+                "constitution",
+                1,
+                r.text,
+                tokens=self.cost(f"- {r.text}\n"),
+                reason="tier 1: always included",
+            )
+            for r in ctx.rules
+        ]
+        for t in ctx.pending_tasks:
+            fate = fates.get(("tasks", t.line), _Fate("counted", "no room for tasks"))
+            rows.append(
+                LedgerRow(
+                    "tasks",
+                    2,
+                    t.text,
+                    date=t.added.date().isoformat() if t.added else None,
+                    tokens=self.cost(_task_line(t) + "\n"),
+                    action=fate.action,
+                    reason=fate.reason,
+                )
+            )
+        for c in ctx.conventions:
+            fate = fates.get(("conventions", c.line), _Fate("counted", "no room for conventions"))
+            rows.append(
+                LedgerRow(
+                    "conventions",
+                    3,
+                    c.title,
+                    tokens=self.cost(f"- {c.text}\n"),
+                    action=fate.action,
+                    reason=fate.reason,
+                )
+            )
+        for side, tier in ((draft.decisions, 4), (draft.learnings, 5)):
+            for e in side.entries:
+                s = side.scores[e.line]
+                fate = fates.get((side.name, e.line), _Fate("counted", "no room left"))
+                reason = (
+                    fate.reason
+                    if not s.note or s.note == "superseded"
+                    else f"{fate.reason}; {s.note}"
+                )
+                rows.append(
+                    LedgerRow(
+                        side.name,
+                        tier,
+                        e.title,
+                        date=_date(e),
+                        age_days=s.age_days,
+                        recency=s.recency,
+                        relevance=round(s.relevance, 4),
+                        keywords=s.keywords,
+                        score=s.score,
+                        tokens=self._entry_cost(e),
+                        action=fate.action,
+                        reason=reason,
+                    )
+                )
+        return rows
+
+    @staticmethod
+    def _allocation(
+        draft: _Draft, caps: dict[str, int], used_by: dict[str, int]
+    ) -> list[AllocationRow]:
+        rows = [
+            AllocationRow(name, SECTION_TIERS[name], None, used_by.get(name, 0))
+            for name in ("header", "read_order", "constitution", "instruction")
+        ]
+        rows.append(
+            AllocationRow(
+                "tasks",
+                2,
+                caps.get("tasks"),
+                used_by.get("tasks", 0),
+                len(draft.tasks),
+                0,
+                len(draft.tasks_counted),
+            )
+        )
+        rows.append(
+            AllocationRow(
+                "conventions",
+                3,
+                caps.get("conventions"),
+                used_by.get("conventions", 0),
+                len(draft.conventions),
+                0,
+                len(draft.conventions_counted),
+            )
+        )
+        for side, tier in ((draft.decisions, 4), (draft.learnings, 5)):
+            rows.append(
+                AllocationRow(
+                    side.name,
+                    tier,
+                    caps.get(side.name),
+                    used_by.get(side.name, 0),
+                    len(side.full),
+                    len(side.summary),
+                    len(side.counted),
+                )
+            )
+        return rows
+
+
+def assemble_packet(
+    ctx: ProjectContext,
+    budget: int | None = None,
+    now: datetime | None = None,
+    counter: CounterLike = "bytes/4",
+    model: str | None = None,
+    *,
+    registry: str | ModelRegistry | None = None,
+    stop_words: Iterable[str] = DEFAULT_STOP_WORDS,
+    environ: Mapping[str, str] | None = None,
+) -> Packet:
+    """Assemble a context packet from a loaded ``.context/``.
+
+    Budget precedence: ``budget``; else ``model``'s effective input budget; else
+    ``CTX_TOKEN_BUDGET``; else ``.ctxrc``; else 8000. ``now`` (default: the current time) dates
+    the packet and the entries' ages; the same inputs and ``now`` give byte-identical output.
+    Whenever the budget covers tier 1, the Markdown's count under ``counter`` is ≤ the budget
+    and equals ``tokens_used``; otherwise the packet is tier 1 only with ``over_budget``.
+    """
+    return PacketAssembler(ctx, counter, stop_words=stop_words).assemble(
+        budget, now, model, registry=registry, environ=environ
+    )

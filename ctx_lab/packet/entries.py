@@ -1,0 +1,97 @@
+"""``ctx-lab entries``: a packet's ledger as a table, CSV or JSON rows."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from typing import Any
+
+from ..display import RichResult, escape, html_table, text_table
+from .packet import LEDGER_COLUMNS, Packet
+
+__all__ = ["EntriesReport"]
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"
+
+
+@dataclass(frozen=True)
+class EntriesReport(RichResult):
+    """The scored entries (the ledger) of one packet."""
+
+    packet: Packet
+
+    kind = "entries"
+
+    @property
+    def warnings(self) -> tuple[str, ...]:  # type: ignore[override]
+        """The packet's load warnings."""
+        return self.packet.warnings
+
+    def json_data(self) -> list[dict[str, Any]]:
+        """A list of row objects with the ledger's columns."""
+        return [r.to_dict() for r in self.packet.ledger_rows]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Budget, use and counter of the packet, plus the rows."""
+        p = self.packet
+        return {
+            "budget": p.budget,
+            "tokens_used": p.tokens_used,
+            "counter": p.counter,
+            "generated": p.generated,
+            "rows": self.json_data(),
+        }
+
+    def _rows(self, width: int) -> list[list[object]]:
+        return [
+            [
+                r.section,
+                _cut(r.title, width),
+                r.date or "",
+                _number(r.score),
+                r.tokens,
+                r.action,
+                r.reason,
+            ]
+            for r in self.packet.ledger_rows
+        ]
+
+    def to_text(self) -> str:
+        """An aligned table: section, title, date, score, tokens, action, reason."""
+        header = ["section", "title", "date", "score", "tokens", "action", "reason"]
+        p = self.packet
+        summary = f"{p.tokens_used} of {p.budget} tokens ({p.counter}), generated {p.generated}"
+        return f"{text_table(header, self._rows(48))}\n\n{summary}"
+
+    def to_csv(self) -> str:
+        """CSV with the ledger's columns (keywords joined by spaces)."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(LEDGER_COLUMNS)
+        for r in self.packet.ledger_rows:
+            d = r.to_dict()
+            d["keywords"] = " ".join(r.keywords)
+            writer.writerow(["" if d[c] is None else d[c] for c in LEDGER_COLUMNS])
+        return out.getvalue()
+
+    def render(self, fmt: str = "table") -> str:
+        """``table`` (default), ``csv`` or ``json``."""
+        if fmt == "csv":
+            return self.to_csv()
+        if fmt == "json":
+            return self.to_json()
+        return self.to_text() + "\n"
+
+    def html_body(self) -> str:
+        """The ledger as a table."""
+        header = ["section", "title", "date", "score", "tokens", "action", "reason"]
+        return f"<h4>Scored entries ({escape(self.packet.counter)})</h4>" + html_table(
+            header, self._rows(80), numeric=(3, 4)
+        )

@@ -1,0 +1,431 @@
+"""The assembled context packet: its Markdown and JSON forms, its ledger and allocation, plots.
+
+A :class:`Packet` is frozen data. Its Markdown is a pure function of its fields, so a packet
+restored with :meth:`Packet.from_dict` renders byte-identically.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..display import RichResult, escape, html_table
+
+__all__ = [
+    "INSTRUCTION",
+    "SECTION_TITLES",
+    "AllocationRow",
+    "LedgerRow",
+    "Packet",
+    "PacketEntry",
+    "Summary",
+    "counted_line",
+    "render_parts",
+]
+
+INSTRUCTION = (
+    "Before starting work, confirm to the user: "
+    '"I have read the required context files and I\'m following project conventions."'
+)
+
+SECTION_TITLES = {
+    "read_order": "Read These Files",
+    "constitution": "Constitution (NEVER VIOLATE)",
+    "tasks": "Current Tasks",
+    "conventions": "Key Conventions",
+    "decisions": "Recent Decisions",
+    "learnings": "Key Learnings",
+    "also_noted": "Also Noted",
+}
+SECTION_TIERS = {
+    "header": 1,
+    "read_order": 1,
+    "constitution": 1,
+    "instruction": 1,
+    "tasks": 2,
+    "conventions": 3,
+    "decisions": 4,
+    "learnings": 5,
+}
+_COUNTED_NOUNS = {
+    "tasks": ("pending task", "pending tasks", "TASKS.md"),
+    "conventions": ("convention", "conventions", "CONVENTIONS.md"),
+    "decisions": ("decision", "decisions", "DECISIONS.md"),
+    "learnings": ("learning", "learnings", "LEARNINGS.md"),
+}
+
+
+def counted_line(section: str, n: int) -> str:
+    """The one line that stands for ``n`` items left out of a section."""
+    singular, plural, file = _COUNTED_NOUNS[section]
+    return f"- …and {n} more {singular if n == 1 else plural} in {file}"
+
+
+@dataclass(frozen=True)
+class PacketEntry:
+    """A decision or learning included in full."""
+
+    title: str
+    date: str | None
+    text: str
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{title, date, text, score}``."""
+        return {"title": self.title, "date": self.date, "text": self.text, "score": self.score}
+
+
+@dataclass(frozen=True)
+class Summary:
+    """An entry shown by its title only, under Also Noted."""
+
+    section: str
+    title: str
+
+    def to_dict(self) -> dict[str, str]:
+        """``{section, title}``."""
+        return {"section": self.section, "title": self.title}
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One item's fate: what it is, how it scored, what it costs, and what happened to it."""
+
+    section: str
+    tier: int
+    title: str
+    date: str | None = None
+    age_days: int | None = None
+    recency: float | None = None
+    relevance: float | None = None
+    keywords: tuple[str, ...] = ()
+    score: float | None = None
+    tokens: int = 0
+    action: str = "full"
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ledger row as JSON (keywords as a list)."""
+        return {
+            "section": self.section,
+            "tier": self.tier,
+            "title": self.title,
+            "date": self.date,
+            "age_days": self.age_days,
+            "recency": self.recency,
+            "relevance": self.relevance,
+            "keywords": list(self.keywords),
+            "score": self.score,
+            "tokens": self.tokens,
+            "action": self.action,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LedgerRow:
+        """Inverse of :meth:`to_dict`."""
+        return cls(**{**data, "keywords": tuple(data.get("keywords") or ())})
+
+
+LEDGER_COLUMNS = tuple(LedgerRow.__dataclass_fields__)
+
+
+@dataclass(frozen=True)
+class AllocationRow:
+    """Tokens per section: the cap it had, what it used, and how many items went which way."""
+
+    section: str
+    tier: int
+    cap: int | None
+    used: int
+    full: int = 0
+    summary: int = 0
+    counted: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The allocation row as JSON."""
+        return {
+            "section": self.section,
+            "tier": self.tier,
+            "cap": self.cap,
+            "used": self.used,
+            "full": self.full,
+            "summary": self.summary,
+            "counted": self.counted,
+        }
+
+
+ALLOCATION_COLUMNS = tuple(AllocationRow.__dataclass_fields__)
+
+
+def render_parts(
+    *,
+    generated: str,
+    budget: int,
+    used: int | None,
+    counter: str,
+    read_order: tuple[str, ...],
+    constitution: tuple[str, ...],
+    tasks: tuple[str, ...],
+    conventions: tuple[str, ...],
+    decisions: tuple[str, ...],
+    learnings: tuple[str, ...],
+    summaries: tuple[Summary, ...],
+    counted: dict[str, int],
+    instruction: str = INSTRUCTION,
+) -> list[tuple[str, str]]:
+    """The packet's Markdown as ``(section, text)`` parts; joined they are the packet.
+
+    ``used`` is the packet's own token count stated in its header (None: not stated). Counted
+    lines appear for sections whose ``counted`` value is positive.
+    """
+    stated = f"{used} tokens ({counter})" if used is not None else f"≤ {budget} tokens ({counter})"
+    head = f"# Context Packet\nGenerated: {generated} | Budget: {budget} tokens | Used: {stated}\n"
+    parts = [("header", head)]
+
+    def section(key: str, lines: list[str], owner: str | None = None) -> None:
+        if not lines:
+            return
+        parts.append((owner or key, f"\n## {SECTION_TITLES[key]}\n"))
+        parts.extend((owner or key, line) for line in lines)
+
+    section("read_order", [f"{i}. {path}\n" for i, path in enumerate(read_order, 1)])
+    if not read_order:  # the section is always printed, even with no files
+        parts.append(("read_order", f"\n## {SECTION_TITLES['read_order']}\n"))
+    section("constitution", [f"- {rule}\n" for rule in constitution])
+    task_lines = [f"{t}\n" for t in tasks]
+    if counted.get("tasks"):
+        task_lines.append(counted_line("tasks", counted["tasks"]) + "\n")
+    section("tasks", task_lines)
+    convention_lines = [f"- {c}\n" for c in conventions]
+    if counted.get("conventions"):
+        convention_lines.append(counted_line("conventions", counted["conventions"]) + "\n")
+    section("conventions", convention_lines)
+    section("decisions", [f"\n{text}\n" for text in decisions])
+    section("learnings", [f"\n{text}\n" for text in learnings])
+    noted: list[tuple[str, str]] = []
+    for side in ("decisions", "learnings"):
+        noted += [(side, f"- {s.title}\n") for s in summaries if s.section == side]
+        if counted.get(side):
+            noted.append((side, counted_line(side, counted[side]) + "\n"))
+    if noted:
+        parts.append((noted[0][0], f"\n## {SECTION_TITLES['also_noted']}\n"))
+        parts.extend(noted)
+    parts.append(("instruction", f"\n{instruction}\n"))
+    return parts
+
+
+@dataclass(frozen=True)
+class Packet(RichResult):
+    """A context packet: what went in, what it cost, and the ledger of every decision."""
+
+    generated: str
+    budget: int
+    tokens_used: int
+    counter: str
+    over_budget: bool
+    model: str | None
+    est_cost_usd: float | None
+    read_order: tuple[str, ...]
+    constitution: tuple[str, ...]
+    tasks: tuple[str, ...]
+    conventions: tuple[str, ...]
+    decisions: tuple[PacketEntry, ...]
+    learnings: tuple[PacketEntry, ...]
+    summaries: tuple[Summary, ...]
+    instruction: str = INSTRUCTION
+    counted: dict[str, int] = field(default_factory=dict)
+    ledger_rows: tuple[LedgerRow, ...] = ()
+    allocation_rows: tuple[AllocationRow, ...] = ()
+    budget_source: str = "argument"
+    states_tokens_used: bool = True
+    warnings: tuple[str, ...] = ()
+
+    kind = "packet"
+
+    # -- text forms -------------------------------------------------------------------------
+
+    def parts(self) -> list[tuple[str, str]]:
+        """The Markdown as ``(section, text)`` parts."""
+        return render_parts(
+            generated=self.generated,
+            budget=self.budget,
+            used=self.tokens_used if self.states_tokens_used else None,
+            counter=self.counter,
+            read_order=self.read_order,
+            constitution=self.constitution,
+            tasks=self.tasks,
+            conventions=self.conventions,
+            decisions=tuple(e.text for e in self.decisions),
+            learnings=tuple(e.text for e in self.learnings),
+            summaries=self.summaries,
+            counted=self.counted,
+            instruction=self.instruction,
+        )
+
+    def to_markdown(self) -> str:
+        """The packet as Markdown, exactly as counted."""
+        return "".join(text for _, text in self.parts())
+
+    def to_text(self) -> str:
+        """Plain text is the Markdown."""
+        return self.to_markdown()
+
+    def render(self, fmt: str = "md") -> str:
+        """``md`` (default), ``text`` or ``json``."""
+        if fmt == "json":
+            return self.to_json()
+        return self.to_markdown()
+
+    # -- data forms -------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The packet JSON shared by the CLI, the REST API and the renderers."""
+        data: dict[str, Any] = {
+            "generated": self.generated,
+            "budget": self.budget,
+            "tokens_used": self.tokens_used,
+            "counter": self.counter,
+            "over_budget": self.over_budget,
+            "model": self.model,
+        }
+        if self.est_cost_usd is not None:
+            data["est_cost_usd"] = self.est_cost_usd
+        data.update(
+            {
+                "read_order": list(self.read_order),
+                "constitution": list(self.constitution),
+                "tasks": list(self.tasks),
+                "conventions": list(self.conventions),
+                "decisions": [e.to_dict() for e in self.decisions],
+                "learnings": [e.to_dict() for e in self.learnings],
+                "summaries": [s.to_dict() for s in self.summaries],
+                "instruction": self.instruction,
+                "counted": dict(self.counted),
+                "budget_source": self.budget_source,
+                "states_tokens_used": self.states_tokens_used,
+                "ledger": [r.to_dict() for r in self.ledger_rows],
+                "allocation": [r.to_dict() for r in self.allocation_rows],
+                "warnings": list(self.warnings),
+            }
+        )
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Packet:
+        """Restore a packet saved with :meth:`to_dict` (or its JSON)."""
+
+        def entries(key: str) -> tuple[PacketEntry, ...]:
+            return tuple(PacketEntry(**e) for e in data.get(key) or ())
+
+        return cls(
+            generated=data["generated"],
+            budget=data["budget"],
+            tokens_used=data["tokens_used"],
+            counter=data["counter"],
+            over_budget=data.get("over_budget", False),
+            model=data.get("model"),
+            est_cost_usd=data.get("est_cost_usd"),
+            read_order=tuple(data.get("read_order") or ()),
+            constitution=tuple(data.get("constitution") or ()),
+            tasks=tuple(data.get("tasks") or ()),
+            conventions=tuple(data.get("conventions") or ()),
+            decisions=entries("decisions"),
+            learnings=entries("learnings"),
+            summaries=tuple(Summary(**s) for s in data.get("summaries") or ()),
+            instruction=data.get("instruction", INSTRUCTION),
+            counted=dict(data.get("counted") or {}),
+            ledger_rows=tuple(LedgerRow.from_dict(r) for r in data.get("ledger") or ()),
+            allocation_rows=tuple(AllocationRow(**r) for r in data.get("allocation") or ()),
+            budget_source=data.get("budget_source", "argument"),
+            states_tokens_used=data.get("states_tokens_used", True),
+            warnings=tuple(data.get("warnings") or ()),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Packet:
+        """Restore a packet from its JSON text."""
+        return cls.from_dict(json.loads(text))
+
+    # -- notebook surface (pandas / matplotlib imported on use) -----------------------------
+
+    def ledger(self) -> Any:
+        """A DataFrame with one row per item and why it was kept, summarized or left out."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            [{**r.to_dict(), "keywords": ", ".join(r.keywords)} for r in self.ledger_rows],
+            columns=list(LEDGER_COLUMNS),
+        )
+
+    def allocation(self) -> Any:
+        """A DataFrame of tokens per section: cap, used, and item counts by action."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            [r.to_dict() for r in self.allocation_rows], columns=list(ALLOCATION_COLUMNS)
+        )
+
+    def plot(self, ax: Any = None) -> Any:
+        """A matplotlib Figure of token allocation by section: cap vs used, the budget line."""
+        from .plots import plot_allocation
+
+        return plot_allocation(self, ax=ax)
+
+    # -- rich display -----------------------------------------------------------------------
+
+    def payload(self) -> dict[str, Any]:
+        """The MIME payload: the packet JSON (ledger and allocation included) plus version."""
+        return {**self.to_dict(), "markdown": self.to_markdown(), "version": 1}
+
+    def html_body(self) -> str:
+        """Summary line, allocation table, the ledger, and the Markdown in a details block."""
+        flag = ""
+        if self.over_budget:
+            flag = (
+                ' <span class="ctx-bad" data-ctx-over-budget>'
+                "over budget: tier 1 alone does not fit</span>"
+            )
+        head = (
+            f"<h4 data-ctx-packet>Context packet: <span data-ctx-tokens-used>{self.tokens_used:,}"
+            f"</span> / <span data-ctx-budget>{self.budget:,}</span> tokens "
+            f'<span class="ctx-muted">({escape(self.counter)}, generated {escape(self.generated)})'
+            f"</span>{flag}</h4>"
+        )
+        allocation = html_table(
+            ["section", "tier", "cap", "used", "full", "summary", "counted"],
+            [
+                [
+                    r.section,
+                    r.tier,
+                    "" if r.cap is None else r.cap,
+                    r.used,
+                    r.full,
+                    r.summary,
+                    r.counted,
+                ]
+                for r in self.allocation_rows
+            ],
+            numeric=range(1, 7),
+        )
+        ledger = html_table(
+            ["section", "title", "score", "tokens", "action", "reason"],
+            [
+                [
+                    r.section,
+                    r.title,
+                    "" if r.score is None else f"{r.score:.2f}",
+                    r.tokens,
+                    r.action,
+                    r.reason,
+                ]
+                for r in self.ledger_rows
+            ],
+            numeric=(2, 3),
+        )
+        return (
+            f"{head}{allocation}"
+            f"<details><summary>Ledger ({len(self.ledger_rows)} items)</summary>{ledger}</details>"
+            f"<details><summary>Markdown</summary><pre>{escape(self.to_markdown())}</pre></details>"
+        )

@@ -1,0 +1,131 @@
+"""Scoring decisions and learnings: ``score = recency + relevance`` (superseded → 0).
+
+Also the keyword extraction and matching that the context builder reuses for its memory search.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from .markdown import Entry
+
+__all__ = [
+    "CTX_STOP_WORDS",
+    "DEFAULT_STOP_WORDS",
+    "EntryScore",
+    "extract_keywords",
+    "local_date",
+    "matched_keywords",
+    "recency_score",
+    "relevance_score",
+    "score_entry",
+    "words",
+]
+
+# The 59 stop words of ctx 0.8.1, kept verbatim.
+CTX_STOP_WORDS = frozenset(
+    """the and for that this with from are was were been have has had but not you all can her
+    his she its our they will each make like use way may any into when which their about would
+    there what also should after before than then them could more some other only just see add
+    new update how""".split()
+)
+# ctx's list plus common English function words and task-list filler.
+DEFAULT_STOP_WORDS = CTX_STOP_WORDS | frozenset(
+    """a an as at be by do if in is it me my no of on or so to up us we he him who whom whose
+    why where does did done doing being am i your yours ours theirs itself himself herself
+    themselves these those very too own same such both few most nor once here out over under
+    again further off down while until because through during above below between against
+    onto upon within without among per via etc yes must shall might need needs want wants get
+    got gets let lets now still yet ever even much many every either neither something anything
+    nothing everything someone anyone thing things make made makes using used uses want one two
+    instead""".split()
+)
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased runs of letters and digits (Unicode-aware; everything else separates)."""
+    return _WORD.findall(text.lower())
+
+
+def extract_keywords(
+    texts: Iterable[str], stop_words: Iterable[str] = DEFAULT_STOP_WORDS, min_length: int = 3
+) -> list[str]:
+    """Keywords of task texts: words of ≥ 3 characters that are not stop words, first-seen
+    order, no duplicates. Pass text with tags already removed (tags are not words)."""
+    stop = {w.lower() for w in stop_words}
+    seen: dict[str, None] = {}
+    for text in texts:
+        for word in words(text):
+            if len(word) >= min_length and word not in stop:
+                seen.setdefault(word, None)
+    return list(seen)
+
+
+def _matches(keyword: str, word: str) -> bool:
+    return word in (keyword, keyword + "s", keyword + "es") or keyword in (word + "s", word + "es")
+
+
+def matched_keywords(keywords: Sequence[str], text: str) -> list[str]:
+    """The keywords that match a whole word of ``text`` (plural -s/-es either way)."""
+    vocabulary = set(words(text))
+    return [k for k in keywords if any(_matches(k, w) for w in vocabulary)]
+
+
+def relevance_score(matches: int) -> float:
+    """``min(matches / 3, 1)``."""
+    return min(matches / 3, 1.0)
+
+
+RECENCY_BRACKETS = ((7, 1.0), (30, 0.7), (90, 0.4))
+OLD_OR_UNDATED = 0.2
+
+
+def recency_score(age_days: int | None) -> float:
+    """1.0 up to 7 days, 0.7 up to 30, 0.4 up to 90, else (or undated) 0.2."""
+    if age_days is None:
+        return OLD_OR_UNDATED
+    for limit, score in RECENCY_BRACKETS:
+        if age_days <= limit:
+            return score
+    return OLD_OR_UNDATED
+
+
+def local_date(now: datetime) -> date:
+    """The local calendar date of ``now``: a naive datetime is local already, an aware one is
+    converted to the machine's local time zone."""
+    if now.tzinfo is None:
+        return now.date()
+    return now.astimezone().date()
+
+
+@dataclass(frozen=True)
+class EntryScore:
+    """Why an entry scored what it did."""
+
+    age_days: int | None
+    recency: float
+    relevance: float
+    keywords: tuple[str, ...]
+    score: float
+    note: str = ""
+
+
+def score_entry(entry: Entry, keywords: Sequence[str], today: date) -> EntryScore:
+    """Score one entry against the task keywords on the local date ``today``."""
+    if entry.day is None:
+        age = None
+        note = f"malformed timestamp [{entry.stamp}]: scored as undated"
+    else:
+        age = max((today - entry.day).days, 0)
+        note = "dated in the future: age 0" if entry.day > today else ""
+    recency = recency_score(age)
+    found = tuple(matched_keywords(keywords, f"{entry.title}\n{entry.body}"))
+    relevance = relevance_score(len(found))
+    if entry.superseded:
+        return EntryScore(age, recency, relevance, found, 0.0, "superseded")
+    return EntryScore(age, recency, relevance, found, round(recency + relevance, 6), note)
