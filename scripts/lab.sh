@@ -23,4 +23,4 @@ echo "==> installing ctx-lab with the notebook extras"
 args=(--ServerApp.ip=127.0.0.1 --ServerApp.root_dir="$PWD/notebooks")
 if [ "$(id -u)" = 0 ]; then args+=(--allow-root); fi
 echo "==> opening JupyterLab on notebooks/ (Ctrl-C to stop)"
-exec "$VENV/bin/jupyter" lab "${args[@]}" "$PWD/notebooks/00_tokens_and_models.ipynb" "$@"
+exec "$VENV/bin/jupyter" lab "${args[@]}" "$PWD/notebooks/01_quickstart.ipynb" "$@"

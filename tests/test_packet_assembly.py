@@ -363,3 +363,37 @@ def test_ledger_and_allocation_frames() -> None:
         "counted",
     ]
     assert allocation.set_index("section").loc["tasks", "cap"] == 800
+
+
+def test_rank_order_score_then_newer_then_file_order(tmp_path: Path) -> None:
+    decisions = (
+        decision("2026-11-01-000000", "Older A")
+        + decision("2026-11-20-000000", "Newest")
+        + decision("2026-11-01-000000", "Older B")
+        + decision(
+            "2025-01-01-000000", "Ancient but relevant", "Render invoice PDFs with WeasyPrint fonts"
+        )
+    )
+    tasks = (
+        "- [ ] Render invoice PDFs with WeasyPrint fonts #priority:high #added:2026-11-10-000000\n"
+    )
+    ctx = load_context(make_context(tmp_path, decisions=decisions, tasks=tasks))
+    packet = assemble_packet(ctx, 4000, NOW)
+    titles = [d.title for d in packet.decisions]
+    # recency 0.2 + relevance 1.0 beats 1.0 + 0; equal scores: newer first, then file order
+    assert titles == ["Ancient but relevant", "Newest", "Older A", "Older B"]
+    [row] = [r for r in packet.ledger_rows if r.title == "Ancient but relevant"]
+    assert "priority" not in row.keywords and "high" not in row.keywords  # tags are not words
+    assert set(row.keywords) >= {"render", "invoice", "pdfs", "weasyprint", "fonts"}
+
+
+def test_superseded_absent_when_not_everything_fits() -> None:
+    packet = assemble_packet(load_context(FIXTURE), 2000, NOW)
+    superseded = [r for r in packet.ledger_rows if r.action == "superseded"]
+    assert {r.title for r in superseded} == {
+        "Offset pagination for list endpoints",
+        "Deploy on a single VM with docker-compose",
+    }
+    markdown = packet.to_markdown()
+    assert all(r.title not in markdown for r in superseded)
+    assert all(r.score == 0.0 for r in superseded)

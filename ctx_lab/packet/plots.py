@@ -34,7 +34,7 @@ def plot_allocation(packet: Packet, ax: Any = None) -> Any:
     for bar, row in zip(bars, rows, strict=True):
         label = f"{row.used}"
         if row.summary or row.counted:
-            label += f"\n{row.full}/{row.summary}/{row.counted}"
+            label += f"\n{row.full} full, {row.summary} sum., {row.counted} cnt."
         ax.annotate(
             label,
             (bar.get_x() + bar.get_width() / 2, bar.get_height()),

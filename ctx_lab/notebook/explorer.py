@@ -1,0 +1,130 @@
+"""``BudgetExplorer``: an ipywidgets app to watch a packet change with budget, counter, model
+and date — the allocation plot, the ledger and the packet preview update together.
+
+Parsing happens once; token counts are cached per counter, so moving the slider re-assembles
+without re-reading files or re-counting unchanged text.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..display import escape
+from ..models import BUILTIN_MODELS
+from ..packet.assemble import PacketAssembler
+from ..packet.context import ProjectContext, load_context
+from ..packet.packet import Packet
+from ..tokens import available_counters
+
+__all__ = ["BudgetExplorer"]
+
+NO_MODEL = "(budget slider)"
+
+
+def figure_png(fig: Any) -> bytes:
+    """A matplotlib Figure as PNG bytes (no pyplot, no backend needed)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90)
+    return buffer.getvalue()
+
+
+class BudgetExplorer:
+    """An interactive explorer of one project's packet.
+
+    ``ctx`` is a loaded :class:`ProjectContext` or a path. ``now`` pins the date (default:
+    today); ``models`` are offered in the model dropdown (choosing one uses its effective input
+    budget instead of the slider).
+    """
+
+    def __init__(
+        self,
+        ctx: ProjectContext | str,
+        *,
+        budget: int = 2000,
+        counter: str = "bytes/4",
+        now: datetime | None = None,
+        max_budget: int | None = None,
+        models: Sequence[str] | None = None,
+    ) -> None:
+        self.ctx = ctx if isinstance(ctx, ProjectContext) else load_context(ctx)
+        self._assemblers: dict[str, PacketAssembler] = {}
+        self._now_time = (now or datetime.now(UTC)).astimezone(UTC).timetz()
+        start = (now or datetime.now(UTC)).astimezone(UTC).date()
+        model_names = list(models) if models is not None else [k.prefix for k in BUILTIN_MODELS]
+        self.budget = widgets.IntSlider(
+            value=budget,
+            min=0,
+            max=max_budget or max(4 * budget, 8000),
+            step=50,
+            description="budget",
+            continuous_update=False,
+            layout=widgets.Layout(width="420px"),
+        )
+        self.counter = widgets.Dropdown(
+            options=available_counters(), value=counter, description="counter"
+        )
+        self.model = widgets.Dropdown(
+            options=[NO_MODEL, *model_names], value=NO_MODEL, description="model"
+        )
+        self.date = widgets.DatePicker(value=start, description="now")
+        self.status = widgets.HTML()
+        self.plot = widgets.Image(format="png")
+        self.table = widgets.HTML()
+        self.preview = widgets.HTML()
+        for control in (self.budget, self.counter, self.model, self.date):
+            control.observe(self.update, names="value")
+        tabs = widgets.Tab(children=[self.table, self.preview])
+        tabs.set_title(0, "ledger")
+        tabs.set_title(1, "packet")
+        self.widget = widgets.VBox(
+            [
+                widgets.HBox([self.budget, self.counter]),
+                widgets.HBox([self.model, self.date]),
+                self.status,
+                self.plot,
+                tabs,
+            ]
+        )
+        self.packet: Packet = self.update()
+
+    def assembler(self, counter: str) -> PacketAssembler:
+        """The cached assembler (and token-count cache) for ``counter``."""
+        if counter not in self._assemblers:
+            self._assemblers[counter] = PacketAssembler(self.ctx, counter)
+        return self._assemblers[counter]
+
+    def now(self) -> datetime:
+        """The date picked, at the explorer's time of day, in UTC."""
+        picked: date = self.date.value or datetime.now(UTC).date()
+        return datetime.combine(picked, time(self._now_time.hour, self._now_time.minute), UTC)
+
+    def update(self, change: Any = None) -> Packet:
+        """Re-assemble with the current controls and refresh every view."""
+        model = None if self.model.value == NO_MODEL else self.model.value
+        self.budget.disabled = model is not None
+        assembler = self.assembler(self.counter.value)
+        packet = assembler.assemble(None if model else self.budget.value, self.now(), model)
+        self.packet = packet
+        over = " — over budget: tier 1 only" if packet.over_budget else ""
+        cost = f", est. ${packet.est_cost_usd:.4f}" if packet.est_cost_usd is not None else ""
+        self.status.value = (
+            f"<b data-ctx-tokens-used>{packet.tokens_used}</b> of "
+            f"<b data-ctx-budget>{packet.budget}</b> tokens ({escape(packet.counter)}){cost}{over}"
+        )
+        self.plot.value = figure_png(packet.plot())
+        frame = packet.ledger()[["section", "title", "score", "tokens", "action", "reason"]]
+        self.table.value = frame.to_html(
+            index=False, escape=True, float_format=lambda v: f"{v:.2f}"
+        )
+        self.preview.value = f"<pre>{escape(packet.to_markdown())}</pre>"
+        return packet
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)

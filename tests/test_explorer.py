@@ -1,0 +1,61 @@
+"""BudgetExplorer: controls re-assemble the packet, parsing and counting are cached."""
+
+from __future__ import annotations
+
+from ctx_lab.examples import EXAMPLE_DIR, EXAMPLE_NOW
+from ctx_lab.notebook import BudgetExplorer
+from ctx_lab.packet import load_context
+
+
+def test_slider_counter_model_and_date_update_everything(monkeypatch) -> None:
+    explorer = BudgetExplorer(load_context(EXAMPLE_DIR), budget=2000, now=EXAMPLE_NOW)
+    first = explorer.packet
+    assert first.budget == 2000 and "2000" in explorer.status.value
+    assert bytes(explorer.plot.value).startswith(b"\x89PNG")
+    assert "<table" in explorer.table.value and "Context Packet" in explorer.preview.value
+
+    explorer.budget.value = 800
+    assert explorer.packet.budget == 800 and explorer.packet.tokens_used <= 800
+    assert explorer.packet.to_markdown() != first.to_markdown()
+
+    explorer.counter.value = "cl100k"
+    assert explorer.packet.counter == "cl100k"
+
+    explorer.model.value = "gpt-4o"
+    assert explorer.packet.budget == 106_036 and explorer.budget.disabled
+    assert "est. $" in explorer.status.value
+
+    explorer.model.value = "(budget slider)"
+    explorer.date.value = EXAMPLE_NOW.date().replace(month=12)
+    assert explorer.packet.generated.startswith("2026-12-15")
+
+
+def test_reassembly_reuses_parse_and_counts(monkeypatch) -> None:
+    explorer = BudgetExplorer(EXAMPLE_DIR, budget=1500, now=EXAMPLE_NOW)
+    assembler = explorer.assembler("bytes/4")
+    calls = []
+    original = assembler.counter.count_many
+
+    def counting(texts):
+        calls.append(len(texts))
+        return original(texts)
+
+    monkeypatch.setattr(
+        assembler,
+        "counter",
+        type(
+            "C",
+            (),
+            {
+                "name": "bytes/4",
+                "exact": False,
+                "count": assembler.counter.count,
+                "count_many": staticmethod(counting),
+            },
+        )(),
+    )
+    explorer.budget.value = 1550
+    explorer.budget.value = 1500
+    assert explorer.assembler("bytes/4") is assembler
+    # items were counted at the first assembly; later ones only count new header/packet texts
+    assert sum(calls) < 10
