@@ -108,11 +108,11 @@ def _looks_numeric(text: str) -> bool:
 class RichResult:
     """Base of every result object: a payload kind, a dict form and three representations.
 
-    Subclasses define ``kind``, :meth:`to_dict`, :meth:`to_text` and :meth:`html_body`.
+    Subclasses define ``payload_kind``, :meth:`to_dict`, :meth:`to_text` and :meth:`html_body`.
     :meth:`json_data` is what ``--format json`` prints (``to_dict()`` unless overridden).
     """
 
-    kind: ClassVar[str] = "result"
+    payload_kind: ClassVar[str] = "result"
     warnings: Sequence[str] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -152,8 +152,9 @@ class RichResult:
             f'<div class="ctx-warn" data-ctx-warning>warning: {escape(w)}</div>'
             for w in self.warnings
         )
+        kind = escape(self.payload_kind)
         return (
-            f'<div class="ctx-lab ctx-lab-{escape(self.kind)}" data-ctx-kind="{escape(self.kind)}">'
+            f'<div class="ctx-lab ctx-lab-{kind}" data-ctx-kind="{kind}">'
             f"{_STYLE}{self.html_body()}{warnings}</div>"
         )
 
@@ -161,7 +162,7 @@ class RichResult:
         self, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None
     ) -> dict[str, Any]:
         bundle: dict[str, Any] = {
-            mime_type(self.kind): self.payload(),
+            mime_type(self.payload_kind): self.payload(),
             "text/html": self.to_html(),
             "text/plain": self.to_text(),
         }

@@ -42,7 +42,7 @@ class DoctorReport(RichResult):
 
     checks: tuple[Check, ...]
 
-    kind = "doctor"
+    payload_kind = "doctor"
 
     @property
     def ok(self) -> bool:

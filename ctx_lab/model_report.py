@@ -49,7 +49,7 @@ class ModelInfo(RichResult):
     reserve: int | None = None
     registry: str = "builtin"
 
-    kind = "model"
+    payload_kind = "model"
 
     def to_dict(self) -> dict[str, Any]:
         """The model JSON: window, output, reserve, budget, source, match, date and prices."""
@@ -99,7 +99,7 @@ class ModelList(RichResult):
     reserve: int | None = None
     registry: str = "builtin"
 
-    kind = "models"
+    payload_kind = "models"
 
     def to_dict(self) -> dict[str, Any]:
         """``{"registry", "models": [model JSON, ...]}``."""

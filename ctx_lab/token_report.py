@@ -41,7 +41,7 @@ class TokenReport(RichResult):
     unavailable: dict[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
 
-    kind = "tokens"
+    payload_kind = "tokens"
 
     @property
     def total(self) -> dict[str, int]:

@@ -34,3 +34,9 @@ def run_cli(capsys: pytest.CaptureFixture[str]):
         return code, out, err
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _private_cache_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Keep the CLI's cursor key out of the real home directory."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache-home"))

@@ -1,13 +1,14 @@
 """Notebook adapters (need the ``notebook`` extra): the ``%ctx`` magic and the widgets.
 
-``from ctx_lab.notebook import BudgetExplorer`` loads ipywidgets only when asked.
+``from ctx_lab.notebook import BudgetExplorer`` (or ``PagerWidget``, ``ReaderWidget``) loads
+ipywidgets only when asked.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["BudgetExplorer"]
+__all__ = ["BudgetExplorer", "PagerWidget", "ReaderWidget"]
 
 
 def __getattr__(name: str) -> Any:
@@ -15,4 +16,8 @@ def __getattr__(name: str) -> Any:
         from .explorer import BudgetExplorer
 
         return BudgetExplorer
+    if name in ("PagerWidget", "ReaderWidget"):
+        from . import paging_widgets
+
+        return getattr(paging_widgets, name)
     raise AttributeError(f"module 'ctx_lab.notebook' has no attribute {name!r}")

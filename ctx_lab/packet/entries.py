@@ -27,7 +27,7 @@ class EntriesReport(RichResult):
 
     packet: Packet
 
-    kind = "entries"
+    payload_kind = "entries"
 
     @property
     def warnings(self) -> tuple[str, ...]:  # type: ignore[override]

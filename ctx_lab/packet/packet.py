@@ -242,7 +242,7 @@ class Packet(RichResult):
     states_tokens_used: bool = True
     warnings: tuple[str, ...] = ()
 
-    kind = "packet"
+    payload_kind = "packet"
 
     # -- text forms -------------------------------------------------------------------------
 

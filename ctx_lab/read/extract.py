@@ -1,0 +1,164 @@
+"""Turning fetched bytes into the text stream that pagination walks: HTML → Markdown,
+PDF → page texts, text → text."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import mimetypes
+import re
+from dataclasses import dataclass
+
+from ..textfile import normalize_newlines
+from .errors import CorruptDocument, LimitExceeded, UnsupportedContent
+
+__all__ = ["Document", "classify", "decode_body", "extract_html", "extract_pdf", "make_document"]
+
+TEXT_TYPES = (
+    "application/json",
+    "application/xml",
+    "application/javascript",
+    "application/x-yaml",
+    "application/yaml",
+    "application/toml",
+    "application/x-sh",
+    "application/sql",
+)
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+# When main-content extraction keeps less than this share of the page's text, the page is a
+# link list or too small for extraction to make sense: convert the whole body instead.
+MIN_EXTRACTED_SHARE = 0.2
+# A page whose visible text is mostly link text is a link list: its links are the content.
+MAX_LINK_SHARE = 0.6
+
+
+@dataclass(frozen=True)
+class Document:
+    """One extracted representation: the text (or, for PDFs, the text of each page)."""
+
+    uri: str
+    kind: str
+    content_type: str
+    text: str = ""
+    pages: tuple[str, ...] = ()
+    validators: tuple[str, ...] = ()
+    cache_id: str = ""
+
+    @property
+    def size(self) -> int:
+        """Characters held (for the cache's size bound)."""
+        return len(self.text) + sum(len(p) for p in self.pages)
+
+
+def make_document(
+    uri: str,
+    kind: str,
+    content_type: str,
+    validators: tuple[str, ...],
+    *,
+    text: str = "",
+    pages: tuple[str, ...] = (),
+) -> Document:
+    """A document with its short cache id: a hash of uri, kind and validators."""
+    digest = hashlib.sha256("\x00".join((uri, kind, *validators)).encode("utf-8", "surrogatepass"))
+    return Document(uri, kind, content_type, text, pages, validators, digest.hexdigest()[:12])
+
+
+def _base_type(content_type: str) -> str:
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+def classify(content_type: str | None, data: bytes, name: str = "") -> tuple[str, str]:
+    """``(kind, content_type)`` for the bytes; :class:`UnsupportedContent` for anything else."""
+    guessed = mimetypes.guess_type(name)[0] if name else None
+    declared = _base_type(content_type or "") or (guessed or "")
+    head = data[:1024].lstrip()
+    if data.startswith(b"%PDF-") or declared == "application/pdf":
+        return "pdf", "application/pdf"
+    if declared in HTML_TYPES or (
+        not declared and head[:15].lower().startswith((b"<!doctype html", b"<html"))
+    ):
+        return "html", declared or "text/html"
+    if (
+        declared.startswith("text/")
+        or declared in TEXT_TYPES
+        or declared.endswith(("+json", "+xml"))
+    ):
+        return "text", declared
+    if b"\x00" in data[:8192] or (declared and not declared.startswith("text/")):
+        kind = declared or "application/octet-stream"
+        raise UnsupportedContent(f"read supports text, HTML and PDF; got {kind}")
+    return "text", declared or "text/plain"
+
+
+def _charset(content_type: str | None) -> str | None:
+    match = re.search(r"charset=([\w.:-]+)", content_type or "", re.IGNORECASE)
+    return match.group(1) if match else None
+
+
+def decode_body(data: bytes, content_type: str | None = None) -> str:
+    """Decode with the declared charset, else UTF-8 (a BOM is dropped), bad bytes replaced."""
+    charset = _charset(content_type) or "utf-8"
+    try:
+        text = data.decode(
+            "utf-8-sig" if charset.lower() in ("utf-8", "utf8") else charset, "replace"
+        )
+    except LookupError:
+        text = data.decode("utf-8-sig", "replace")
+    return normalize_newlines(text)
+
+
+def _visible_text_length(html: str) -> int:
+    body = re.sub(r"(?is)<(script|style|noscript)\b.*?</\1>", " ", html)
+    return len(" ".join(re.sub(r"(?s)<[^>]+>", " ", body).split()))
+
+
+def extract_html(html: str) -> str:
+    """Main content as Markdown (trafilatura); the whole body through markdownify when the
+    extraction keeps very little or the page is mostly links (link lists, tiny pages)."""
+    import trafilatura
+    from markdownify import markdownify
+
+    extracted = (
+        trafilatura.extract(
+            html,
+            output_format="markdown",
+            include_links=True,
+            include_tables=True,
+            favor_recall=True,
+        )
+        or ""
+    )
+    visible = _visible_text_length(html)
+    link_text = sum(_visible_text_length(m) for m in re.findall(r"(?is)<a\b[^>]*>(.*?)</a>", html))
+    link_list = visible > 0 and link_text / visible > MAX_LINK_SHARE
+    if not link_list and len(extracted.strip()) >= max(MIN_EXTRACTED_SHARE * visible, 1):
+        return normalize_newlines(extracted.strip()) + "\n"
+    body = re.search(r"(?is)<body\b[^>]*>(.*)</body>", html)
+    fragment = body.group(1) if body else html
+    fragment = re.sub(r"(?is)<(script|style|noscript)\b.*?</\1>", "", fragment)
+    converted = markdownify(fragment, heading_style="ATX")
+    text = re.sub(r"\n{3,}", "\n\n", normalize_newlines(converted)).strip()
+    return text + "\n" if text else ""
+
+
+def extract_pdf(data: bytes, max_pages: int) -> tuple[str, ...]:
+    """The text of every page (pypdf). Encrypted or damaged files raise :class:`CorruptDocument`;
+    more than ``max_pages`` pages raise :class:`LimitExceeded`."""
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    if not data.startswith(b"%PDF-"):
+        raise CorruptDocument("not a PDF: the file does not start with %PDF-")
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            raise CorruptDocument("the PDF is encrypted; decrypt it first (e.g. qpdf --decrypt)")
+        count = len(reader.pages)
+        if count > max_pages:
+            raise LimitExceeded(f"the PDF has {count} pages; the limit is {max_pages}")
+        return tuple(normalize_newlines(page.extract_text() or "") for page in reader.pages)
+    except (CorruptDocument, LimitExceeded):
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise CorruptDocument(f"cannot read the PDF: {exc}") from None

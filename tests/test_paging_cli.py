@@ -1,0 +1,114 @@
+"""ctx-lab page / budget / read and their magics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from read_helpers import make_pdf
+
+FIVE = "line1\nline2\nline3\nline4\nline5\n"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "five.txt").write_text(FIVE)
+    return tmp_path
+
+
+def test_page_line_forms(run_cli, root: Path) -> None:
+    for lines, expected in [("2-4", "line2\nline3\nline4"), ("4-", "line4\nline5"), ("3", "line3")]:
+        code, out, _ = run_cli(
+            "page", "five.txt", "--root", str(root), "--lines", lines, "--format", "json"
+        )
+        assert code == 0 and json.loads(out)["content"] == expected
+
+
+def test_page_state_file_holds_budget_and_limits(run_cli, root: Path) -> None:
+    state = root / "state.json"
+    args = ("page", "five.txt", "--root", str(root), "--state", str(state))
+    assert run_cli(*args, "--max-pages", "2", "--lines", "1-2")[0] == 0
+    saved = json.loads(state.read_text())
+    assert saved["max_pages"] == 2 and saved["pages_used"] == 1
+    code, _, err = run_cli(*args, "--max-pages", "9", "--lines", "3")
+    assert code == 0 and "holds the limits" in err
+    code, _, err = run_cli(*args, "--lines", "4")
+    assert code == 1 and "exhausted" in err and "Traceback" not in err
+    code, out, _ = run_cli("budget", "--state", str(state), "--format", "json")
+    assert json.loads(out) == {
+        "max_pages": 2,
+        "max_tokens": 8000,
+        "pages_used": 2,
+        "tokens_used": saved["tokens_used"] + 2,
+        "pages_remaining": 0,
+        "tokens_remaining": 8000 - saved["tokens_used"] - 2,
+    }
+    code, out, _ = run_cli("budget")
+    assert code == 0 and "max" in out and "8000" in out
+
+
+def test_page_errors(run_cli, root: Path) -> None:
+    code, _, err = run_cli("page", "missing.txt", "--root", str(root))
+    assert code == 1 and "missing.txt" in err
+    code, _, err = run_cli("page", "../etc/passwd", "--root", str(root))
+    assert code == 1 and "outside" in err
+    code, _, err = run_cli("page", "five.txt", "--root", str(root), "--lines", "5-2")
+    assert code == 2 and "after end_line" in err
+    code, _, err = run_cli("page", "five.txt", "--root", str(root), "--lines", "x-y")
+    assert code == 2 and "A-B" in err
+
+
+def test_read_walks_with_cursors_across_calls(run_cli, root: Path) -> None:
+    text = "".join(f"sentence {i} of the document.\n" for i in range(100))
+    (root / "doc.txt").write_text(text)
+    pieces, cursor = [], None
+    while True:
+        extra = ("--cursor", cursor) if cursor else ()
+        code, out, _ = run_cli(
+            "read", "doc.txt", "--root", str(root), "--max-chars", "500", "--format", "json", *extra
+        )
+        data = json.loads(out)
+        assert code == 0 and not data["cursor_reset"]
+        pieces.append(data["content"])
+        if not data["truncated"]:
+            break
+        cursor = data["next_cursor"]
+    assert "".join(pieces) == text and len(pieces) > 3
+
+
+def test_read_pdf_text_output(run_cli, root: Path) -> None:
+    make_pdf(root / "r.pdf", ["First page text", "Second page text"])
+    code, out, _ = run_cli("read", "r.pdf", "--root", str(root))
+    assert code == 0 and "[pdf, application/pdf] pages 1–2 of 2" in out and "(end)" in out
+
+
+def test_read_errors(run_cli, root: Path) -> None:
+    (root / "x.bin").write_bytes(b"\x00\x01\x02")
+    code, _, err = run_cli("read", "x.bin", "--root", str(root))
+    assert code == 1 and "read supports text, HTML and PDF" in err
+    code, _, err = run_cli("read", "/etc/hostname", "--root", str(root))
+    assert code == 1 and "outside the allowed roots" in err
+    code, _, err = run_cli("read", "five.txt", "--root", str(root), "--max-chars", "0")
+    assert code == 2 and "max_chars" in err
+    code, _, err = run_cli("read", "five.txt", "--root", str(root), "--cursor", "forged")
+    assert code == 0
+
+
+def test_magics(root: Path, monkeypatch) -> None:
+    from IPython.testing.globalipapp import get_ipython
+
+    from ctx_lab.paging import PageResult, PagingBudget
+    from ctx_lab.read import ReadResult
+
+    monkeypatch.chdir(root)
+    ip = get_ipython()
+    ip.run_line_magic("load_ext", "ctx_lab")
+    page = ip.run_line_magic("ctx", "page five.txt --lines 2-3")
+    assert isinstance(page, PageResult) and page.content == "line2\nline3"
+    assert "application/vnd.ctx-lab.page+json" in page._repr_mimebundle_()
+    read = ip.run_line_magic("ctx", "read five.txt --max-chars 10")
+    assert isinstance(read, ReadResult) and read.truncated
+    assert "application/vnd.ctx-lab.read+json" in read._repr_mimebundle_()
+    budget = ip.run_line_magic("ctx", "budget")
+    assert isinstance(budget, PagingBudget)
