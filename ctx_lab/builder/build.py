@@ -1,0 +1,436 @@
+"""``build_context``: collect task, memory and file blocks, compress each by policy, and
+degrade the least important blocks until the prompt fits the budget (design:
+context-builder.md, refined by the builder issue). Rule-based and deterministic."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..display import RichResult, escape, html_table
+from ..errors import CtxLabError, UsageError
+from ..models import ModelRegistry, get_registry
+from ..textfile import decode_text
+from ..tokens import CounterLike, TokenCounter, get_counter
+from .blocks import DEGRADATION, ContentBlock
+from .collect import collect_paths, display_path
+from .compress import apply_policy
+from .memory import ContextMemory, MemorySource
+
+__all__ = [
+    "DEFAULT_BUILD_BUDGET",
+    "BlockOutcome",
+    "BuildResult",
+    "ExactContentTooLarge",
+    "build_context",
+    "render_prompt",
+    "resolve_build_budget",
+]
+
+DEFAULT_BUILD_BUDGET = 60_000
+MEMORY_RESULTS = 10
+
+
+class ExactContentTooLarge(CtxLabError):
+    """The exact blocks alone (with their headers) exceed the budget."""
+
+    def __init__(self, blocks: Sequence[tuple[str, int]], required: int, budget: int) -> None:
+        self.blocks = list(blocks)
+        self.required = required
+        self.budget = budget
+        listed = ", ".join(f"{name} ({tokens} tokens)" for name, tokens in self.blocks)
+        super().__init__(
+            f"exact content needs {required} tokens but the budget is {budget}: {listed}; "
+            "raise the budget or mark some of it non-exact"
+        )
+
+
+@dataclass(frozen=True)
+class BlockOutcome:
+    """What happened to one block."""
+
+    block: str
+    source: str
+    path: str
+    priority: int
+    policy_initial: str
+    policy_final: str
+    tokens_before: int
+    tokens_after: int
+    action: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ledger row as JSON."""
+        return dict(self.__dict__)
+
+
+LEDGER_COLUMNS = list(BlockOutcome.__dataclass_fields__)
+
+
+@dataclass
+class _State:
+    block: ContentBlock
+    order: int
+    size: int | None
+    policy: str
+    text: str
+    tokens_before: int
+    tokens: int = 0
+    dropped: bool = False
+    exhausted: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def _section_text(block: ContentBlock, text: str) -> str:
+    body = text if text.endswith("\n") or not text else text + "\n"
+    if block.source == "task":
+        return f"## Task\n{body}"
+    if block.source == "memory":
+        lines = body.rstrip("\n").split("\n")
+        return "- " + "\n  ".join(lines) + "\n"
+    return f"\n## File: {block.path}\n{body}"
+
+
+MEMORY_HEADER = "\n## Relevant Memory\n"
+
+
+def render_prompt(items: Sequence[tuple[ContentBlock, str]]) -> str:
+    """The prompt: ``## Task``, then ``## Relevant Memory`` bullets, then ``## File:`` sections."""
+    tasks = [_section_text(b, t) for b, t in items if b.source == "task"]
+    memory = [_section_text(b, t) for b, t in items if b.source == "memory"]
+    files = [_section_text(b, t) for b, t in items if b.source == "file"]
+    return "".join(tasks) + (MEMORY_HEADER + "".join(memory) if memory else "") + "".join(files)
+
+
+def _config_budget(root: Path) -> int | None:
+    for name, keys in (("ctx-lab.toml", ()), ("pyproject.toml", ("tool", "ctx-lab"))):
+        path = root / name
+        if not path.is_file():
+            continue
+        try:
+            data: Any = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError):
+            continue
+        for key in keys:
+            data = data.get(key, {}) if isinstance(data, dict) else {}
+        value = data.get("token_budget") if isinstance(data, dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return None
+
+
+def resolve_build_budget(
+    budget: int | None,
+    model: str | None,
+    root: str | os.PathLike[str] = ".",
+    registry: str | ModelRegistry | None = None,
+) -> tuple[int, str]:
+    """The argument; else the model's effective input budget; else ``token_budget`` in
+    ``ctx-lab.toml``; else in ``[tool.ctx-lab]`` of ``pyproject.toml``; else 60 000."""
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+            raise UsageError(f"budget must be a whole number ≥ 0, got {budget!r}")
+        return budget, "argument"
+    if model is not None:
+        return get_registry(registry).get(model).effective_input_budget(), f"model {model}"
+    configured = _config_budget(Path(root))
+    if configured is not None:
+        return configured, "config"
+    return DEFAULT_BUILD_BUDGET, "default"
+
+
+@dataclass(frozen=True)
+class BuildResult(RichResult):
+    """The built prompt, its token count and budget, and every block's fate."""
+
+    prompt: str
+    tokens: int
+    budget: int
+    blocks: tuple[BlockOutcome, ...]
+    warnings: tuple[str, ...] = ()
+    counter: str = "chars/3"
+    budget_source: str = "argument"
+
+    payload_kind = "build"
+
+    def to_markdown(self) -> str:
+        """The prompt."""
+        return self.prompt
+
+    def to_dict(self) -> dict[str, Any]:
+        """Prompt, tokens, budget, counter, blocks and warnings."""
+        return {
+            "prompt": self.prompt,
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "counter": self.counter,
+            "budget_source": self.budget_source,
+            "blocks": [b.to_dict() for b in self.blocks],
+            "warnings": list(self.warnings),
+        }
+
+    def render(self, fmt: str = "md") -> str:
+        """``md`` (the prompt) or ``json``."""
+        return self.to_json() if fmt == "json" else self.prompt
+
+    def to_text(self) -> str:
+        """A summary table, then the prompt."""
+        rows = [
+            [b.block, b.policy_final, b.tokens_before, b.tokens_after, b.action]
+            for b in self.blocks
+        ]
+        from ..display import text_table
+
+        table = text_table(["block", "policy", "before", "after", "action"], rows)
+        return f"{self.tokens} of {self.budget} tokens ({self.counter})\n{table}"
+
+    def html_body(self) -> str:
+        """Blocks with their final policies and savings, and the prompt."""
+        rows = [
+            [
+                b.block,
+                b.priority,
+                f"{b.policy_initial} → {b.policy_final}"
+                if b.policy_initial != b.policy_final
+                else b.policy_final,
+                b.tokens_before,
+                b.tokens_after,
+                f"{1 - b.tokens_after / b.tokens_before:.0%}" if b.tokens_before else "",
+                b.action,
+                b.reason,
+            ]
+            for b in self.blocks
+        ]
+        table = html_table(
+            ["block", "priority", "policy", "before", "after", "saved", "action", "reason"],
+            rows,
+            numeric=(1, 3, 4),
+        )
+        return (
+            f"<h4 data-ctx-build>Built prompt: <span data-ctx-tokens>{self.tokens:,}</span> / "
+            f"<span data-ctx-budget>{self.budget:,}</span> tokens "
+            f'<span class="ctx-muted">({escape(self.counter)})</span></h4>{table}'
+            f"<details><summary>Prompt</summary><pre>{escape(self.prompt)}</pre></details>"
+        )
+
+    def ledger(self) -> Any:
+        """A DataFrame: block, source, path, priority, policies, tokens, action, reason."""
+        import pandas as pd
+
+        return pd.DataFrame([b.to_dict() for b in self.blocks], columns=LEDGER_COLUMNS)
+
+    def plot(self, ax: Any = None) -> Any:
+        """Tokens per block before and after, coloured by final policy. Returns the Figure."""
+        from .plots import plot_blocks
+
+        return plot_blocks(self, ax=ax)
+
+
+def _read_file(
+    path: Path,
+    base: Path,
+    warnings: list[str],
+    priorities: Mapping[str, int] | None,
+    exact: set[str],
+) -> tuple[ContentBlock, int] | None:
+    label = display_path(path, base)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        warnings.append(f"{label}: cannot read ({exc.strerror}); skipped")
+        return None
+    binary = b"\x00" in data[:8192]
+    text = "" if binary else decode_text(data, label, warnings)
+    policy = "exact" if label in exact or str(path) in exact else None
+    block = ContentBlock.for_file(
+        label, text, policy=policy, binary=binary, priorities=dict(priorities or {})
+    )
+    return block, len(data)
+
+
+class _Builder:
+    def __init__(self, counter: TokenCounter) -> None:
+        self.counter = counter
+        self._cache: dict[str, int] = {}
+
+    def count(self, text: str) -> int:
+        found = self._cache.get(text)
+        if found is None:
+            found = self._cache[text] = self.counter.count(text)
+        return found
+
+    def part(self, state: _State) -> int:
+        return self.count(_section_text(state.block, state.text))
+
+    def total(self, states: Sequence[_State]) -> int:
+        kept = [s for s in states if not s.dropped]
+        header = self.count(MEMORY_HEADER) if any(s.block.source == "memory" for s in kept) else 0
+        return header + sum(s.tokens for s in kept)
+
+    def degrade(self, state: _State) -> bool:
+        """One step down (skipping steps that would not shrink the block)."""
+        policy = state.policy
+        while policy in DEGRADATION:
+            policy = DEGRADATION[policy]
+            candidate = apply_policy(state.block, policy, state.size)
+            section = self.count(_section_text(state.block, candidate.text))
+            if section < state.tokens:
+                state.notes.append(
+                    f"{state.policy} → {candidate.policy} ({state.tokens} → {section} tokens)"
+                )
+                state.policy, state.text, state.tokens = candidate.policy, candidate.text, section
+                return True
+        state.exhausted = True
+        return False
+
+
+def build_context(
+    task: str | ContentBlock,
+    files: Iterable[str | os.PathLike[str] | ContentBlock] = (),
+    memory: MemorySource | str | os.PathLike[str] | None = None,
+    budget: int | None = None,
+    counter: CounterLike = "chars/3",
+    model: str | None = None,
+    *,
+    root: str | os.PathLike[str] = ".",
+    priorities: Mapping[str, int] | None = None,
+    exact: Iterable[str] = (),
+    registry: str | ModelRegistry | None = None,
+) -> BuildResult:
+    """Build a prompt from a task, files (paths, directories, globs or blocks) and memory (a
+    :class:`MemorySource` or a ``.context/`` directory) within ``budget`` tokens.
+
+    Default policies: the task and paths listed in ``exact`` are exact; code and data files
+    structural; text summarizable; binary reference. While the prompt is over budget, the
+    lowest-priority degradable block goes one step down (ties: the larger first, then input
+    order); when only references are left, the lowest-priority non-exact blocks are dropped.
+    The final prompt is re-counted: its tokens are ≤ the budget, or
+    :class:`ExactContentTooLarge` says which exact blocks do not fit.
+    """
+    tokens = get_counter(counter)
+    budget_value, budget_source = resolve_build_budget(budget, model, root, registry)
+    base = Path(root)
+    warnings: list[str] = []
+    exact_paths = set(exact)
+
+    blocks: list[tuple[ContentBlock, int | None]] = []
+    blocks.append((task if isinstance(task, ContentBlock) else ContentBlock.for_task(task), None))
+    memory_blocks: list[ContentBlock] = []
+    if memory is not None:
+        query = blocks[0][0].text
+        try:
+            source = memory if isinstance(memory, MemorySource) else ContextMemory(memory)
+            memory_blocks = list(source.search(query, MEMORY_RESULTS))
+        except Exception as exc:  # a failing memory source is skipped, never fatal
+            warnings.append(
+                f"memory source failed ({type(exc).__name__}: {exc}); built without memory"
+            )
+    blocks += [(b, None) for b in memory_blocks]
+    paths: list[str] = []
+    for item in files:
+        if isinstance(item, ContentBlock):
+            blocks.append((item, None))
+        else:
+            paths.append(os.fspath(item))
+    found, missing = collect_paths(paths, base)
+    warnings += missing
+    for path in found:
+        read = _read_file(path, base, warnings, priorities, exact_paths)
+        if read is not None:
+            blocks.append(read)
+
+    builder = _Builder(tokens)
+    states: list[_State] = []
+    for order, (block, size) in enumerate(blocks):
+        raw_tokens = builder.count(block.text)
+        compressed = apply_policy(block, block.policy, size)
+        state = _State(block, order, size, compressed.policy, compressed.text, raw_tokens)
+        if compressed.note:
+            state.notes.append(compressed.note)
+        state.tokens = builder.part(state)
+        raw_section = builder.count(_section_text(block, block.text))
+        if compressed.policy != "exact" and state.tokens >= raw_section and not block.binary:
+            state.text, state.tokens = block.text, raw_section  # the step would not shrink it
+            state.notes.append(f"{compressed.policy} form not smaller; kept as is")
+        states.append(state)
+
+    exact_states = [s for s in states if s.policy == "exact"]
+    exact_prompt = render_prompt([(s.block, s.text) for s in exact_states])
+    exact_tokens = builder.count(exact_prompt)
+    if exact_tokens > budget_value:
+        raise ExactContentTooLarge(
+            [(s.block.id, builder.count(s.block.text)) for s in exact_states],
+            exact_tokens,
+            budget_value,
+        )
+
+    def over() -> bool:
+        return builder.total(states) > budget_value
+
+    def shrink() -> bool:
+        candidates = [
+            s for s in states if not s.dropped and s.policy != "exact" and not s.exhausted
+        ]
+        while candidates:
+            target = min(candidates, key=lambda s: (s.block.priority, -s.tokens, s.order))
+            if builder.degrade(target):
+                return True
+            candidates.remove(target)
+        droppable = [s for s in states if not s.dropped and s.policy != "exact"]
+        if not droppable:
+            return False
+        target = min(droppable, key=lambda s: (s.block.priority, -s.tokens, s.order))
+        target.dropped = True
+        target.notes.append("dropped: still over budget with every non-exact block a reference")
+        return True
+
+    while over() and shrink():
+        pass
+    prompt = render_prompt([(s.block, s.text) for s in states if not s.dropped])
+    final = builder.count(prompt)
+    while final > budget_value and shrink():  # part sums may differ from the whole's count
+        prompt = render_prompt([(s.block, s.text) for s in states if not s.dropped])
+        final = builder.count(prompt)
+    if final > budget_value:
+        raise ExactContentTooLarge(
+            [(s.block.id, builder.count(s.block.text)) for s in exact_states], final, budget_value
+        )
+    return BuildResult(
+        prompt,
+        final,
+        budget_value,
+        tuple(_outcome(s, builder) for s in states),
+        tuple(warnings),
+        tokens.name,
+        budget_source,
+    )
+
+
+def _outcome(state: _State, builder: _Builder) -> BlockOutcome:
+    block = state.block
+    if state.dropped:
+        action, after = "dropped", 0
+    elif any("→" in n for n in state.notes):
+        action, after = "degraded", builder.count(state.text)
+    else:
+        action, after = "kept", builder.count(state.text)
+    reason = "; ".join(state.notes) or (
+        "exact: never degraded" if state.policy == "exact" else f"{state.policy} by default"
+    )
+    return BlockOutcome(
+        block.id,
+        block.source,
+        block.path,
+        block.priority,
+        block.policy,
+        state.policy,
+        state.tokens_before,
+        after,
+        action,
+        reason,
+    )

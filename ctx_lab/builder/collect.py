@@ -1,0 +1,101 @@
+"""Collecting files for the builder from paths, directories and glob patterns, respecting
+``.gitignore`` when inside a git work tree."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["collect_paths", "display_path"]
+
+_SKIP_DIRS = {".git", ".hg", ".svn"}
+
+
+def display_path(path: Path, base: Path) -> str:
+    """``path`` relative to ``base`` when it is below it, in POSIX form."""
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _expand(pattern: str, base: Path, warnings: list[str]) -> list[Path]:
+    if any(ch in pattern for ch in "*?["):
+        found = sorted(
+            Path(p)
+            for p in glob.glob(
+                str(base / pattern) if not os.path.isabs(pattern) else pattern, recursive=True
+            )
+        )
+        files = [p for p in found if p.is_file()]
+        if not files:
+            warnings.append(f"{pattern}: no files match")
+        return files
+    path = Path(pattern) if os.path.isabs(pattern) else base / pattern
+    if path.is_dir():
+        return sorted(
+            p
+            for p in path.rglob("*")
+            if p.is_file() and not (_SKIP_DIRS & set(p.relative_to(path).parts))
+        )
+    if path.is_file():
+        return [path]
+    warnings.append(f"{pattern}: no such file or directory; skipped")
+    return []
+
+
+def _git_ignored(paths: list[Path]) -> set[Path]:
+    git = shutil.which("git")
+    if git is None or not paths:
+        return set()
+    ignored: set[Path] = set()
+    by_repo: dict[str, list[Path]] = {}
+    for p in paths:
+        try:
+            top = subprocess.run(
+                [git, "rev-parse", "--show-toplevel"],
+                cwd=p.parent,
+                capture_output=True,
+                text=True,
+                timeout=20,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if top.returncode == 0:
+            by_repo.setdefault(top.stdout.strip(), []).append(p)
+    for repo, members in by_repo.items():
+        listing = "\0".join(str(p.resolve()) for p in members) + "\0"
+        done = subprocess.run(
+            [git, "check-ignore", "--stdin", "-z"],
+            cwd=repo,
+            input=listing,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        ignored |= {Path(name).resolve() for name in done.stdout.split("\0") if name}
+    return ignored
+
+
+def collect_paths(
+    patterns: Iterable[str], base: str | os.PathLike[str] = "."
+) -> tuple[list[Path], list[str]]:
+    """Files named by ``patterns`` (paths, directories, globs), de-duplicated in order, minus
+    what git ignores; with warnings for patterns that matched nothing."""
+    root = Path(base)
+    warnings: list[str] = []
+    seen: dict[Path, None] = {}
+    for pattern in patterns:
+        for path in _expand(pattern, root, warnings):
+            if _SKIP_DIRS & set(path.parts):
+                continue
+            seen.setdefault(path, None)
+    candidates = list(seen)
+    ignored = _git_ignored(candidates)
+    return [p for p in candidates if p.resolve() not in ignored], warnings

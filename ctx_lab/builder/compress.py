@@ -1,0 +1,56 @@
+"""Applying one compression policy to a block's text, and the degradation steps after it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from .blocks import CODE_EXTENSIONS, DATA_EXTENSIONS, POLICIES, ContentBlock
+from .code_skeleton import SkeletonError, python_skeleton, treesitter_skeleton
+from .data_skeleton import data_skeleton
+from .summarize import reference, summarize
+
+__all__ = ["Compressed", "apply_policy", "structural"]
+
+
+@dataclass(frozen=True)
+class Compressed:
+    """A policy's output: the text, the policy that produced it, and a note (fallbacks)."""
+
+    text: str
+    policy: str
+    note: str = ""
+
+
+def structural(path: str, text: str) -> str:
+    """The structural skeleton of a code or data file; :class:`SkeletonError` if there is none."""
+    suffix = PurePath(path).suffix.lower()
+    language = CODE_EXTENSIONS.get(suffix)
+    if language == "python":
+        return python_skeleton(text)
+    if language is not None:
+        return treesitter_skeleton(text, language)
+    fmt = DATA_EXTENSIONS.get(suffix)
+    if fmt is not None:
+        return data_skeleton(text, fmt)
+    return treesitter_skeleton(text, suffix)  # installed grammars of other languages
+
+
+def apply_policy(block: ContentBlock, policy: str, size: int | None = None) -> Compressed:
+    """``policy`` applied to the block's original text. A structural form that cannot be made
+    (parse failure, no grammar) falls to summarizable, and the note says why."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
+    label = block.path or block.id
+    if policy == "exact":
+        return Compressed(block.text, "exact")
+    if policy == "reference" or block.binary:
+        return Compressed(reference(label, block.text, size, block.binary), "reference")
+    if policy == "structural":
+        try:
+            return Compressed(structural(block.path, block.text), "structural")
+        except SkeletonError as exc:
+            return Compressed(
+                summarize(block.text), "summarizable", f"structural failed ({exc}); summarized"
+            )
+    return Compressed(summarize(block.text), "summarizable")
