@@ -28,7 +28,8 @@ def make_files(tmp_path: Path) -> Path:
         + "    return 0\n"
     )
     (tmp_path / "guide.md").write_text(
-        "# Guide\n\nIntro paragraph.\n\n" + "".join(f"Detail {i}: you must check this.\n" for i in range(300))
+        "# Guide\n\nIntro paragraph.\n\n"
+        + "".join(f"Detail {i}: you must check this.\n" for i in range(300))
     )
     (tmp_path / "config.json").write_text(json.dumps({"items": list(range(500)), "name": "svc"}))
     return tmp_path
