@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from ..packet.markdown import strip_comments
+
 __all__ = ["KEY_LINE", "MAX_KEY_LINES", "reference", "summarize"]
 
 KEY_LINE = re.compile(r"\b(must|never|always|todo|fixme|note|warning|important)\b", re.IGNORECASE)
@@ -23,8 +25,9 @@ def _is_heading(lines: list[str], i: int) -> bool:
 
 
 def summarize(text: str) -> str:
-    """The extractive summary; never empty for non-empty input."""
-    lines = text.replace("\r\n", "\n").split("\n")
+    """The extractive summary (HTML comments are not content); never empty for non-empty
+    input."""
+    lines = strip_comments(text.replace("\r\n", "\n")).split("\n")
     out: list[str] = []
     key_lines = 0
     need_paragraph = True  # the first paragraph of the document, then of each section
