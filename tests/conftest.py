@@ -40,3 +40,13 @@ def run_cli(capsys: pytest.CaptureFixture[str]):
 def _private_cache_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
     """Keep the CLI's cursor key out of the real home directory."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache-home"))
+
+
+@pytest.fixture(scope="session")
+def ip():
+    """An in-process IPython shell with ``%load_ext ctx_lab`` done."""
+    from IPython.testing import globalipapp
+
+    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
+    shell.run_line_magic("load_ext", "ctx_lab")
+    return shell

@@ -265,15 +265,11 @@ def test_cli_build_and_compress_errors(run_cli, tmp_path: Path) -> None:
     assert data["policy"] == "reference" and data["text"].startswith("[ref: ")
 
 
-def test_cell_magic_build(tmp_path: Path, monkeypatch) -> None:
-    from IPython.testing.globalipapp import get_ipython
-
+def test_cell_magic_build(tmp_path: Path, monkeypatch, ip) -> None:
     from ctx_lab.builder import BuildResult
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "n.md").write_text("# Notes\n\nHello.\n")
-    ip = get_ipython()
-    ip.run_line_magic("load_ext", "ctx_lab")
     result = ip.run_cell_magic("ctx", "build n.md --budget 500", "Summarize the notes")
     assert isinstance(result, BuildResult) and result.prompt.startswith(
         "## Task\nSummarize the notes\n"

@@ -4,17 +4,9 @@ from __future__ import annotations
 
 import nbformat
 import pytest
-from IPython.testing.globalipapp import get_ipython
 
 from ctx_lab.model_report import ModelInfo
 from ctx_lab.token_report import TokenReport
-
-
-@pytest.fixture(scope="module")
-def ip():
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "ctx_lab")
-    return shell
 
 
 def test_line_magic_returns_result_object(ip) -> None:

@@ -96,11 +96,7 @@ def test_packet_bad_input(run_cli, argv, code, needle) -> None:
     assert got == code and needle in err and "Traceback" not in err
 
 
-def test_packet_magic(capsys) -> None:
-    from IPython.testing.globalipapp import get_ipython
-
-    ip = get_ipython()
-    ip.run_line_magic("load_ext", "ctx_lab")
+def test_packet_magic(ip) -> None:
     packet = ip.run_line_magic("ctx", "packet --example --budget 2000")
     assert isinstance(packet, Packet) and packet.budget == 2000
     bundle = packet._repr_mimebundle_()

@@ -95,15 +95,11 @@ def test_read_errors(run_cli, root: Path) -> None:
     assert code == 0
 
 
-def test_magics(root: Path, monkeypatch) -> None:
-    from IPython.testing.globalipapp import get_ipython
-
+def test_magics(root: Path, monkeypatch, ip) -> None:
     from ctx_lab.paging import PageResult, PagingBudget
     from ctx_lab.read import ReadResult
 
     monkeypatch.chdir(root)
-    ip = get_ipython()
-    ip.run_line_magic("load_ext", "ctx_lab")
     page = ip.run_line_magic("ctx", "page five.txt --lines 2-3")
     assert isinstance(page, PageResult) and page.content == "line2\nline3"
     assert "application/vnd.ctx-lab.page+json" in page._repr_mimebundle_()

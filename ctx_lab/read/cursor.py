@@ -60,7 +60,8 @@ def decode_cursor(token: str, uri: str, secret: bytes) -> Cursor:
         body = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
     except (binascii.Error, ValueError):
         raise CursorInvalid("malformed cursor (not base64url)") from None
-    if not signature or not hmac.compare_digest(signature, _sign(secret, uri, body)):
+    expected = _sign(secret, uri, body).encode()
+    if not signature or not hmac.compare_digest(signature.encode("utf-8", "replace"), expected):
         raise CursorInvalid("cursor was not issued by this reader for this resource")
     try:
         data = json.loads(body)

@@ -1,0 +1,263 @@
+"""The append-only conversation history: entries (messages with token counts) and summaries
+that replace contiguous ranges of them. Nothing is ever deleted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from ..errors import CtxLabError
+from .messages import Message
+
+__all__ = [
+    "FORMAT_VERSION",
+    "FullHistory",
+    "HistoryCorrupted",
+    "HistoryEntry",
+    "Summary",
+    "format_time",
+    "parse_time",
+]
+
+FORMAT_VERSION = 1
+
+
+class HistoryCorrupted(CtxLabError):
+    """A saved history that fails validation; the message names the first violation."""
+
+
+def format_time(moment: datetime) -> str:
+    """RFC 3339 in UTC with a ``Z``."""
+    aware = moment if moment.tzinfo else moment.astimezone()
+    return aware.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def parse_time(text: str) -> datetime:
+    """Inverse of :func:`format_time`."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One message in history, its token count, and the summary that covers it (if any)."""
+
+    id: int
+    message: Message
+    token_count: int
+    created_at: datetime
+    summary_id: int | None = None
+    stream_step_id: int | None = None
+
+    @property
+    def is_summarized(self) -> bool:
+        """True when a summary covers this message."""
+        return self.summary_id is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "id": self.id,
+            "message": self.message.to_dict(),
+            "token_count": self.token_count,
+            "summary_id": self.summary_id,
+            "created_at": format_time(self.created_at),
+            "stream_step_id": self.stream_step_id,
+        }
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A summary of the messages ``[start, end)``."""
+
+    id: int
+    start: int
+    end: int
+    content: str
+    token_count: int
+    original_tokens: int
+    created_at: datetime
+    generated_by: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (``covers`` is half-open)."""
+        return {
+            "id": self.id,
+            "covers": {"start": self.start, "end": self.end},
+            "content": self.content,
+            "token_count": self.token_count,
+            "original_tokens": self.original_tokens,
+            "created_at": format_time(self.created_at),
+            "generated_by": self.generated_by,
+        }
+
+
+@dataclass
+class FullHistory:
+    """Entries and summaries with sequential ids (0, 1, 2 …)."""
+
+    entries: list[HistoryEntry] = field(default_factory=list)
+    summaries: list[Summary] = field(default_factory=list)
+
+    @property
+    def next_message_id(self) -> int:
+        """The id the next message will get."""
+        return len(self.entries)
+
+    @property
+    def next_summary_id(self) -> int:
+        """The id the next summary will get."""
+        return len(self.summaries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def push(self, message: Message, tokens: int, at: datetime, step_id: int | None = None) -> int:
+        """Append a message; returns its id."""
+        entry = HistoryEntry(self.next_message_id, message, tokens, at, None, step_id)
+        self.entries.append(entry)
+        return entry.id
+
+    def pop_if_last(self, message_id: int) -> Message | None:
+        """Remove the last message if it has ``message_id`` and no summary covers it."""
+        if not self.entries or self.entries[-1].id != message_id or self.entries[-1].is_summarized:
+            return None
+        return self.entries.pop().message
+
+    def add_summary(self, summary: Summary) -> int:
+        """Add a summary and point the entries it covers at it."""
+        if summary.id != self.next_summary_id:
+            raise CtxLabError(f"summary id {summary.id} is not the next id {self.next_summary_id}")
+        if not 0 <= summary.start < summary.end <= len(self.entries):
+            raise CtxLabError(f"summary range [{summary.start}, {summary.end}) is out of bounds")
+        self.summaries.append(summary)
+        for i in range(summary.start, summary.end):
+            self.entries[i] = replace(self.entries[i], summary_id=summary.id)
+        return summary.id
+
+    def has_step_id(self, step_id: int) -> bool:
+        """True when a message was pushed with this stream step id."""
+        return any(e.stream_step_id == step_id for e in self.entries)
+
+    def orphaned_summaries(self) -> list[int]:
+        """Summaries no entry points to any more (replaced by a wider summary)."""
+        used = {e.summary_id for e in self.entries if e.summary_id is not None}
+        return [s.id for s in self.summaries if s.id not in used]
+
+    def total_tokens(self) -> int:
+        """Sum of all messages' token counts."""
+        return sum(e.token_count for e in self.entries)
+
+    # -- persistence ------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The design's JSON: entries, summaries and the next ids."""
+        return {
+            "entries": [e.to_dict() for e in self.entries],
+            "summaries": [s.to_dict() for s in self.summaries],
+            "next_message_id": self.next_message_id,
+            "next_summary_id": self.next_summary_id,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> FullHistory:
+        """Validate and restore; :class:`HistoryCorrupted` names the first violation."""
+        if not isinstance(data, dict):
+            raise HistoryCorrupted("the history is not a JSON object")
+        raw_entries, raw_summaries = data.get("entries"), data.get("summaries")
+        if not isinstance(raw_entries, list) or not isinstance(raw_summaries, list):
+            raise HistoryCorrupted("entries and summaries must be lists")
+        entries = [_entry(i, raw) for i, raw in enumerate(raw_entries)]
+        summaries = [_summary(i, raw, len(entries)) for i, raw in enumerate(raw_summaries)]
+        if data.get("next_message_id") != len(entries):
+            raise HistoryCorrupted(
+                f"next_message_id is {data.get('next_message_id')!r} but there are "
+                f"{len(entries)} entries"
+            )
+        if data.get("next_summary_id") != len(summaries):
+            raise HistoryCorrupted(
+                f"next_summary_id is {data.get('next_summary_id')!r} but there are "
+                f"{len(summaries)} summaries"
+            )
+        for entry in entries:
+            sid = entry.summary_id
+            if sid is None:
+                continue
+            if not 0 <= sid < len(summaries):
+                raise HistoryCorrupted(f"entry {entry.id} points to missing summary {sid}")
+            s = summaries[sid]
+            if not s.start <= entry.id < s.end:
+                raise HistoryCorrupted(
+                    f"entry {entry.id} points to summary {sid}, which covers [{s.start}, {s.end})"
+                )
+        referenced = {e.summary_id for e in entries if e.summary_id is not None}
+        for s in summaries:
+            if s.id not in referenced:
+                continue  # orphaned by a wider summary: allowed
+            for entry in entries[s.start : s.end]:
+                if entry.summary_id != s.id:
+                    raise HistoryCorrupted(
+                        f"summary {s.id} covers [{s.start}, {s.end}) but entry {entry.id} "
+                        f"points to {entry.summary_id!r}"
+                    )
+        return cls(entries, summaries)
+
+
+def _need(cond: bool, message: str) -> None:
+    if not cond:
+        raise HistoryCorrupted(message)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _entry(index: int, raw: Any) -> HistoryEntry:
+    _need(isinstance(raw, dict), f"entry {index} is not an object")
+    _need(raw.get("id") == index, f"entry {index} has id {raw.get('id')!r}; ids must be 0, 1, 2 …")
+    _need(_count(raw.get("token_count")), f"entry {index} has an invalid token_count")
+    sid = raw.get("summary_id")
+    _need(sid is None or _count(sid), f"entry {index} has an invalid summary_id")
+    step = raw.get("stream_step_id")
+    _need(step is None or isinstance(step, int), f"entry {index} has an invalid stream_step_id")
+    try:
+        message = Message.from_dict(raw["message"])
+        created = parse_time(raw["created_at"])
+    except (KeyError, TypeError, ValueError, CtxLabError) as exc:
+        raise HistoryCorrupted(f"entry {index} is malformed ({exc})") from None
+    return HistoryEntry(index, message, raw["token_count"], created, sid, step)
+
+
+def _summary(index: int, raw: Any, entry_count: int) -> Summary:
+    _need(isinstance(raw, dict), f"summary {index} is not an object")
+    _need(
+        raw.get("id") == index, f"summary {index} has id {raw.get('id')!r}; ids must be sequential"
+    )
+    covers = raw.get("covers")
+    _need(isinstance(covers, dict), f"summary {index} has no covers range")
+    start, end = covers.get("start"), covers.get("end")
+    _need(_count(start) and _count(end), f"summary {index} has an invalid covers range")
+    _need(start < end, f"summary {index} covers an empty range [{start}, {end})")
+    _need(
+        end <= entry_count, f"summary {index} covers [{start}, {end}) beyond {entry_count} entries"
+    )
+    _need(
+        isinstance(raw.get("content"), str) and raw["content"].strip() != "",
+        f"summary {index} is empty",
+    )
+    _need(_count(raw.get("token_count")), f"summary {index} has an invalid token_count")
+    _need(_count(raw.get("original_tokens")), f"summary {index} has an invalid original_tokens")
+    try:
+        created = parse_time(raw["created_at"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise HistoryCorrupted(f"summary {index} is malformed ({exc})") from None
+    return Summary(
+        index,
+        start,
+        end,
+        raw["content"],
+        raw["token_count"],
+        raw["original_tokens"],
+        created,
+        str(raw.get("generated_by", "")),
+    )

@@ -1,0 +1,706 @@
+"""``ContextManager``: keep a long conversation inside a model's window without silently
+dropping anything (design: conversation-context-manager.md, refined by its issue).
+
+History is append-only. ``prepare()`` derives the working context — recent messages always,
+older ones newest first while they fit, summaries standing in for ranges they replace — and
+either proves it fits (:class:`PreparedContext`) or says what to summarize.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CtxLabError, UsageError
+from ..fileio import write_atomic
+from ..models import ModelRegistry, ResolvedModelLimits, get_registry
+from ..textfile import read_text
+from ..tokens import CounterLike, count_message, get_counter
+from .history import FORMAT_VERSION, FullHistory, HistoryCorrupted, Summary
+from .messages import Message
+from .usage import ContextUsage
+
+if TYPE_CHECKING:
+    from .summarizers import Summarizer
+
+__all__ = [
+    "SUMMARY_PREFIX",
+    "ContextBuildError",
+    "ContextManager",
+    "Expanding",
+    "NoChange",
+    "PendingSummarization",
+    "PreparedContext",
+    "RecentMessagesTooLarge",
+    "Segment",
+    "Shrinking",
+    "SummarizationNeeded",
+    "SummarizationScope",
+    "UsageStatus",
+]
+
+SUMMARY_PREFIX = "[Earlier conversation summary]"
+MIN_SUMMARY_TOKENS = 64
+MAX_SUMMARY_TOKENS = 2048
+
+
+class ContextBuildError(CtxLabError):
+    """The working context cannot be built as it is."""
+
+
+class RecentMessagesTooLarge(ContextBuildError):
+    """The newest messages alone exceed the budget: shorten them or switch to a larger model."""
+
+    def __init__(self, required_tokens: int, budget_tokens: int, message_count: int) -> None:
+        self.required_tokens = required_tokens
+        self.budget_tokens = budget_tokens
+        self.message_count = message_count
+        super().__init__(
+            f"the {message_count} most recent messages need {required_tokens} tokens but the "
+            f"budget is {budget_tokens}; shorten them or switch to a model with a larger window"
+        )
+
+
+class SummarizationNeeded(ContextBuildError):
+    """Older messages must be summarized before the context fits."""
+
+    def __init__(
+        self, excess_tokens: int, messages_to_summarize: list[int], suggestion: str
+    ) -> None:
+        self.excess_tokens = excess_tokens
+        self.messages_to_summarize = messages_to_summarize
+        self.suggestion = suggestion
+        super().__init__(suggestion)
+
+
+@dataclass(frozen=True)
+class NoChange:
+    """Switching models did not change the budget."""
+
+    budget: int
+
+
+@dataclass(frozen=True)
+class Shrinking:
+    """The new model's budget is smaller; ``needs_summarization`` if the context no longer fits."""
+
+    old_budget: int
+    new_budget: int
+    needs_summarization: bool
+
+
+@dataclass(frozen=True)
+class Expanding:
+    """The new budget is larger; ``can_restore`` summarized messages can use their originals."""
+
+    old_budget: int
+    new_budget: int
+    can_restore: int
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One piece of the working context: an original message or a summary of a range."""
+
+    kind: str  # "original" or "summary"
+    ids: tuple[int, ...]
+    tokens: int
+    summary_id: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "kind": self.kind,
+            "ids": list(self.ids),
+            "tokens": self.tokens,
+            "summary_id": self.summary_id,
+        }
+
+
+@dataclass(frozen=True)
+class SummarizationScope:
+    """The half-open message range ``[start, end)`` a summary will replace."""
+
+    start: int
+    end: int
+    requested: tuple[int, ...] = ()
+
+    @property
+    def ids(self) -> list[int]:
+        """Every message id in the range."""
+        return list(range(self.start, self.end))
+
+
+@dataclass(frozen=True)
+class PendingSummarization:
+    """What to summarize: the scope, its messages, their tokens and the target size."""
+
+    scope: SummarizationScope
+    messages: list[tuple[int, Message]]
+    original_tokens: int
+    target_tokens: int
+
+
+@dataclass(frozen=True)
+class PreparedContext:
+    """Proof that the working context fits: its segments in chronological order."""
+
+    segments: tuple[Segment, ...]
+    messages: tuple[tuple[int, Message], ...]
+    summaries: dict[int, str]
+    budget_tokens: int
+    overhead_tokens: int
+    system_prompt: str | None
+    usage_value: ContextUsage
+
+    def api_messages(self, include_system: bool = True) -> list[Message]:
+        """Messages for an API call; a summary becomes a system message with the prefix."""
+        by_id = dict(self.messages)
+        out: list[Message] = []
+        if include_system and self.system_prompt:
+            out.append(Message.system(self.system_prompt))
+        for segment in self.segments:
+            if segment.kind == "summary" and segment.summary_id is not None:
+                out.append(
+                    Message.system(f"{SUMMARY_PREFIX}\n{self.summaries[segment.summary_id]}")
+                )
+            else:
+                out.extend(by_id[i] for i in segment.ids)
+        return out
+
+    def usage(self) -> ContextUsage:
+        """Tokens used (system prompt and tools included) against the model's budget."""
+        return self.usage_value
+
+    @property
+    def tokens(self) -> int:
+        """Tokens of the conversation segments (without system prompt and tools)."""
+        return sum(s.tokens for s in self.segments)
+
+
+@dataclass(frozen=True)
+class UsageStatus:
+    """``ready``, ``needs_summarization`` or ``recent_too_large``, with the usage."""
+
+    state: str
+    usage: ContextUsage
+    needed: ContextBuildError | None = None
+
+
+@dataclass
+class _Selection:
+    segments: list[Segment]
+    marked: list[int]
+    used: int
+    recent_start: int
+    error: ContextBuildError | None = None
+
+
+@dataclass
+class _Block:
+    ids: list[int]
+    summary_id: int | None = None
+
+
+@dataclass
+class _Settings:
+    preserve_recent: int
+    target_ratio: float
+    output_limit: int | None = None
+    system_prompt: str | None = None
+    tools: list[Any] | None = field(default=None)
+
+
+class ContextManager:
+    """Conversation history and its working context for one (switchable) model."""
+
+    def __init__(
+        self,
+        model: str,
+        registry: str | ModelRegistry | None = None,
+        counter: CounterLike = "cl100k",
+        preserve_recent: int = 4,
+        target_ratio: float = 0.15,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        if (
+            isinstance(preserve_recent, bool)
+            or not isinstance(preserve_recent, int)
+            or preserve_recent < 0
+        ):
+            raise UsageError(f"preserve_recent must be a whole number ≥ 0, got {preserve_recent!r}")
+        if not 0 < target_ratio <= 1:
+            raise UsageError(f"target_ratio must be in (0, 1], got {target_ratio!r}")
+        self.registry = get_registry(registry)
+        self.counter = get_counter(counter)
+        self.clock = clock or (lambda: datetime.now(UTC))
+        self.history = FullHistory()
+        self._settings = _Settings(preserve_recent, target_ratio)
+        self._model = model
+        self._limits = self.registry.get(model)
+        self._overhead_cache: tuple[tuple[Any, ...], int] | None = None
+
+    # -- configuration ----------------------------------------------------------------------
+
+    @property
+    def model(self) -> str:
+        """The current model."""
+        return self._model
+
+    @property
+    def limits(self) -> ResolvedModelLimits:
+        """The current model's resolved limits."""
+        return self._limits
+
+    @property
+    def preserve_recent(self) -> int:
+        """How many newest messages are always kept as originals."""
+        return self._settings.preserve_recent
+
+    @property
+    def target_ratio(self) -> float:
+        """A summary's target size as a share of what it replaces."""
+        return self._settings.target_ratio
+
+    def set_output_limit(self, limit: int | None) -> None:
+        """Reserve ``limit`` output tokens instead of the model's maximum (None: the maximum)."""
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
+        ):
+            raise UsageError(f"output limit must be a whole number ≥ 0, got {limit!r}")
+        self._settings.output_limit = limit
+
+    def set_system_prompt(self, text: str | None) -> None:
+        """The system prompt every call carries (counted in every context, never evicted)."""
+        self._settings.system_prompt = text or None
+
+    def set_tools(self, definitions: Sequence[Any] | None) -> None:
+        """The tool definitions every call carries (counted in every context, never evicted)."""
+        self._settings.tools = list(definitions) if definitions else None
+
+    def effective_budget(self) -> int:
+        """The model's effective input budget, honouring the output limit."""
+        return self._limits.effective_input_budget(self._settings.output_limit)
+
+    def overhead_tokens(self) -> int:
+        """Tokens of the system prompt (as a system message) plus the tool definitions."""
+        key = (self._settings.system_prompt, json.dumps(self._settings.tools, sort_keys=True))
+        if self._overhead_cache is None or self._overhead_cache[0] != key:
+            tokens = 0
+            if self._settings.system_prompt:
+                tokens += count_message("system", self._settings.system_prompt, self.counter)
+            if self._settings.tools:
+                tokens += self.counter.count(
+                    json.dumps(
+                        self._settings.tools,
+                        sort_keys=True,
+                        separators=(",", ":"),
+                        ensure_ascii=False,
+                    )
+                )
+            self._overhead_cache = (key, tokens)
+        return self._overhead_cache[1]
+
+    def message_budget(self) -> int:
+        """B: the effective budget minus the system prompt and tools."""
+        return max(self.effective_budget() - self.overhead_tokens(), 0)
+
+    # -- history ----------------------------------------------------------------------------
+
+    def count(self, message: Message) -> int:
+        """A message's tokens: content + role + 4 (tool calls as assistant, results as user)."""
+        role, content = message.counted_as()
+        return count_message(role, content, self.counter)
+
+    def summary_tokens(self, content: str) -> int:
+        """Tokens of a summary as it is sent: a system message with the summary prefix."""
+        return count_message("system", f"{SUMMARY_PREFIX}\n{content}", self.counter)
+
+    def _token_count(self, message: Message, token_count: int | None) -> int:
+        if token_count is None:
+            return self.count(message)
+        if isinstance(token_count, bool) or not isinstance(token_count, int) or token_count < 0:
+            raise UsageError(f"token_count must be a whole number ≥ 0, got {token_count!r}")
+        return token_count
+
+    def push_message(self, message: Message, token_count: int | None = None) -> int:
+        """Append a message (``token_count`` injects its full count); returns its id."""
+        return self.history.push(message, self._token_count(message, token_count), self.clock())
+
+    def push_message_with_step_id(
+        self, message: Message, step_id: int, token_count: int | None = None
+    ) -> int:
+        """Append a message linked to a stream journal step (for idempotent recovery)."""
+        return self.history.push(
+            message, self._token_count(message, token_count), self.clock(), step_id
+        )
+
+    def has_step_id(self, step_id: int) -> bool:
+        """True when a message of this stream step is already in history."""
+        return self.history.has_step_id(step_id)
+
+    def rollback_last_message(self, message_id: int) -> Message | None:
+        """Remove the last message if it is ``message_id`` (and not summarized)."""
+        return self.history.pop_if_last(message_id)
+
+    # -- tool units -------------------------------------------------------------------------
+
+    def tool_units(self) -> list[tuple[int, int]]:
+        """Inclusive id ranges from a tool_use to the last result answering it, merged when
+        they overlap (parallel calls)."""
+        uses: dict[str, int] = {}
+        spans: list[tuple[int, int]] = []
+        for entry in self.history.entries:
+            message = entry.message
+            if message.role == "tool_use" and message.call_id:
+                uses[message.call_id] = entry.id
+                spans.append((entry.id, entry.id))
+            elif message.role == "tool_result" and message.call_id in uses:
+                spans.append((uses[message.call_id], entry.id))
+        merged: list[tuple[int, int]] = []
+        for start, end in sorted(spans):
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        return [u for u in merged if u[1] > u[0]]
+
+    # -- the working context ----------------------------------------------------------------
+
+    def _blocks(self, end: int) -> list[_Block]:
+        blocks: list[_Block] = []
+        for entry in self.history.entries[:end]:
+            if blocks and blocks[-1].summary_id == entry.summary_id:
+                blocks[-1].ids.append(entry.id)
+            else:
+                blocks.append(_Block([entry.id], entry.summary_id))
+        return blocks
+
+    def _select(self, budget: int) -> _Selection:
+        entries = self.history.entries
+        n = len(entries)
+        units = self.tool_units()
+        unit_at = {i: unit for unit in units for i in range(unit[0], unit[1] + 1)}
+        recent_start = max(n - self._settings.preserve_recent, 0)
+        while recent_start in unit_at and unit_at[recent_start][0] < recent_start:
+            recent_start = unit_at[recent_start][0]
+        recent = [Segment("original", (i,), entries[i].token_count) for i in range(recent_start, n)]
+        used = sum(s.tokens for s in recent)
+        if used > budget:
+            too_large = RecentMessagesTooLarge(used, budget, n - recent_start)
+            return _Selection(recent, [], used, recent_start, too_large)
+        chosen: list[Segment] = []  # newest first
+        marked: list[int] = []
+        for block in reversed(self._blocks(recent_start)):
+            originals = sum(entries[i].token_count for i in block.ids)
+            if block.summary_id is not None:
+                summary = self.history.summaries[block.summary_id]
+                if used + originals <= budget:
+                    chosen += [
+                        Segment("original", (i,), entries[i].token_count)
+                        for i in reversed(block.ids)
+                    ]
+                    used += originals
+                elif used + summary.token_count <= budget:
+                    chosen.append(
+                        Segment("summary", tuple(block.ids), summary.token_count, summary.id)
+                    )
+                    used += summary.token_count
+                else:
+                    marked += block.ids
+                continue
+            items: list[list[int]] = []  # atomic items: single messages or whole tool units
+            for i in block.ids:
+                unit = unit_at.get(i)
+                if unit is not None and items and unit[0] <= items[-1][0] <= unit[1]:
+                    items[-1].append(i)
+                else:
+                    items.append([i])
+            for k in range(len(items) - 1, -1, -1):
+                item = items[k]
+                tokens = sum(entries[i].token_count for i in item)
+                if used + tokens <= budget:
+                    chosen += [
+                        Segment("original", (i,), entries[i].token_count) for i in reversed(item)
+                    ]
+                    used += tokens
+                else:
+                    marked += [i for it in items[: k + 1] for i in it]
+                    break
+        segments = list(reversed(chosen)) + recent
+        marked.sort()
+        error: ContextBuildError | None = None
+        if marked:
+            excess = used + sum(entries[i].token_count for i in marked) - budget
+            error = SummarizationNeeded(
+                excess,
+                marked,
+                f"{len(marked)} older messages ({marked[0]}…{marked[-1]}) do not fit: summarize "
+                f"them (prepare_summarization → summarize → complete_summarization) to free "
+                f"at least {excess} tokens",
+            )
+        return _Selection(segments, marked, used, recent_start, error)
+
+    def _usage(self, used: int, summaries: int) -> ContextUsage:
+        prices = self._limits.prices
+        return ContextUsage(
+            used + self.overhead_tokens(),
+            self.effective_budget(),
+            summaries,
+            prices.input_per_mtok if prices else None,
+            self._model,
+        )
+
+    def prepare(self) -> PreparedContext:
+        """The working context; raises :class:`SummarizationNeeded` or
+        :class:`RecentMessagesTooLarge` when it does not fit."""
+        selection = self._select(self.message_budget())
+        if selection.error is not None:
+            raise selection.error
+        summaries = {
+            s.summary_id: self.history.summaries[s.summary_id].content
+            for s in selection.segments
+            if s.summary_id is not None
+        }
+        used_ids = {i for s in selection.segments if s.kind == "original" for i in s.ids}
+        return PreparedContext(
+            tuple(selection.segments),
+            tuple((e.id, e.message) for e in self.history.entries if e.id in used_ids),
+            summaries,
+            self.message_budget(),
+            self.overhead_tokens(),
+            self._settings.system_prompt,
+            self._usage(selection.used, len(summaries)),
+        )
+
+    def usage_status(self) -> UsageStatus:
+        """Usage for a UI even when the context does not fit."""
+        selection = self._select(self.message_budget())
+        summaries = sum(1 for s in selection.segments if s.kind == "summary")
+        usage = self._usage(selection.used, summaries)
+        if isinstance(selection.error, RecentMessagesTooLarge):
+            return UsageStatus("recent_too_large", usage, selection.error)
+        if isinstance(selection.error, SummarizationNeeded):
+            return UsageStatus("needs_summarization", usage, selection.error)
+        return UsageStatus("ready", usage)
+
+    def in_context(self) -> set[int]:
+        """Ids of the messages whose originals the working context uses (best effort when it
+        does not fit)."""
+        selection = self._select(self.message_budget())
+        return {i for s in selection.segments if s.kind == "original" for i in s.ids}
+
+    # -- models -----------------------------------------------------------------------------
+
+    def switch_model(self, name: str) -> NoChange | Shrinking | Expanding:
+        """Switch to ``name`` and say how the budget changed."""
+        old = self.effective_budget()
+        self._limits = self.registry.get(name)
+        self._model = name
+        new = self.effective_budget()
+        if new == old:
+            return NoChange(new)
+        selection = self._select(self.message_budget())
+        if new < old:
+            return Shrinking(old, new, selection.error is not None)
+        restored = sum(
+            1
+            for s in selection.segments
+            if s.kind == "original" and self.history.entries[s.ids[0]].is_summarized
+        )
+        return Expanding(old, new, restored)
+
+    # -- summarization ----------------------------------------------------------------------
+
+    def prepare_summarization(self, ids: Iterable[int]) -> PendingSummarization | None:
+        """The first contiguous run of ``ids``, widened so it never splits a tool unit or cuts
+        an existing summary's range; None when there is nothing to summarize."""
+        wanted = sorted(set(ids))
+        if not wanted:
+            return None
+        n = len(self.history)
+        bad = [i for i in wanted if not 0 <= i < n]
+        if bad:
+            raise UsageError(f"no messages with ids {bad} (history has {n})")
+        start = end = wanted[0]
+        while end + 1 in wanted:
+            end += 1
+        ranges = self.tool_units() + [
+            (s.start, s.end - 1)
+            for s in self.history.summaries
+            if s.id not in self.history.orphaned_summaries()
+        ]
+        changed = True
+        while changed:
+            changed = False
+            for low, high in ranges:
+                if low <= end and high >= start and (low < start or high > end):
+                    start, end = min(start, low), max(end, high)
+                    changed = True
+        entries = self.history.entries[start : end + 1]
+        original = sum(e.token_count for e in entries)
+        target = min(
+            max(round(original * self._settings.target_ratio), MIN_SUMMARY_TOKENS),
+            MAX_SUMMARY_TOKENS,
+        )
+        return PendingSummarization(
+            SummarizationScope(start, end + 1, tuple(wanted)),
+            [(e.id, e.message) for e in entries],
+            original,
+            target,
+        )
+
+    def complete_summarization(
+        self,
+        scope: SummarizationScope,
+        content: str,
+        generated_by: str,
+        token_count: int | None = None,
+    ) -> int:
+        """Store the summary of ``scope`` and point its messages at it; returns its id."""
+        if not isinstance(content, str) or not content.strip():
+            raise UsageError("an empty summary never replaces history")
+        if not 0 <= scope.start < scope.end <= len(self.history):
+            raise UsageError(f"scope [{scope.start}, {scope.end}) no longer matches the history")
+        tokens = (
+            self.summary_tokens(content)
+            if token_count is None
+            else self._token_count(Message.system(content), token_count)
+        )
+        original = sum(e.token_count for e in self.history.entries[scope.start : scope.end])
+        summary = Summary(
+            self.history.next_summary_id,
+            scope.start,
+            scope.end,
+            content,
+            tokens,
+            original,
+            self.clock(),
+            generated_by,
+        )
+        return self.history.add_summary(summary)
+
+    def summarize_pending(
+        self, summarizer: Summarizer, generated_by: str | None = None
+    ) -> list[int]:
+        """prepare → summarize → complete until :meth:`prepare` succeeds; returns the new
+        summary ids. Raises if a pass makes no progress (or the recent messages do not fit)."""
+        created: list[int] = []
+        while True:
+            try:
+                self.prepare()
+                return created
+            except SummarizationNeeded as needed:
+                pending = self.prepare_summarization(needed.messages_to_summarize)
+                if pending is None:
+                    raise
+                text = summarizer.summarize([m for _, m in pending.messages], pending.target_tokens)
+                if not text or not text.strip():
+                    raise CtxLabError(
+                        "the summarizer returned an empty summary; history unchanged"
+                    ) from None
+                before = needed.excess_tokens
+                author = generated_by or str(getattr(summarizer, "name", "summarizer"))
+                created.append(self.complete_summarization(pending.scope, text, author))
+                status = self._select(self.message_budget())
+                after = (
+                    status.error.excess_tokens
+                    if isinstance(status.error, SummarizationNeeded)
+                    else 0
+                )
+                if isinstance(status.error, SummarizationNeeded) and after >= before:
+                    raise CtxLabError(
+                        f"summarization made no progress ({before} → {after} excess tokens); "
+                        "use a smaller target_ratio or a larger model"
+                    ) from None
+
+    # -- persistence ------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The design's history JSON plus format_version, model and context settings."""
+        return {
+            "format_version": FORMAT_VERSION,
+            "model": self._model,
+            **self.history.to_dict(),
+            "context": {
+                "preserve_recent": self._settings.preserve_recent,
+                "target_ratio": self._settings.target_ratio,
+                "output_limit": self._settings.output_limit,
+                "system_prompt": self._settings.system_prompt,
+                "tools": self._settings.tools,
+                "counter": self.counter.name,
+            },
+        }
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the history atomically (temporary file, fsync, rename, fsync the directory)."""
+        return write_atomic(path, json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n")
+
+    @classmethod
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        model: str | None = None,
+        *,
+        registry: str | ModelRegistry | None = None,
+        counter: CounterLike | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> ContextManager:
+        """Load and validate a saved history (:class:`HistoryCorrupted` names the first
+        violation); ``model`` overrides the saved model."""
+        try:
+            data = json.loads(read_text(Path(path), []))
+        except ValueError as exc:
+            raise HistoryCorrupted(f"{path}: not JSON ({exc})") from None
+        if not isinstance(data, dict):
+            raise HistoryCorrupted(f"{path}: not a history object")
+        version = data.get("format_version", FORMAT_VERSION)
+        if version != FORMAT_VERSION:
+            raise HistoryCorrupted(f"{path}: format_version {version!r} is not supported")
+        history = FullHistory.from_dict(data)
+        settings = data.get("context") or {}
+        chosen = model or data.get("model")
+        if not isinstance(chosen, str) or not chosen:
+            raise HistoryCorrupted(f"{path}: no model saved; pass one")
+        manager = cls(
+            chosen,
+            registry,
+            counter or settings.get("counter") or "cl100k",
+            settings.get("preserve_recent", 4),
+            settings.get("target_ratio", 0.15),
+            clock,
+        )
+        manager.history = history
+        manager.set_output_limit(settings.get("output_limit"))
+        manager.set_system_prompt(settings.get("system_prompt"))
+        manager.set_tools(settings.get("tools"))
+        return manager
+
+    # -- notebook surface -------------------------------------------------------------------
+
+    def history_frame(self) -> Any:
+        """A DataFrame: id, role, tokens, summary_id, in_context."""
+        import pandas as pd
+
+        used = self.in_context()
+        rows = [
+            {
+                "id": e.id,
+                "role": e.message.role,
+                "tokens": e.token_count,
+                "summary_id": e.summary_id,
+                "in_context": e.id in used,
+            }
+            for e in self.history.entries
+        ]
+        frame = pd.DataFrame(rows, columns=["id", "role", "tokens", "summary_id", "in_context"])
+        return frame.astype({"summary_id": "Int64"})
+
+    def usage(self) -> ContextUsage:
+        """The current usage (displays as a gauge coloured by severity)."""
+        return self.usage_status().usage

@@ -1,0 +1,91 @@
+"""Context usage for status bars and gauges: ``950 / 3.9k (24%)``, severity 0/1/2."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..display import RichResult, escape
+
+__all__ = ["SEVERITY_COLORS", "ContextUsage", "compact_number"]
+
+SEVERITY_COLORS = ("#2e7d32", "#f59e0b", "#c62828")
+
+
+def compact_number(value: int) -> str:
+    """``950``, ``3.9k``, ``200k``, ``1.5M``: one decimal, a trailing ``.0`` dropped."""
+    for limit, suffix in ((1_000_000, "M"), (1_000, "k")):
+        if abs(value) >= limit:
+            text = f"{value / limit:.1f}"
+            return (text[:-2] if text.endswith(".0") else text) + suffix
+    return str(value)
+
+
+@dataclass(frozen=True)
+class ContextUsage(RichResult):
+    """Tokens in the working context against the budget, and how many summaries are in it."""
+
+    used_tokens: int
+    budget_tokens: int
+    summarized_segments: int = 0
+    input_price_per_mtok: float | None = None
+    model: str | None = None
+
+    payload_kind = "usage"
+
+    def percentage(self) -> float:
+        """Used as a percentage of the budget (0–100+; 100 for a zero budget with use)."""
+        if self.budget_tokens <= 0:
+            return 100.0 if self.used_tokens else 0.0
+        return self.used_tokens * 100.0 / self.budget_tokens
+
+    def format_compact(self) -> str:
+        """``"50k / 200k (25%) [2S]"`` — ``[nS]`` only with summaries in context."""
+        text = (
+            f"{compact_number(self.used_tokens)} / {compact_number(self.budget_tokens)} "
+            f"({int(self.percentage() + 0.5)}%)"
+        )
+        return f"{text} [{self.summarized_segments}S]" if self.summarized_segments else text
+
+    def severity(self) -> int:
+        """0 below 70 %, 1 from 70 % to 90 %, 2 above 90 %."""
+        pct = self.percentage()
+        if pct < 70:
+            return 0
+        return 1 if pct <= 90 else 2
+
+    def estimated_cost(self) -> float | None:
+        """USD for sending ``used_tokens`` as input, when the model's price is known."""
+        if self.input_price_per_mtok is None:
+            return None
+        return round(self.used_tokens * self.input_price_per_mtok / 1_000_000, 6)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Counts, percentage, severity, the compact text and the cost estimate."""
+        return {
+            "used_tokens": self.used_tokens,
+            "budget_tokens": self.budget_tokens,
+            "summarized_segments": self.summarized_segments,
+            "percentage": round(self.percentage(), 2),
+            "severity": self.severity(),
+            "compact": self.format_compact(),
+            "model": self.model,
+            "estimated_cost_usd": self.estimated_cost(),
+        }
+
+    def to_text(self) -> str:
+        """The compact form, plus the cost when known."""
+        cost = self.estimated_cost()
+        return self.format_compact() + (f"  ~${cost:.4f} per call" if cost is not None else "")
+
+    def html_body(self) -> str:
+        """A gauge coloured by severity."""
+        pct = min(self.percentage(), 100.0)
+        color = SEVERITY_COLORS[self.severity()]
+        return (
+            f'<div data-ctx-usage data-ctx-severity="{self.severity()}">'
+            f'<div style="width:260px;height:12px;border-radius:6px;'
+            f'background:var(--jp-layout-color3,#e5e7eb)"><div style="width:{pct:.1f}%;'
+            f'height:12px;border-radius:6px;background:{color}"></div></div>'
+            f"<span>{escape(self.to_text())}</span></div>"
+        )
