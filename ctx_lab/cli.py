@@ -28,6 +28,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             sys.stdout.write(text)
             sys.stdout.flush()
+        if outcome.result.exit_code:
+            return outcome.result.exit_code
     except ParserExit as exc:
         return exc.status
     except CtxLabError as exc:

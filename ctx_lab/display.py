@@ -114,6 +114,7 @@ class RichResult:
 
     payload_kind: ClassVar[str] = "result"
     warnings: Sequence[str] = ()
+    exit_code: int = 0  # what the CLI exits with after printing (e.g. history --check)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready dict shared by the CLI, the REST API and the lab renderers."""

@@ -586,38 +586,65 @@ class ContextManager:
         return self.history.add_summary(summary)
 
     def summarize_pending(
-        self, summarizer: Summarizer, generated_by: str | None = None
+        self,
+        summarizer: Summarizer,
+        generated_by: str | None = None,
+        token_count: Callable[[PendingSummarization, str], int] | None = None,
     ) -> list[int]:
         """prepare → summarize → complete until :meth:`prepare` succeeds; returns the new
-        summary ids. Raises if a pass makes no progress (or the recent messages do not fit)."""
+        summary ids. Raises if a pass makes no progress (or the recent messages do not fit).
+        ``token_count(pending, text)`` injects summary sizes (simulations)."""
         created: list[int] = []
-        while True:
-            try:
-                self.prepare()
+        author = generated_by or str(getattr(summarizer, "name", "summarizer"))
+        widen = (
+            False  # after a pass without progress: one summary of everything before the recent set
+        )
+        last_scope: tuple[int, int] | None = None
+        for _ in range(len(self.history) + 2):
+            selection = self._select(self.message_budget())
+            needed = selection.error
+            if needed is None:
                 return created
-            except SummarizationNeeded as needed:
-                pending = self.prepare_summarization(needed.messages_to_summarize)
-                if pending is None:
-                    raise
-                text = summarizer.summarize([m for _, m in pending.messages], pending.target_tokens)
-                if not text or not text.strip():
+            if not isinstance(needed, SummarizationNeeded):
+                raise needed
+            ids = needed.messages_to_summarize
+            pending = self.prepare_summarization(range(selection.recent_start) if widen else ids)
+            if pending is None:
+                raise needed
+            scope = (pending.scope.start, pending.scope.end)
+            if scope == last_scope or self._already_summarized(pending):
+                if widen:
                     raise CtxLabError(
-                        "the summarizer returned an empty summary; history unchanged"
-                    ) from None
-                before = needed.excess_tokens
-                author = generated_by or str(getattr(summarizer, "name", "summarizer"))
-                created.append(self.complete_summarization(pending.scope, text, author))
-                status = self._select(self.message_budget())
-                after = (
-                    status.error.excess_tokens
-                    if isinstance(status.error, SummarizationNeeded)
-                    else 0
-                )
-                if isinstance(status.error, SummarizationNeeded) and after >= before:
-                    raise CtxLabError(
-                        f"summarization made no progress ({before} → {after} excess tokens); "
-                        "use a smaller target_ratio or a larger model"
-                    ) from None
+                        f"summarization made no progress ({needed.excess_tokens} tokens over); "
+                        "use a smaller target_ratio or a model with a larger window"
+                    )
+                widen = True
+                continue
+            text = summarizer.summarize([m for _, m in pending.messages], pending.target_tokens)
+            if not text or not text.strip():
+                raise CtxLabError("the summarizer returned an empty summary; history unchanged")
+            injected = token_count(pending, text) if token_count else None
+            created.append(self.complete_summarization(pending.scope, text, author, injected))
+            after = self._select(self.message_budget()).error
+            progress = not isinstance(after, SummarizationNeeded) or (
+                after.excess_tokens < needed.excess_tokens
+                or len(after.messages_to_summarize) < len(ids)
+            )
+            widen = not progress
+            last_scope = scope
+        raise CtxLabError("summarization did not converge; use a model with a larger window")
+
+    def _already_summarized(self, pending: PendingSummarization) -> bool:
+        """True when one live summary already covers exactly this scope at or below target."""
+        covering = {
+            e.summary_id for e in self.history.entries[pending.scope.start : pending.scope.end]
+        }
+        if len(covering) != 1 or None in covering:
+            return False
+        summary = self.history.summaries[covering.pop() or 0]
+        return (summary.start, summary.end) == (pending.scope.start, pending.scope.end) and (
+            summary.token_count <= pending.target_tokens
+        )
 
     # -- persistence ------------------------------------------------------------------------
 

@@ -1,0 +1,317 @@
+"""ContextManager: the design's must-hold cases, tool units, summaries, models, usage, save/load."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from ctx_lab.conversation import (
+    SUMMARY_PREFIX,
+    ContextManager,
+    ContextUsage,
+    Expanding,
+    HistoryCorrupted,
+    Message,
+    NoChange,
+    RecentMessagesTooLarge,
+    Shrinking,
+    SummarizationNeeded,
+)
+from ctx_lab.conversation.simulate import step_clock
+from ctx_lab.tokens import count_tokens
+
+
+def manager(
+    sizes: list[int] | None = None, model: str = "unknown-model", **options
+) -> ContextManager:
+    m = ContextManager(model, clock=step_clock(), **options)
+    for i, size in enumerate(sizes or []):
+        m.push_message(Message.user(f"message {i}"), size)
+    return m
+
+
+def test_ids_and_default_budget() -> None:
+    m = manager([10, 10, 10])
+    assert [e.id for e in m.history.entries] == [0, 1, 2]
+    assert m.effective_budget() == 3892 and m.limits.source == "default"
+
+
+def test_ten_by_500_needs_summarization() -> None:
+    with pytest.raises(SummarizationNeeded) as info:
+        manager([500] * 10).prepare()
+    assert info.value.messages_to_summarize == [0, 1, 2]
+    assert info.value.excess_tokens == 1108
+
+
+@pytest.mark.parametrize(
+    ("sizes", "expected"),
+    [([1000] * 4, (4000, 3892, 4)), ([1300] * 3, (3900, 3892, 3))],
+)
+def test_recent_messages_too_large(sizes, expected) -> None:
+    with pytest.raises(RecentMessagesTooLarge) as info:
+        manager(sizes).prepare()
+    e = info.value
+    assert (e.required_tokens, e.budget_tokens, e.message_count) == expected
+
+
+def test_exact_fit_is_fine() -> None:
+    assert manager([973] * 4).prepare().tokens == 3892
+
+
+def test_summarize_then_fit_then_expand() -> None:
+    m = manager([500] * 10)
+    pending = m.prepare_summarization([0, 1, 2])
+    assert (pending.original_tokens, pending.target_tokens) == (1500, 225)
+    assert (pending.scope.start, pending.scope.end) == (0, 3)
+    m.complete_summarization(pending.scope, "They discussed the plan.", "test", token_count=100)
+    ctx = m.prepare()
+    assert [s.kind for s in ctx.segments] == ["summary"] + ["original"] * 7
+    assert ctx.segments[0].ids == (0, 1, 2) and ctx.tokens == 3600
+    messages = ctx.api_messages()
+    assert messages[0] == Message.system(f"{SUMMARY_PREFIX}\nThey discussed the plan.")
+    adaptation = m.switch_model("claude-sonnet-4")
+    assert adaptation == Expanding(3892, 129_200, 3)
+    assert (
+        all(s.kind == "original" for s in m.prepare().segments) and len(m.prepare().segments) == 10
+    )
+
+
+def test_mixed_sizes() -> None:
+    with pytest.raises(SummarizationNeeded) as info:
+        manager([100, 100, 1700, 100, 500, 500, 500, 500]).prepare()
+    assert info.value.messages_to_summarize == [0, 1] and info.value.excess_tokens == 108
+
+
+def test_summary_that_fits_uses_originals_when_they_fit() -> None:
+    m = manager([300] * 10)
+    pending = m.prepare_summarization(range(5))
+    m.complete_summarization(pending.scope, "summary", "t", token_count=2000)
+    segments = m.prepare().segments
+    assert len(segments) == 10 and all(s.kind == "original" for s in segments)
+
+
+def test_summary_kept_even_when_newer_block_needs_marking() -> None:
+    m = manager([400] * 4)
+    pending = m.prepare_summarization([0, 1])
+    m.complete_summarization(pending.scope, "early", "t", token_count=64)
+    for i in range(9):
+        m.push_message(Message.user(f"later {i}"), 400)
+    with pytest.raises(SummarizationNeeded) as info:
+        m.prepare()
+    assert 0 not in info.value.messages_to_summarize  # the old summary is not redone
+
+
+def test_summary_tokens_and_message_tokens() -> None:
+    m = manager()
+    call = Message.tool_use("c1", "search", {"q": "pagination", "k": 3})
+    expected = (
+        count_tokens('search\n{"k":3,"q":"pagination"}', "cl100k")
+        + count_tokens("assistant", "cl100k")
+        + 4
+    )
+    assert m.count(call) == expected
+    assert (
+        m.count(Message.tool_result("c1", "found it")) == count_tokens("found it", "cl100k") + 1 + 4
+    )
+    m.push_message(Message.user("hello"))
+    m.push_message(Message.assistant("hi"))
+    pending = m.prepare_summarization([0, 1])
+    m.complete_summarization(pending.scope, "greetings", "t")
+    s = m.history.summaries[0]
+    assert (
+        s.token_count
+        == count_tokens(f"{SUMMARY_PREFIX}\ngreetings", "cl100k")
+        + count_tokens("system", "cl100k")
+        + 4
+    )
+    assert s.original_tokens == sum(e.token_count for e in m.history.entries)
+
+
+def test_parallel_tool_calls_are_never_split() -> None:
+    m = manager(preserve_recent=2)
+    m.push_message(Message.user("q"), 100)  # 0
+    m.push_message(Message.tool_use("a", "f", {}), 100)  # 1
+    m.push_message(Message.tool_use("b", "g", {}), 100)  # 2
+    m.push_message(Message.tool_result("a", "ra"), 1700)  # 3
+    m.push_message(Message.tool_result("b", "rb"), 1700)  # 4
+    m.push_message(Message.assistant("answer"), 300)  # 5
+    m.push_message(Message.user("thanks"), 300)  # 6
+    assert m.tool_units() == [(1, 4)]
+    with pytest.raises(SummarizationNeeded) as info:
+        m.prepare()
+    marked = info.value.messages_to_summarize
+    assert marked == [0, 1, 2, 3, 4]  # the unit does not fit and is marked whole
+    pending = m.prepare_summarization([3])
+    assert (pending.scope.start, pending.scope.end) == (1, 5)  # widened to the whole unit
+    m2 = manager(preserve_recent=2)
+    for message, size in [
+        (Message.user("q"), 10),
+        (Message.tool_use("a", "f", {}), 10),
+        (Message.tool_result("a", "r"), 10),
+        (Message.user("next"), 10),
+    ]:
+        m2.push_message(message, size)
+    m2.push_message(Message.tool_use("z", "h", {}), 10)
+    m2.push_message(Message.tool_result("z", "r"), 10)
+    m2.push_message(Message.assistant("done"), 10)
+    ctx = m2.prepare()
+    assert [s.ids[0] for s in ctx.segments] == list(range(7))
+    m3 = manager(preserve_recent=1)
+    m3.push_message(Message.tool_use("x", "h", {}), 10)
+    m3.push_message(Message.tool_result("x", "r"), 10)
+    assert m3._select(m3.message_budget()).recent_start == 0  # recent set extended backwards
+
+
+def test_prepare_summarization_widens_to_existing_summary() -> None:
+    m = manager([100] * 10)
+    first = m.prepare_summarization([2, 3, 4])
+    m.complete_summarization(first.scope, "s", "t", token_count=64)
+    widened = m.prepare_summarization([4, 5, 6, 8])
+    assert (widened.scope.start, widened.scope.end) == (2, 7)
+    m.complete_summarization(widened.scope, "wider", "t", token_count=64)
+    assert m.history.orphaned_summaries() == [0]
+    assert m.prepare_summarization([]) is None
+    with pytest.raises(ValueError):
+        m.prepare_summarization([99])
+
+
+def test_target_clamped() -> None:
+    m = manager([10, 10, 100_000, 10, 10, 10, 10])
+    assert m.prepare_summarization([0]).target_tokens == 64
+    assert m.prepare_summarization([2]).target_tokens == 2048
+
+
+def test_empty_summary_never_replaces_history() -> None:
+    m = manager([500] * 10)
+    pending = m.prepare_summarization([0, 1, 2])
+    with pytest.raises(ValueError):
+        m.complete_summarization(pending.scope, "   ", "t")
+    assert m.history.summaries == []
+
+
+def test_switch_model_variants() -> None:
+    m = manager([500] * 6)
+    assert m.switch_model("llama-3") == NoChange(3892)
+    m2 = manager([3000] * 6, model="gpt-4o")
+    shrink = m2.switch_model("gpt-4")
+    assert isinstance(shrink, Shrinking) and shrink.needs_summarization
+    m3 = manager([100] * 4, model="gpt-4o")
+    assert m3.switch_model("gpt-4") == Shrinking(106_036, 3892, False)
+
+
+def test_output_limit_system_prompt_and_tools() -> None:
+    m = manager([100])
+    m.set_output_limit(1024)
+    assert m.effective_budget() == (8192 - 1024) - (8192 - 1024) // 20
+    m.set_system_prompt("You are terse.")
+    m.set_tools([{"name": "search", "parameters": {"type": "object"}}])
+    overhead = m.overhead_tokens()
+    assert overhead > 0 and m.message_budget() == m.effective_budget() - overhead
+    ctx = m.prepare()
+    assert ctx.api_messages()[0] == Message.system("You are terse.")
+    assert ctx.usage().used_tokens == 100 + overhead
+
+
+def test_usage_format_and_severity() -> None:
+    assert ContextUsage(950, 3892).format_compact() == "950 / 3.9k (24%)"
+    assert ContextUsage(2100, 200_000).format_compact() == "2.1k / 200k (1%)"
+    assert ContextUsage(50_000, 200_000, 2).format_compact() == "50k / 200k (25%) [2S]"
+    assert ContextUsage(1_500_000, 2_000_000).format_compact() == "1.5M / 2M (75%)"
+    assert [ContextUsage(u, 100).severity() for u in (0, 69, 70, 90, 91)] == [0, 0, 1, 1, 2]
+    priced = manager([1000], model="gpt-4o").usage()
+    assert priced.estimated_cost() == pytest.approx(1000 * 2.5 / 1_000_000)
+    bundle = priced._repr_mimebundle_()
+    assert bundle["application/vnd.ctx-lab.usage+json"]["severity"] == 0
+    assert "data-ctx-severity" in bundle["text/html"]
+
+
+def test_usage_status_states() -> None:
+    assert manager([10]).usage_status().state == "ready"
+    assert manager([500] * 10).usage_status().state == "needs_summarization"
+    status = manager([1000] * 4).usage_status()
+    assert status.state == "recent_too_large" and status.usage.used_tokens == 4000
+
+
+def test_step_ids_and_rollback() -> None:
+    m = manager()
+    first = m.push_message_with_step_id(Message.assistant("a"), 7)
+    assert m.has_step_id(7) and not m.has_step_id(8)
+    second = m.push_message(Message.user("b"))
+    assert m.rollback_last_message(first) is None
+    assert m.rollback_last_message(second) == Message.user("b") and len(m.history) == 1
+
+
+def test_save_load_round_trip(tmp_path: Path) -> None:
+    m = manager([500] * 10)
+    m.set_system_prompt("sys")
+    pending = m.prepare_summarization([0, 1, 2])
+    m.complete_summarization(pending.scope, "summary text", "test-model", token_count=100)
+    m.push_message(Message.tool_use("c", "f", {"x": 1}), 50)
+    m.push_message(Message.tool_result("c", "ok", is_error=True), 50)
+    path = tmp_path / "h.json"
+    m.save(path)
+    data = json.loads(path.read_text())
+    assert data["format_version"] == 1 and data["model"] == "unknown-model"
+    assert data["entries"][0]["created_at"].endswith("Z")
+    assert data["summaries"][0]["covers"] == {"start": 0, "end": 3}
+    loaded = ContextManager.load(path)
+    assert loaded.history == m.history
+    assert loaded.prepare().segments == m.prepare().segments
+    assert ContextManager.load(path, model="gpt-4o").model == "gpt-4o"
+    assert [p.name for p in tmp_path.iterdir()] == ["h.json"]
+
+
+def corrupt(tmp_path: Path, change) -> Path:
+    m = manager([500] * 6)
+    pending = m.prepare_summarization([0, 1])
+    m.complete_summarization(pending.scope, "s", "t", token_count=10)
+    data = m.to_dict()
+    change(data)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        (lambda d: d["entries"][2].update(id=7), "entry 2 has id 7"),
+        (lambda d: d.update(next_message_id=99), "next_message_id"),
+        (lambda d: d.update(next_summary_id=3), "next_summary_id"),
+        (lambda d: d["summaries"][0]["covers"].update(end=40), "beyond"),
+        (lambda d: d["summaries"][0]["covers"].update(start=1, end=1), "empty range"),
+        (lambda d: d["entries"][3].update(summary_id=0), "entry 3 points to summary 0"),
+        (lambda d: d["entries"][1].update(summary_id=None), "entry 1 points to None"),
+        (lambda d: d["entries"][0].update(summary_id=5), "missing summary 5"),
+        (lambda d: d["summaries"][0].update(content=""), "summary 0 is empty"),
+        (lambda d: d["entries"][0].update(token_count=-1), "token_count"),
+        (lambda d: d["entries"][0]["message"].update(role="robot"), "entry 0 is malformed"),
+    ],
+)
+def test_corrupted_histories(tmp_path: Path, change, needle) -> None:
+    with pytest.raises(HistoryCorrupted, match=needle):
+        ContextManager.load(corrupt(tmp_path, change))
+
+
+def test_not_json(tmp_path: Path) -> None:
+    bad = tmp_path / "x.json"
+    bad.write_text("{not json")
+    with pytest.raises(HistoryCorrupted, match="not JSON"):
+        ContextManager.load(bad)
+
+
+def test_history_frame() -> None:
+    m = manager([500] * 10)
+    frame = m.history_frame()
+    assert list(frame.columns) == ["id", "role", "tokens", "summary_id", "in_context"]
+    assert frame["in_context"].tolist() == [False] * 3 + [True] * 7
+
+
+def test_clock_is_injectable() -> None:
+    fixed = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    m = ContextManager("x", clock=lambda: fixed)
+    m.push_message(Message.user("hi"))
+    assert m.history.entries[0].created_at == fixed
