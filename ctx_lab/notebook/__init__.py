@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["BudgetExplorer", "PagerWidget", "ReaderWidget"]
+__all__ = ["BudgetExplorer", "ConversationSimulator", "PagerWidget", "ReaderWidget"]
 
 
 def __getattr__(name: str) -> Any:
@@ -16,6 +16,10 @@ def __getattr__(name: str) -> Any:
         from .explorer import BudgetExplorer
 
         return BudgetExplorer
+    if name == "ConversationSimulator":
+        from .conversation_widgets import ConversationSimulator
+
+        return ConversationSimulator
     if name in ("PagerWidget", "ReaderWidget"):
         from . import paging_widgets
 
