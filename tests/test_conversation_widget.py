@@ -12,7 +12,9 @@ def test_simulator_fills_summarizes_and_switches() -> None:
         sim.add_button.click()
     assert sim.gauge.bar_style == "danger" and "3.6k / 3.9k" in sim.status.value
     sim.add_button.click()
-    assert "needs summarization" in sim.status.value and "data-ctx-segment='marked'" in sim.strip.value
+    assert (
+        "needs summarization" in sim.status.value and "data-ctx-segment='marked'" in sim.strip.value
+    )
     sim.summarize_button.click()
     assert sim.manager.usage_status().state == "ready"
     assert "data-ctx-segment='summary'" in sim.strip.value
