@@ -2,6 +2,16 @@
 context — and the crash-safe journals of the same design."""
 
 from .history import FullHistory, HistoryCorrupted, HistoryEntry, Summary
+from .journal import (
+    ActiveJournal,
+    Complete,
+    Errored,
+    Incomplete,
+    JournalBusy,
+    JournalError,
+    JournalStats,
+    StreamJournal,
+)
 from .manager import (
     SUMMARY_PREFIX,
     ContextBuildError,
@@ -18,6 +28,7 @@ from .manager import (
     UsageStatus,
 )
 from .messages import Message
+from .recovery import RecoveryReport, recover_into, stream_into
 from .summarizers import (
     AnthropicSummarizer,
     ChatCompletionsSummarizer,
@@ -25,31 +36,47 @@ from .summarizers import (
     Summarizer,
     SummarizerError,
 )
+from .tool_journal import RecoveredToolBatch, ToolCall, ToolJournal, ToolResult
 from .usage import ContextUsage
 
 __all__ = [
     "SUMMARY_PREFIX",
+    "ActiveJournal",
     "AnthropicSummarizer",
     "ChatCompletionsSummarizer",
+    "Complete",
     "ContextBuildError",
     "ContextManager",
     "ContextUsage",
+    "Errored",
     "Expanding",
     "ExtractiveSummarizer",
     "FullHistory",
     "HistoryCorrupted",
     "HistoryEntry",
+    "Incomplete",
+    "JournalBusy",
+    "JournalError",
+    "JournalStats",
     "Message",
     "NoChange",
     "PendingSummarization",
     "PreparedContext",
     "RecentMessagesTooLarge",
+    "RecoveredToolBatch",
+    "RecoveryReport",
     "Segment",
     "Shrinking",
+    "StreamJournal",
     "SummarizationNeeded",
     "SummarizationScope",
     "Summarizer",
     "SummarizerError",
     "Summary",
+    "ToolCall",
+    "ToolJournal",
+    "ToolResult",
     "UsageStatus",
+    "recover_into",
+    "stream_into",
 ]
