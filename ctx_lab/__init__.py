@@ -34,6 +34,16 @@ __all__ = [
 ]
 
 
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    """Where the prebuilt JupyterLab extension lives (shipped in the wheel)."""
+    return [{"src": "labextension", "dest": "ctx-lab"}]
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    """The jupyter_server extension (enabled automatically through jupyter-config/)."""
+    return [{"module": "ctx_lab.server"}]
+
+
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext ctx_lab``: register the ``%ctx`` line and ``%%ctx`` cell magic."""
     from .notebook.magics import load_ipython_extension as load

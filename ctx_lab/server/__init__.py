@@ -1,0 +1,17 @@
+"""The jupyter_server extension: REST routes under ``/ctx-lab/api/`` (see :mod:`.handlers`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["load_jupyter_server_extension"]
+
+
+def _load_jupyter_server_extension(serverapp: Any) -> None:
+    from .handlers import setup_handlers
+
+    setup_handlers(serverapp.web_app, serverapp.config)
+    serverapp.log.info("ctx_lab server extension loaded: /ctx-lab/api/")
+
+
+load_jupyter_server_extension = _load_jupyter_server_extension

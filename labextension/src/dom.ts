@@ -1,0 +1,121 @@
+/**
+ * Small DOM helpers. User content always goes in as text (textContent), never as HTML.
+ */
+
+export type Child = Node | string | number | null | undefined | false;
+
+export function el(
+  tag: string,
+  attrs: Record<string, string | number | boolean | undefined> = {},
+  ...children: Child[]
+): HTMLElement {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === false) {
+      continue;
+    }
+    if (key === 'class') {
+      node.className = String(value);
+    } else {
+      node.setAttribute(key, value === true ? '' : String(value));
+    }
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) {
+      continue;
+    }
+    node.appendChild(
+      typeof child === 'string' || typeof child === 'number'
+        ? document.createTextNode(String(child))
+        : child
+    );
+  }
+  return node;
+}
+
+export function fmt(value: number | null | undefined, digits = 0): string {
+  if (value === null || value === undefined || Number.isNaN(value)) {
+    return '';
+  }
+  return digits
+    ? value.toFixed(digits)
+    : Math.round(value).toLocaleString('en-US');
+}
+
+/** A table whose columns sort when their header is clicked. */
+export function sortableTable(
+  headers: string[],
+  rows: (string | number | null | undefined)[][],
+  attrs: Record<string, string> = {}
+): HTMLElement {
+  const table = el('table', { class: 'ctx-table', ...attrs });
+  const head = el('thead');
+  const body = el('tbody');
+  let sortColumn = -1;
+  let ascending = true;
+  const renderBody = (): void => {
+    body.textContent = '';
+    const sorted = [...rows];
+    if (sortColumn >= 0) {
+      sorted.sort((a, b) => {
+        const x = a[sortColumn];
+        const y = b[sortColumn];
+        const nx = typeof x === 'number' ? x : Number.NaN;
+        const ny = typeof y === 'number' ? y : Number.NaN;
+        let cmp: number;
+        if (!Number.isNaN(nx) && !Number.isNaN(ny)) {
+          cmp = nx - ny;
+        } else {
+          cmp = String(x ?? '').localeCompare(String(y ?? ''));
+        }
+        return ascending ? cmp : -cmp;
+      });
+    }
+    for (const row of sorted) {
+      const tr = el('tr', { 'data-ctx-row': '' });
+      row.forEach(cell => {
+        tr.appendChild(
+          el(
+            'td',
+            { class: typeof cell === 'number' ? 'ctx-num' : '' },
+            typeof cell === 'number' ? fmt(cell, Number.isInteger(cell) ? 0 : 2) : cell ?? ''
+          )
+        );
+      });
+      body.appendChild(tr);
+    }
+  };
+  const headRow = el('tr');
+  headers.forEach((name, index) => {
+    const th = el('th', { 'data-ctx-sort': name, title: 'sort' }, name);
+    th.addEventListener('click', () => {
+      ascending = sortColumn === index ? !ascending : true;
+      sortColumn = index;
+      renderBody();
+    });
+    headRow.appendChild(th);
+  });
+  head.appendChild(headRow);
+  table.appendChild(head);
+  table.appendChild(body);
+  renderBody();
+  return table;
+}
+
+/** A horizontal meter coloured by how full it is (70 % amber, 90 % red). */
+export function meter(used: number, limit: number, label: string): HTMLElement {
+  const share = limit > 0 ? Math.min(used / limit, 1) : 1;
+  const level = share < 0.7 ? 'ok' : share <= 0.9 ? 'warn' : 'bad';
+  const bar = el('div', { class: `ctx-meter-fill ctx-${level}` });
+  bar.style.width = `${(share * 100).toFixed(1)}%`;
+  return el(
+    'div',
+    { class: 'ctx-meter', 'data-ctx-meter': level },
+    el('div', { class: 'ctx-meter-track' }, bar),
+    el('span', { class: 'ctx-meter-label' }, label)
+  );
+}
+
+export function details(summary: string, open: boolean, ...children: Child[]): HTMLElement {
+  return el('details', { open, 'data-ctx-section': summary }, el('summary', {}, summary), ...children);
+}

@@ -1,0 +1,369 @@
+/**
+ * Renderers for every application/vnd.ctx-lab.<kind>+json payload.
+ */
+import { details, el, fmt, meter, sortableTable } from './dom';
+
+export const PAYLOAD_VERSION = 1;
+export const KINDS = [
+  'packet',
+  'entries',
+  'tokens',
+  'model',
+  'models',
+  'doctor',
+  'budget',
+  'page',
+  'read',
+  'build',
+  'compress',
+  'usage',
+  'history',
+  'journal',
+  'context'
+];
+
+type Payload = Record<string, any>;
+
+const SECTION_COLORS: Record<string, string> = {
+  header: '#9ca3af',
+  read_order: '#6b7280',
+  constitution: '#4b5563',
+  instruction: '#374151',
+  tasks: '#2563eb',
+  conventions: '#7c3aed',
+  decisions: '#d97706',
+  learnings: '#059669'
+};
+
+export function allocationBar(rows: Payload[], budget: number, used: number): HTMLElement {
+  const total = Math.max(budget, used, 1);
+  const track = el('div', { class: 'ctx-alloc', 'data-ctx-allocation': '' });
+  for (const row of rows) {
+    if (!row.used) {
+      continue;
+    }
+    const part = el('div', {
+      class: 'ctx-alloc-part',
+      title: `${row.section}: ${row.used} tokens`,
+      'data-ctx-alloc-section': row.section
+    });
+    part.style.width = `${((row.used / total) * 100).toFixed(2)}%`;
+    part.style.background = SECTION_COLORS[row.section] ?? '#999';
+    track.appendChild(part);
+  }
+  const line = el('div', { class: 'ctx-alloc-budget', title: `budget ${budget}` });
+  line.style.left = `${((budget / total) * 100).toFixed(2)}%`;
+  track.appendChild(line);
+  const legend = el('div', { class: 'ctx-legend' });
+  for (const row of rows) {
+    if (row.used) {
+      const swatch = el('span', { class: 'ctx-swatch' });
+      swatch.style.background = SECTION_COLORS[row.section] ?? '#999';
+      legend.appendChild(el('span', {}, swatch, `${row.section} ${row.used}`));
+    }
+  }
+  return el('div', {}, track, legend);
+}
+
+function ledgerTable(rows: Payload[]): HTMLElement {
+  return sortableTable(
+    ['section', 'title', 'date', 'score', 'tokens', 'action', 'reason'],
+    rows.map(r => [r.section, r.title, r.date ?? '', r.score ?? '', r.tokens, r.action, r.reason]),
+    { 'data-ctx-ledger': '' }
+  );
+}
+
+function list(items: string[], ordered = false): HTMLElement {
+  const node = el(ordered ? 'ol' : 'ul', {});
+  items.forEach(item => node.appendChild(el('li', {}, item)));
+  return node;
+}
+
+function renderPacket(p: Payload): HTMLElement {
+  const head = el(
+    'div',
+    { class: 'ctx-head', 'data-ctx-packet': '' },
+    el('b', {}, 'Context packet '),
+    el('span', { 'data-ctx-tokens-used': '' }, fmt(p.tokens_used)),
+    ' / ',
+    el('span', { 'data-ctx-budget': '' }, fmt(p.budget)),
+    ` tokens (${p.counter})`,
+    p.over_budget ? el('span', { class: 'ctx-bad', 'data-ctx-over-budget': '' }, ' over budget: tier 1 only') : null,
+    p.est_cost_usd !== undefined ? ` · ~$${Number(p.est_cost_usd).toFixed(4)}` : null
+  );
+  const entries = (items: Payload[]): HTMLElement[] =>
+    items.map(e =>
+      details(`${e.title} (${e.date ?? 'undated'}, score ${Number(e.score).toFixed(2)})`, false, el('pre', {}, e.text))
+    );
+  const counted = p.counted ?? {};
+  const sections: [string, HTMLElement | HTMLElement[], number][] = [
+    ['Read These Files', list(p.read_order ?? [], true), (p.read_order ?? []).length],
+    ['Constitution', list(p.constitution ?? []), (p.constitution ?? []).length],
+    ['Current Tasks', list(p.tasks ?? []), (p.tasks ?? []).length],
+    ['Key Conventions', list(p.conventions ?? []), (p.conventions ?? []).length],
+    ['Recent Decisions', entries(p.decisions ?? []), (p.decisions ?? []).length],
+    ['Key Learnings', entries(p.learnings ?? []), (p.learnings ?? []).length],
+    ['Also Noted', list((p.summaries ?? []).map((s: Payload) => `${s.title} (${s.section})`)), (p.summaries ?? []).length]
+  ];
+  const body = el('div', { class: 'ctx-sections' });
+  for (const [title, content, count] of sections) {
+    const block = details(`${title} (${count})`, title !== 'Recent Decisions' && title !== 'Key Learnings');
+    block.setAttribute('data-ctx-section', title);
+    (Array.isArray(content) ? content : [content]).forEach(c => block.appendChild(c));
+    body.appendChild(block);
+  }
+  const more = Object.entries(counted)
+    .map(([k, v]) => `${v} more ${k}`)
+    .join(', ');
+  return el(
+    'div',
+    {},
+    head,
+    allocationBar(p.allocation ?? [], p.budget, p.tokens_used),
+    body,
+    more ? el('div', { class: 'ctx-muted' }, `Counted only: ${more}`) : null,
+    details(`Ledger (${(p.ledger ?? []).length} items)`, false, ledgerTable(p.ledger ?? [])),
+    details('Markdown', false, el('pre', {}, p.markdown ?? ''))
+  );
+}
+
+function renderEntries(p: Payload): HTMLElement {
+  return el(
+    'div',
+    {},
+    el('div', { class: 'ctx-head' }, `Scored entries: ${fmt(p.tokens_used)} / ${fmt(p.budget)} tokens (${p.counter})`),
+    ledgerTable(p.rows ?? [])
+  );
+}
+
+function renderTokens(p: Payload): HTMLElement {
+  const counters: string[] = p.counters ?? [];
+  const rows = (p.files ?? []).map((f: Payload) => [f.path, f.bytes, ...counters.map(c => f.counts[c])]);
+  if ((p.files ?? []).length !== 1) {
+    rows.push(['total', (p.files ?? []).reduce((s: number, f: Payload) => s + f.bytes, 0), ...counters.map(c => p.total[c])]);
+  }
+  const missing = Object.entries(p.unavailable ?? {}).map(([name, why]) =>
+    el('div', { class: 'ctx-muted', 'data-ctx-unavailable': name }, `${name}: unavailable — ${why}`)
+  );
+  return el('div', { 'data-ctx-tokens': '' }, sortableTable(['path', 'bytes', ...counters], rows), ...missing);
+}
+
+function modelRow(m: Payload): (string | number)[] {
+  return [
+    m.model,
+    m.context_window,
+    m.max_output,
+    m.effective_input_budget,
+    m.source,
+    m.matched ?? '',
+    m.input_price_per_mtok ?? '',
+    m.output_price_per_mtok ?? ''
+  ];
+}
+const MODEL_HEADERS = ['model', 'window', 'max out', 'budget', 'source', 'matched', '$/M in', '$/M out'];
+
+function renderModel(p: Payload): HTMLElement {
+  return el(
+    'div',
+    { 'data-ctx-model': p.model },
+    el('div', { class: 'ctx-head' }, `${p.model}: `, el('b', { 'data-ctx-budget': '' }, fmt(p.effective_input_budget)), ' input tokens'),
+    sortableTable(MODEL_HEADERS, [modelRow(p)])
+  );
+}
+
+function renderModels(p: Payload): HTMLElement {
+  return el('div', {}, el('div', { class: 'ctx-head' }, `${(p.models ?? []).length} models (${p.registry})`), sortableTable(MODEL_HEADERS, (p.models ?? []).map(modelRow)));
+}
+
+function renderDoctor(p: Payload): HTMLElement {
+  return sortableTable(
+    ['', 'check', 'found', 'fix'],
+    (p.checks ?? []).map((c: Payload) => [c.ok ? '✔' : '✘', c.name, c.detail, c.ok ? '' : c.fix])
+  );
+}
+
+function budgetView(b: Payload | null | undefined): HTMLElement | null {
+  if (!b) {
+    return null;
+  }
+  return el(
+    'div',
+    { 'data-ctx-budget-view': '' },
+    meter(b.tokens_used, b.max_tokens, `${fmt(b.tokens_remaining)} tokens, ${b.pages_remaining} pages left`)
+  );
+}
+
+function renderBudget(p: Payload): HTMLElement {
+  return el(
+    'div',
+    {},
+    budgetView(p),
+    sortableTable(['', 'pages', 'tokens'], [
+      ['max', p.max_pages, p.max_tokens],
+      ['used', p.pages_used, p.tokens_used],
+      ['remaining', p.pages_remaining, p.tokens_remaining]
+    ])
+  );
+}
+
+export function lineView(content: string, start: number): HTMLElement {
+  const table = el('table', { class: 'ctx-lines', 'data-ctx-lines': '' });
+  if (!content) {
+    return table;
+  }
+  content.split('\n').forEach((line, i) => {
+    table.appendChild(el('tr', {}, el('td', { class: 'ctx-lineno' }, start + i), el('td', {}, el('code', {}, line))));
+  });
+  return table;
+}
+
+function renderPage(p: Payload): HTMLElement {
+  return el(
+    'div',
+    {},
+    el(
+      'div',
+      { class: 'ctx-head', 'data-ctx-page': p.artifact_id },
+      `${p.artifact_id} — lines ${p.start_line}–${p.end_line} of ${p.total_lines} (${p.tokens} tokens)`,
+      p.truncated ? el('span', { class: 'ctx-warn', 'data-ctx-truncated': '' }, ` cut by the quota; continue at line ${p.next_start_line}`) : null
+    ),
+    budgetView(p.budget),
+    lineView(p.content ?? '', p.start_line)
+  );
+}
+
+function position(pos: Payload): HTMLElement {
+  const bar = el('div', { class: 'ctx-position', 'data-ctx-position': '' });
+  if (pos && pos.total) {
+    const mark = el('div', { class: 'ctx-position-mark' });
+    mark.style.left = `${((pos.start / pos.total) * 100).toFixed(1)}%`;
+    mark.style.width = `${Math.max(((pos.end - pos.start) / pos.total) * 100, 1).toFixed(1)}%`;
+    bar.appendChild(mark);
+  }
+  return bar;
+}
+
+function renderRead(p: Payload): HTMLElement {
+  const info = p.page_info
+    ? `pages ${p.page_info.page_start}–${p.page_info.page_end} of ${p.page_info.total_pages}`
+    : p.position
+      ? `characters ${p.position.start}–${p.position.end} of ${p.position.total}`
+      : '';
+  return el(
+    'div',
+    {},
+    el('div', { class: 'ctx-head', 'data-ctx-read': p.kind }, `${p.uri} · ${p.kind} · ${p.content_type} · ${info}`, p.truncated ? ' · more follows' : ' · end'),
+    position(p.position),
+    p.cursor_reset ? el('div', { class: 'ctx-warn', 'data-ctx-cursor-reset': '' }, `restarted from the beginning: ${p.cursor_reason}`) : null,
+    el('pre', {}, p.content ?? '')
+  );
+}
+
+function renderBuild(p: Payload): HTMLElement {
+  const rows = (p.blocks ?? []).map((b: Payload) => [
+    b.block,
+    b.priority,
+    b.policy_initial === b.policy_final ? b.policy_final : `${b.policy_initial} → ${b.policy_final}`,
+    b.tokens_before,
+    b.tokens_after,
+    b.tokens_before ? `${Math.round((1 - b.tokens_after / b.tokens_before) * 100)}%` : '',
+    b.action
+  ]);
+  return el(
+    'div',
+    {},
+    el('div', { class: 'ctx-head', 'data-ctx-build': '' }, `Built prompt: ${fmt(p.tokens)} / ${fmt(p.budget)} tokens (${p.counter})`),
+    meter(p.tokens, p.budget, `${fmt(p.tokens)} of ${fmt(p.budget)}`),
+    sortableTable(['block', 'priority', 'policy', 'before', 'after', 'saved', 'action'], rows, { 'data-ctx-blocks': '' }),
+    details('Prompt', false, el('pre', {}, p.prompt ?? ''))
+  );
+}
+
+function renderCompress(p: Payload): HTMLElement {
+  return el(
+    'div',
+    {},
+    el('div', { class: 'ctx-head', 'data-ctx-compress': '' }, `${p.path}: ${p.policy} — ${p.tokens_before} → ${p.tokens_after} tokens`),
+    p.note ? el('div', { class: 'ctx-muted' }, p.note) : null,
+    el('pre', {}, p.text ?? '')
+  );
+}
+
+export function gauge(p: Payload): HTMLElement {
+  const severity = Number(p.severity ?? 0);
+  const fill = el('div', { class: `ctx-gauge-fill ctx-sev-${severity}` });
+  fill.style.width = `${Math.min(Number(p.percentage ?? 0), 100).toFixed(1)}%`;
+  return el(
+    'div',
+    { class: 'ctx-gauge', 'data-ctx-usage': '', 'data-ctx-severity': String(severity) },
+    el('div', { class: 'ctx-gauge-track' }, fill),
+    el('span', {}, p.compact ?? ''),
+    p.estimated_cost_usd !== null && p.estimated_cost_usd !== undefined ? el('span', { class: 'ctx-muted' }, ` ~$${Number(p.estimated_cost_usd).toFixed(4)} per call`) : null
+  );
+}
+
+function renderHistory(p: Payload): HTMLElement {
+  return el(
+    'div',
+    {},
+    el('div', { class: 'ctx-head', 'data-ctx-history': p.state }, `${p.path}: ${p.messages} messages, ${p.summaries} summaries (${p.model}) — ${p.state.replace(/_/g, ' ')}`),
+    gauge(p.usage ?? {}),
+    (p.to_summarize ?? []).length
+      ? el('div', { class: 'ctx-warn', 'data-ctx-to-summarize': '' }, `to summarize: ${p.to_summarize.length} messages (${p.excess_tokens} tokens over)`)
+      : null,
+    sortableTable(['segment', 'messages', 'tokens'], (p.segments ?? []).map((s: Payload) => [s.kind, s.ids.join(', '), s.tokens]))
+  );
+}
+
+function renderJournal(p: Payload): HTMLElement {
+  const node = el('div', { 'data-ctx-journal': p.action ?? '' });
+  if (p.steps) {
+    node.appendChild(sortableTable(['step', 'state', 'outcome', 'chars'], p.steps.map((s: Payload) => [s.step_id, s.state, s.outcome, s.chars])));
+    return node;
+  }
+  node.appendChild(el('div', { class: 'ctx-head' }, p.path ?? 'journal'));
+  if (p.stream) {
+    const r = p.stream.recoverable;
+    node.appendChild(
+      el('div', {}, `stream: ${p.stream.total_entries} entries (${p.stream.unsealed_entries} unsealed)`, r ? ` · step ${r.step_id} is ${r.state}` : ' · nothing to recover')
+    );
+    if (r) {
+      node.appendChild(el('pre', {}, r.partial_text));
+    }
+  }
+  if (p.tools) {
+    const b = p.tools.recoverable;
+    node.appendChild(el('div', {}, `tools: ${p.tools.open_batches} open batches`, b ? ` · batch ${b.batch_id}: ${b.calls.length} calls, pending ${b.pending.join(', ') || 'none'}` : ''));
+  }
+  return node;
+}
+
+function renderUsage(p: Payload): HTMLElement {
+  return gauge(p);
+}
+
+function renderContext(p: Payload): HTMLElement {
+  return el('div', {}, p.found ? `project: ${p.dir}` : 'no .context/ found');
+}
+
+export const RENDERERS: Record<string, (p: Payload) => HTMLElement> = {
+  packet: renderPacket,
+  entries: renderEntries,
+  tokens: renderTokens,
+  model: renderModel,
+  models: renderModels,
+  doctor: renderDoctor,
+  budget: renderBudget,
+  page: renderPage,
+  read: renderRead,
+  build: renderBuild,
+  compress: renderCompress,
+  usage: renderUsage,
+  history: renderHistory,
+  journal: renderJournal,
+  context: renderContext
+};
+
+export function mimeType(kind: string): string {
+  return `application/vnd.ctx-lab.${kind}+json`;
+}

@@ -1,0 +1,161 @@
+"""Every route of /ctx-lab/api/: happy path, missing auth, traversal attempts, bad parameters."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from tornado.httpclient import HTTPClientError
+
+from ctx_lab.server.handlers import ROUTES
+
+OPENAPI = Path(__file__).resolve().parents[2] / "ctx_lab" / "server" / "openapi.yaml"
+
+
+async def get(jp_fetch, route: str, **params) -> dict:
+    response = await jp_fetch("ctx-lab", "api", route, params=params, method="GET")
+    assert response.code == 200
+    return json.loads(response.body)
+
+
+async def error(jp_fetch, route: str, status: int, **params) -> dict:
+    with pytest.raises(HTTPClientError) as info:
+        await jp_fetch("ctx-lab", "api", route, params=params, method="GET")
+    assert info.value.code == status, info.value.response.body
+    return json.loads(info.value.response.body)["error"]
+
+
+async def test_packet_and_entries(jp_fetch, project) -> None:
+    packet = await get(jp_fetch, "packet", dir="proj", budget="1500", now="2026-06-15T12:00:00Z")
+    assert packet["version"] == 1 and packet["budget"] == 1500 and packet["tokens_used"] <= 1500
+    assert packet["read_order"][0] == ".context/CONSTITUTION.md" and packet["ledger"]
+    example = await get(jp_fetch, "packet", example="1", budget="800", counter="cl100k")
+    assert example["counter"] == "cl100k" and example["generated"] == "2026-06-15T12:00:00Z"
+    entries = await get(jp_fetch, "entries", dir="proj/.context", model="gpt-4o")
+    assert entries["budget"] == 106_036 and entries["rows"]
+
+
+async def test_context_lookup(jp_fetch, project) -> None:
+    found = await get(jp_fetch, "context", dir="proj/src")
+    assert found["found"] and found["dir"] == "proj" and "TASKS.md" in found["signature"]
+    assert (await get(jp_fetch, "context", dir=""))["found"] is False
+
+
+async def test_page_and_budget(jp_fetch, project) -> None:
+    first = await get(
+        jp_fetch, "page", id="proj/src/app.py", lines="1-5", budget_id="b1", **{"max-pages": "2"}
+    )
+    assert first["content"].startswith("import os") and first["lines"] == 5
+    assert first["budget"]["max_pages"] == 2 and first["budget_id"] == "b1"
+    second = await get(jp_fetch, "page", id="proj/src/app.py", lines="6-", budget_id="b1")
+    assert second["budget"]["pages_used"] == 2
+    await error(jp_fetch, "page", 409, id="proj/src/app.py", budget_id="b1")
+    budget = await get(jp_fetch, "budget", budget_id="b1")
+    assert budget["pages_remaining"] == 0 and budget["version"] == 1
+    await error(jp_fetch, "budget", 404, budget_id="nope")
+    await error(jp_fetch, "page", 404, id="missing.txt")
+    await error(jp_fetch, "page", 400, id="notes.md", lines="9-2")
+
+
+async def test_read(jp_fetch, project) -> None:
+    first = await get(jp_fetch, "read", uri="proj/src/app.py", **{"max-chars": "100"})
+    assert first["truncated"] and len(first["content"]) <= 100
+    second = await get(
+        jp_fetch, "read", uri="proj/src/app.py", cursor=first["next_cursor"], **{"max-chars": "100"}
+    )
+    assert not second["cursor_reset"] and second["position"]["start"] == first["position"]["end"]
+    await error(jp_fetch, "read", 403, uri="http://example.com/")
+    await error(jp_fetch, "read", 403, uri="file:///etc/passwd")
+    await error(jp_fetch, "read", 400, uri="notes.md", **{"max-chars": "0"})
+
+
+async def test_build_models_tokens(jp_fetch, project) -> None:
+    build = await get(
+        jp_fetch, "build", task="Add a health check", paths="proj/src", memory="proj", budget="3000"
+    )
+    assert build["tokens"] <= 3000 and any(
+        b["block"] == "file:proj/src/app.py" for b in build["blocks"]
+    )
+    model = await get(jp_fetch, "models", name="gpt-4o")
+    assert model["effective_input_budget"] == 106_036 and model["version"] == 1
+    listing = await get(jp_fetch, "models")
+    assert any(m["model"] == "gpt-4o" for m in listing["models"])
+    tokens = await get(jp_fetch, "tokens", path="notes.md", counter="bytes/4")
+    assert tokens["files"][0]["path"].endswith("notes.md") and tokens["total"]["bytes/4"] == 7
+    text = await get(jp_fetch, "tokens", text="hello world")
+    assert text["total"]["cl100k"] == 2
+
+
+@pytest.mark.parametrize(
+    ("route", "params"),
+    [
+        ("packet", {"dir": "../"}),
+        ("packet", {"dir": "/etc"}),
+        ("entries", {"dir": "proj/../.."}),
+        ("page", {"id": "../../etc/passwd"}),
+        ("page", {"id": "/etc/passwd"}),
+        ("read", {"uri": "../outside.txt"}),
+        ("build", {"task": "x", "paths": "/etc"}),
+        ("tokens", {"path": "../x"}),
+        ("context", {"dir": "~"}),
+    ],
+)
+async def test_traversal_refused(jp_fetch, project, route, params) -> None:
+    body = await error(jp_fetch, route, 403, **params)
+    assert body["type"] == "PathOutsideRoot"
+
+
+async def test_symlink_out_refused(jp_fetch, project, tmp_path) -> None:
+    outside = tmp_path / "outside-secret.txt"
+    outside.write_text("secret")
+    os.symlink(outside, project / "link.txt")
+    await error(jp_fetch, "page", 403, id="link.txt")
+    await error(jp_fetch, "read", 403, uri="link.txt")
+
+
+@pytest.mark.parametrize(
+    ("route", "params", "needle"),
+    [
+        ("packet", {"dir": "proj", "budget": "-5"}, "negative"),
+        ("packet", {"dir": "proj", "budget": "lots"}, "whole number"),
+        ("packet", {"dir": "proj", "counter": "nope"}, "valid counters"),
+        ("packet", {"dir": "proj", "now": "yesterday"}, "ISO 8601"),
+        ("models", {"registry": "nope"}, "invalid choice"),
+        ("build", {}, "task"),
+        ("tokens", {}, "path="),
+        ("page", {}, "id"),
+        ("read", {}, "uri"),
+    ],
+)
+async def test_bad_parameters(jp_fetch, project, route, params, needle) -> None:
+    body = await error(jp_fetch, route, 400, **params)
+    assert needle in body["message"]
+
+
+async def test_missing_directory_is_404(jp_fetch, project) -> None:
+    await error(jp_fetch, "packet", 404, dir="nowhere")
+
+
+@pytest.mark.parametrize("route", sorted(ROUTES))
+async def test_auth_required(jp_fetch, project, route) -> None:
+    with pytest.raises(HTTPClientError) as info:
+        await jp_fetch("ctx-lab", "api", route, headers={"Authorization": ""}, method="GET")
+    assert info.value.code == 403
+
+
+def test_openapi_documents_every_route_and_parameter() -> None:
+    spec = yaml.safe_load(OPENAPI.read_text())
+    documented = {p.split("/")[-1] for p in spec["paths"]}
+    assert documented == set(ROUTES)
+    source = (
+        Path(__file__).resolve().parents[2] / "ctx_lab" / "server" / "handlers.py"
+    ).read_text()
+    for path, item in spec["paths"].items():
+        assert path.startswith("/ctx-lab/api/")
+        operation = item["get"]
+        assert operation["responses"]["200"] and operation["responses"]["403"]
+        for parameter in operation.get("parameters", []):
+            assert f'"{parameter["name"]}"' in source, (path, parameter["name"])
