@@ -18,6 +18,19 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
 PY="$VENV/bin/python"
+
+# The browser tests drive Debian's Chromium (never a downloaded browser).
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "==> installing chromium with apt-get"
+    SUDO=""
+    if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  else
+    echo "warning: no apt-get; install Chromium yourself for the browser tests" >&2
+  fi
+fi
 echo "==> installing ctx-lab with its test extras"
 "$PY" -m pip install --quiet --disable-pip-version-check --upgrade pip
 "$PY" -m pip install --quiet --disable-pip-version-check -c scripts/constraints.txt -e ".[test]"
@@ -29,7 +42,7 @@ echo "==> ruff format check"
 echo "==> mypy (core)"
 "$PY" -m mypy
 
-echo "==> pytest (unit, kernel and nbval notebook tests)"
+echo "==> pytest (unit, server, kernel, browser and nbval notebook tests)"
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
 set +e
 "$PY" -m pytest tests notebooks --nbval-lax --nbval-sanitize-with notebooks/sanitize.cfg "$@"

@@ -99,7 +99,7 @@ function renderPacket(p: Payload): HTMLElement {
   const sections: [string, HTMLElement | HTMLElement[], number][] = [
     ['Read These Files', list(p.read_order ?? [], true), (p.read_order ?? []).length],
     ['Constitution', list(p.constitution ?? []), (p.constitution ?? []).length],
-    ['Current Tasks', list(p.tasks ?? []), (p.tasks ?? []).length],
+    ['Current Tasks', list((p.tasks ?? []).map((t: string) => t.replace(/^(\s*)- \[ \] /, '$1☐ '))), (p.tasks ?? []).length],
     ['Key Conventions', list(p.conventions ?? []), (p.conventions ?? []).length],
     ['Recent Decisions', entries(p.decisions ?? []), (p.decisions ?? []).length],
     ['Key Learnings', entries(p.learnings ?? []), (p.learnings ?? []).length],

@@ -1,0 +1,150 @@
+"""ctx-lab inside a real JupyterLab in Chromium: renderers, the sidebar, the pager, XSS, dark theme.
+
+Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from labtools import ARTIFACTS, HOSTILE_TITLE, Lab
+
+from ctx_lab.examples import EXAMPLE_DIR, EXAMPLE_NOW
+from ctx_lab.packet import assemble_packet, load_context
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def open_lab(page, lab: Lab, path: str = "") -> None:
+    """Open JupyterLab on ``path`` with a fresh workspace and the file browser showing."""
+    page.goto(f"{lab.url}/lab/tree/{path}?reset&token={lab.token}")
+    page.wait_for_selector("#jp-main-dock-panel")
+    page.wait_for_selector("#jp-main-statusbar")  # the shell has been restored
+    tab = page.locator("li[data-id='filebrowser']")
+    tab.wait_for()
+    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
+        tab.click()
+    page.locator(".jp-DirListing-content").first.wait_for()
+
+
+def run_all(page, until: str, count: int = 1) -> None:
+    """Run all cells once the kernel is idle, until ``count`` elements match ``until``
+    (runs again if the first attempt raced the kernel start)."""
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
+    page.wait_for_function(
+        "() => /\\| Idle/.test(document.querySelector('#jp-main-statusbar')?.textContent ?? '')",
+        timeout=120_000,
+    )
+    for _ in range(3):
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        try:
+            page.locator(until).nth(count - 1).wait_for(timeout=45_000)
+            return
+        except Exception:  # the kernel was not ready: run again
+            page.keyboard.press("Escape")
+    page.locator(until).nth(count - 1).wait_for(timeout=45_000)
+
+
+def test_packet_renders_natively_and_user_content_is_text(page, lab: Lab) -> None:
+    lab.notebook(
+        "render.ipynb",
+        [
+            "%load_ext ctx_lab",
+            "%ctx packet --example --budget 2000",
+            "%ctx packet hostile --budget 2000 --now 2026-06-15T12:00:00Z",
+        ],
+    )
+    open_lab(page, lab, "render.ipynb")
+    run_all(page, "[data-ctx-kind='packet']", 2)
+    packets = page.locator("[data-ctx-kind='packet']")
+    first = packets.nth(0)
+    expected = assemble_packet(load_context(EXAMPLE_DIR), 2000, EXAMPLE_NOW)
+    assert first.locator("[data-ctx-budget]").first.inner_text() == "2,000"
+    assert first.locator("[data-ctx-tokens-used]").first.inner_text() == f"{expected.tokens_used:,}"
+    for title in ("Read These Files", "Constitution", "Current Tasks", "Recent Decisions"):
+        assert first.locator(f"details[data-ctx-section='{title}']").count() == 1
+    assert first.locator("[data-ctx-alloc-section='tasks']").count() == 1
+    ledger = first.locator("details", has_text="Ledger")
+    ledger.locator("summary").first.click()
+    rows_before = ledger.locator("[data-ctx-ledger] tbody tr").first.inner_text()
+    ledger.locator("th[data-ctx-sort='tokens']").click()
+    ledger.locator("th[data-ctx-sort='tokens']").click()
+    assert ledger.locator("[data-ctx-ledger] tbody tr").first.inner_text() != rows_before  # sorted
+    hostile = packets.nth(1)
+    hostile.locator("details[data-ctx-section='Recent Decisions'] summary").first.click()
+    assert HOSTILE_TITLE in hostile.inner_text()
+    assert (
+        hostile.locator("img").count() == 0 and hostile.locator("b", has_text="markup").count() == 0
+    )
+    hostile.locator("details[data-ctx-section='Recent Decisions'] details summary").first.click()
+    assert "<b>markup</b>" in hostile.inner_text()
+    assert page.dialogs == []
+    first.screenshot(path=str(ARTIFACTS / "packet-renderer.png"))
+
+
+def test_sidebar_follows_the_budget_slider(page, lab: Lab) -> None:
+    open_lab(page, lab, "proj")
+    page.locator("li[data-id='ctx-lab-context-panel']").click()
+    panel = page.locator("#ctx-lab-context-panel")
+    panel.locator("[data-ctx-panel-total]").wait_for()
+    assert panel.locator("[data-ctx-panel-total]").inner_text() == "2,000"
+    used_before = panel.locator("[data-ctx-panel-used]").inner_text()
+    page.eval_on_selector(
+        "[data-ctx-budget-slider]",
+        "el => { el.value = '800'; el.dispatchEvent(new Event('input')); }",
+    )
+    page.wait_for_function(
+        "() => document.querySelector('[data-ctx-panel-total]')?.textContent === '800'"
+    )
+    used_after = int(panel.locator("[data-ctx-panel-used]").inner_text().replace(",", ""))
+    assert used_after <= 800 and str(used_after) != used_before.replace(",", "")
+    entry = panel.locator("[data-ctx-entry][data-ctx-action='summary']").first
+    entry.click()
+    assert "score" in panel.locator("[data-ctx-score-breakdown]").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "context-sidebar.png"))
+
+
+def test_page_a_file_from_the_context_menu(page, lab: Lab) -> None:
+    open_lab(page, lab, "proj")
+    item = page.locator(".jp-DirListing-item", has_text="notes.md").first
+    item.click(button="right")
+    page.locator(".lm-Menu-itemLabel", has_text="Page with ctx-lab").first.click()
+    pager = page.locator("[data-ctx-pager='proj/notes.md']")
+    pager.locator("[data-ctx-lines] tr").first.wait_for()
+    assert pager.locator("[data-ctx-lines] tr").first.inner_text().startswith("1")
+    assert "Line 1:" in pager.locator("[data-ctx-lines]").inner_text()
+    pager.locator("[data-ctx-pager-next]").click()
+    page.wait_for_function(
+        "() => document.querySelector('[data-ctx-pager] [data-ctx-lines] td')?.textContent === '41'"
+    )
+    assert "lines 41–80 of 120" in pager.locator("[data-ctx-pager-info]").inner_text()
+    assert pager.locator("[data-ctx-meter]").count() == 1
+    pager.screenshot(path=str(ARTIFACTS / "pager.png"))
+
+
+def test_dark_theme_renders(page, lab: Lab) -> None:
+    lab.api(
+        "PUT",
+        "/lab/api/settings/@jupyterlab/apputils-extension:themes",
+        {"raw": json.dumps({"theme": "JupyterLab Dark"})},
+    )
+    lab.notebook("dark.ipynb", ["%load_ext ctx_lab", "%ctx models gpt-4o"])
+    try:
+        open_lab(page, lab, "dark.ipynb")
+        page.wait_for_selector("body[data-jp-theme-light='false']", state="attached")
+        run_all(page, "[data-ctx-kind='model']")
+        model = page.locator("[data-ctx-kind='model']")
+        assert model.locator("[data-ctx-budget]").inner_text() == "106,036"
+        color = page.evaluate(
+            "() => getComputedStyle(document.querySelector(\"[data-ctx-kind='model']\")).color"
+        )
+        assert color not in ("rgb(0, 0, 0)", "rgba(0, 0, 0, 0.87)")  # light text on dark
+        page.screenshot(path=str(ARTIFACTS / "dark-theme.png"))
+    finally:
+        lab.api(
+            "PUT",
+            "/lab/api/settings/@jupyterlab/apputils-extension:themes",
+            {"raw": json.dumps({"theme": "JupyterLab Light"})},
+        )

@@ -1,0 +1,116 @@
+"""Every payload kind has a JSON Schema, real payloads validate, and the lab renderers cover
+every kind."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+from read_helpers import make_pdf
+
+from ctx_lab.builder import build_context
+from ctx_lab.commands import invoke
+from ctx_lab.conversation import ContextManager, Message, StreamJournal, recover_into
+from ctx_lab.conversation.recovery import inspect_journal
+from ctx_lab.conversation.report import history_report
+from ctx_lab.display import PAYLOAD_VERSION, RichResult
+from ctx_lab.schemas import KINDS, load_schema
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def payload_of(argv: list[str]) -> dict:
+    return invoke(argv).result.payload()
+
+
+@pytest.fixture(scope="module")
+def payloads(tmp_path_factory) -> dict[str, list[dict]]:
+    tmp = tmp_path_factory.mktemp("payloads")
+    (tmp / "a.txt").write_text("line one\nline two\n" * 30)
+    make_pdf(tmp / "d.pdf", ["page one", "page two"])
+    manager = ContextManager("unknown", counter="bytes/4")
+    for i in range(10):
+        manager.push_message(Message.user(f"m{i}"), 500)
+    manager.save(tmp / "h.json")
+    journal = StreamJournal.open(tmp / "j.db")
+    active = journal.begin_session("m")
+    active.append_text("partial")
+    journal.close()
+    from ctx_lab.server.handlers import find_context
+
+    out: dict[str, list[dict]] = {
+        "tokens": [payload_of(["tokens", str(tmp / "a.txt"), "--counter", "all"])],
+        "model": [
+            payload_of(["models", "gpt-4o"]),
+            payload_of(["models", "gpt-5", "--registry", "models-dev"]),
+        ],
+        "models": [payload_of(["models"])],
+        "doctor": [payload_of(["doctor"])],
+        "packet": [payload_of(["packet", "--example", "--budget", str(b)]) for b in (0, 900, 4000)],
+        "entries": [payload_of(["entries", "--example"])],
+        "budget": [payload_of(["budget"])],
+        "page": [payload_of(["page", "a.txt", "--root", str(tmp), "--lines", "2-4"])],
+        "read": [
+            payload_of(["read", "a.txt", "--root", str(tmp), "--max-chars", "50"]),
+            payload_of(["read", "d.pdf", "--root", str(tmp)]),
+        ],
+        "build": [build_context("task", [str(tmp / "a.txt")], budget=200).payload()],
+        "compress": [payload_of(["compress", str(tmp / "a.txt")])],
+        "usage": [manager.usage().payload()],
+        "history": [history_report(manager, "h.json").payload()],
+        "journal": [
+            inspect_journal(tmp / "j.db", "recover").payload(),
+            inspect_journal(tmp / "j.db", "stats").payload(),
+            recover_into(
+                ContextManager("m"), StreamJournal.open(tmp / "j.db"), tmp / "r.json"
+            ).payload(),
+        ],
+        "context": [find_context(REPO, REPO / "ctx_lab" / "examples" / "tidepool").payload()],
+    }
+    return out
+
+
+def test_every_kind_has_a_schema(payloads) -> None:
+    assert set(KINDS) == set(payloads)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_real_payloads_validate(payloads, kind: str) -> None:
+    schema = load_schema(kind)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    for payload in payloads[kind]:
+        assert payload["version"] == PAYLOAD_VERSION
+        jsonschema.validate(json.loads(json.dumps(payload)), schema)
+
+
+def test_schemas_reject_wrong_payloads() -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"version": 2, "used_tokens": 1}, load_schema("usage"))
+    with pytest.raises(KeyError):
+        load_schema("nope")
+
+
+def test_lab_renderers_cover_every_kind() -> None:
+    source = (REPO / "labextension" / "src" / "renderers.ts").read_text()
+    kinds = set(
+        re.findall(r"'([a-z]+)'", source.split("export const KINDS = [", 1)[1].split("];", 1)[0])
+    )
+    assert kinds == set(KINDS)
+
+
+def test_every_result_class_declares_a_known_kind() -> None:
+    import ctx_lab.commands
+    import ctx_lab.conversation.recovery
+    import ctx_lab.conversation.report
+    import ctx_lab.server.handlers  # noqa: F401
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    kinds = {c.payload_kind for c in subclasses(RichResult)}
+    assert kinds <= set(KINDS)
