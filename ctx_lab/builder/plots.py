@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..plotting import figure_axes
+
 if TYPE_CHECKING:
     from .build import BuildResult
 
@@ -18,21 +20,12 @@ POLICY_COLORS = {
 }
 
 
-def _axes(ax: Any, size: tuple[float, float]) -> tuple[Any, Any]:
-    if ax is not None:
-        return ax.figure, ax
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=size, layout="constrained")
-    return fig, fig.add_subplot()
-
-
 def plot_blocks(result: BuildResult, ax: Any = None) -> Any:
     """Horizontal bars per block: tokens before (outline) and after (filled by final policy)."""
     from matplotlib.patches import Patch
 
     blocks = list(result.blocks)
-    fig, ax = _axes(ax, (8, max(2.5, 0.32 * len(blocks) + 1)))
+    fig, ax = figure_axes(ax, (8, max(2.5, 0.32 * len(blocks) + 1)))
     y = list(range(len(blocks)))
     ax.barh(y, [b.tokens_before for b in blocks], color="none", edgecolor="#9ca3af")
     colors = [POLICY_COLORS["dropped" if b.action == "dropped" else b.policy_final] for b in blocks]
@@ -59,7 +52,7 @@ def plot_policy_sweep(frame: Any, ax: Any = None) -> Any:
         frame["block"].drop_duplicates()
     )
     codes = table.apply(lambda col: col.map(order.index))
-    fig, ax = _axes(ax, (8, max(2.5, 0.3 * len(table) + 1)))
+    fig, ax = figure_axes(ax, (8, max(2.5, 0.3 * len(table) + 1)))
     ax.imshow(
         codes.to_numpy(dtype=float),
         aspect="auto",

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Self
 
 from ..errors import CtxLabError
 from .history import format_time
@@ -27,6 +28,7 @@ __all__ = [
     "JournalError",
     "JournalStats",
     "RecoveredStream",
+    "SqliteJournal",
     "StreamJournal",
     "connect",
     "connect_readonly",
@@ -131,8 +133,10 @@ class JournalStats:
     current_step_id: int | None
 
 
-class StreamJournal:
-    """The stream journal on one SQLite database (file or in memory)."""
+class SqliteJournal:
+    """A journal on one SQLite database (file or in memory); subclasses give the schema."""
+
+    SCHEMA = ""
 
     def __init__(
         self,
@@ -144,21 +148,20 @@ class StreamJournal:
         self.db = db
         self.path = path
         self.clock = clock or (lambda: datetime.now(UTC))
-        self.active_step: int | None = None
         self._lock = threading.RLock()
         if create_schema:
-            db.executescript(SCHEMA)
+            db.executescript(self.SCHEMA)
 
     @classmethod
     def open(
         cls, path: str | os.PathLike[str], clock: Callable[[], datetime] | None = None
-    ) -> StreamJournal:
+    ) -> Self:
         """Open (or create) the journal in a database file."""
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         return cls(connect(path), clock, str(path))
 
     @classmethod
-    def open_in_memory(cls, clock: Callable[[], datetime] | None = None) -> StreamJournal:
+    def open_in_memory(cls, clock: Callable[[], datetime] | None = None) -> Self:
         """A journal in memory (tests; no WAL)."""
         return cls(connect(None), clock)
 
@@ -166,11 +169,27 @@ class StreamJournal:
         """Close the database."""
         self.db.close()
 
-    def __enter__(self) -> StreamJournal:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class StreamJournal(SqliteJournal):
+    """The stream journal on one SQLite database (file or in memory)."""
+
+    SCHEMA = SCHEMA
+
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        clock: Callable[[], datetime] | None = None,
+        path: str = ":memory:",
+        create_schema: bool = True,
+    ) -> None:
+        super().__init__(db, clock, path, create_schema)
+        self.active_step: int | None = None
 
     # -- sessions ---------------------------------------------------------------------------
 

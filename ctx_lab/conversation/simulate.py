@@ -135,15 +135,10 @@ def simulate(
 
 def plot_usage(frame: Any, ax: Any = None) -> Any:
     """Tokens used per turn against the budget, points coloured by severity, events marked."""
-    from matplotlib.figure import Figure
-
+    from ..plotting import figure_axes
     from .usage import SEVERITY_COLORS
 
-    if ax is None:
-        fig = Figure(figsize=(8, 3.6), layout="constrained")
-        ax = fig.add_subplot()
-    else:
-        fig = ax.figure
+    fig, ax = figure_axes(ax, (8, 3.6))
     ax.step(
         frame["turn"], frame["budget"], where="post", color="#dc2626", linewidth=1, label="budget"
     )

@@ -114,22 +114,27 @@ class ExtractiveSummarizer:
 class _HttpSummarizer:
     name = "http"
     default_base_url = ""
+    default_api_key_env = ""
+    default_model = ""
 
     def __init__(
         self,
-        model: str,
+        model: str | None = None,
         *,
         base_url: str | None = None,
-        api_key_env: str,
+        api_key_env: str | None = None,
         input_limit: int | None = None,
         counter: CounterLike = "cl100k",
         timeout: float = 60.0,
         session: Any = None,
     ) -> None:
+        model = model or self.default_model
+        if not model:
+            raise SummarizerError(f"{type(self).__name__} needs a model name")
         self.model = model
         self.name = model
         self.base_url = (base_url or self.default_base_url).rstrip("/")
-        self.api_key_env = api_key_env
+        self.api_key_env = api_key_env or self.default_api_key_env
         self.counter = get_counter(counter)
         self.timeout = timeout
         self._session = session
@@ -202,22 +207,11 @@ class _HttpSummarizer:
 
 
 class ChatCompletionsSummarizer(_HttpSummarizer):
-    """Any OpenAI-compatible ``POST {base_url}/chat/completions`` endpoint."""
+    """Any OpenAI-compatible ``POST {base_url}/chat/completions`` endpoint:
+    ``ChatCompletionsSummarizer(model, *, base_url, api_key_env="OPENAI_API_KEY", input_limit)``."""
 
     default_base_url = "https://api.openai.com/v1"
-
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
-        input_limit: int | None = None,
-        **options: Any,
-    ) -> None:
-        super().__init__(
-            model, base_url=base_url, api_key_env=api_key_env, input_limit=input_limit, **options
-        )
+    default_api_key_env = "OPENAI_API_KEY"
 
     def _call(self, text: str, target_tokens: int) -> str:
         body = {
@@ -239,22 +233,12 @@ class ChatCompletionsSummarizer(_HttpSummarizer):
 
 
 class AnthropicSummarizer(_HttpSummarizer):
-    """Anthropic's ``POST {base_url}/v1/messages``."""
+    """Anthropic's ``POST {base_url}/v1/messages``: ``AnthropicSummarizer(model=
+    "claude-3-haiku-20240307", *, base_url, api_key_env="ANTHROPIC_API_KEY", input_limit)``."""
 
     default_base_url = "https://api.anthropic.com"
-
-    def __init__(
-        self,
-        model: str = "claude-3-haiku-20240307",
-        *,
-        base_url: str | None = None,
-        api_key_env: str = "ANTHROPIC_API_KEY",
-        input_limit: int | None = None,
-        **options: Any,
-    ) -> None:
-        super().__init__(
-            model, base_url=base_url, api_key_env=api_key_env, input_limit=input_limit, **options
-        )
+    default_api_key_env = "ANTHROPIC_API_KEY"
+    default_model = "claude-3-haiku-20240307"
 
     def _call(self, text: str, target_tokens: int) -> str:
         body = {

@@ -4,17 +4,12 @@ middle of a batch can be resumed (design: conversation-context-manager.md, "Tool
 from __future__ import annotations
 
 import json
-import os
-import sqlite3
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from .history import format_time
-from .journal import JournalBusy, JournalError, _Transaction, connect
+from .journal import JournalBusy, JournalError, SqliteJournal, _Transaction
 
 __all__ = ["RecoveredToolBatch", "ToolCall", "ToolJournal", "ToolResult"]
 
@@ -87,37 +82,10 @@ def _arguments(raw: str) -> Any:
         return raw
 
 
-class ToolJournal:
+class ToolJournal(SqliteJournal):
     """Tool batches on one SQLite database (it may share the file with the stream journal)."""
 
-    def __init__(
-        self,
-        db: sqlite3.Connection,
-        clock: Callable[[], datetime] | None = None,
-        create_schema: bool = True,
-    ) -> None:
-        self.db = db
-        self.clock = clock or (lambda: datetime.now(UTC))
-        self._lock = threading.RLock()
-        if create_schema:
-            db.executescript(SCHEMA)
-
-    @classmethod
-    def open(
-        cls, path: str | os.PathLike[str], clock: Callable[[], datetime] | None = None
-    ) -> ToolJournal:
-        """Open (or create) the tool journal in a database file."""
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        return cls(connect(path), clock)
-
-    @classmethod
-    def open_in_memory(cls, clock: Callable[[], datetime] | None = None) -> ToolJournal:
-        """A tool journal in memory (tests)."""
-        return cls(connect(None), clock)
-
-    def close(self) -> None:
-        """Close the database."""
-        self.db.close()
+    SCHEMA = SCHEMA
 
     def _open_batch(self) -> int | None:
         row = self.db.execute(

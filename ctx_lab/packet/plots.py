@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..plotting import figure_axes
+
 if TYPE_CHECKING:
     from .packet import Packet
 
@@ -12,19 +14,10 @@ __all__ = ["plot_allocation", "plot_sweep"]
 TIER_COLORS = {1: "#6b7280", 2: "#2563eb", 3: "#7c3aed", 4: "#d97706", 5: "#059669"}
 
 
-def _axes(ax: Any, size: tuple[float, float]) -> tuple[Any, Any]:
-    if ax is not None:
-        return ax.figure, ax
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=size, layout="constrained")
-    return fig, fig.add_subplot()
-
-
 def plot_allocation(packet: Packet, ax: Any = None) -> Any:
     """Bars of tokens used per section (coloured by tier) over their caps, with the budget
     as a line and the total used in the title. Returns the Figure."""
-    fig, ax = _axes(ax, (8, 3.6))
+    fig, ax = figure_axes(ax, (8, 3.6))
     rows = list(packet.allocation_rows)
     names = [r.section.replace("_", " ") for r in rows]
     x = range(len(rows))
@@ -53,7 +46,7 @@ def plot_allocation(packet: Packet, ax: Any = None) -> Any:
 
 def plot_sweep(frame: Any, ax: Any = None) -> Any:
     """Stacked areas of tokens per section against the budget (from :func:`sweep`)."""
-    fig, ax = _axes(ax, (8, 3.6))
+    fig, ax = figure_axes(ax, (8, 3.6))
     table = frame.pivot_table(index="budget", columns="section", values="tokens", aggfunc="sum")
     order = [c for c in ("tier 1", "tasks", "conventions", "decisions", "learnings") if c in table]
     table = table[order].fillna(0)
