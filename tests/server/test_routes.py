@@ -159,3 +159,11 @@ def test_openapi_documents_every_route_and_parameter() -> None:
         assert operation["responses"]["200"] and operation["responses"]["403"]
         for parameter in operation.get("parameters", []):
             assert f'"{parameter["name"]}"' in source, (path, parameter["name"])
+
+
+async def test_context_signature_changes_with_the_files(jp_fetch, project) -> None:
+    before = (await get(jp_fetch, "context", dir="proj"))["signature"]
+    tasks = project / "proj" / ".context" / "TASKS.md"
+    tasks.write_text(tasks.read_text() + "- [ ] A new task\n")
+    after = (await get(jp_fetch, "context", dir="proj"))["signature"]
+    assert before != after  # the sidebar polls this and reloads
