@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ctx_lab.packet import Packet
+from ctx_lab.packet.packet import LEDGER_COLUMNS
 from ctx_lab.tokens import count_tokens
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "ctx-parity" / "fixture"
@@ -57,20 +58,7 @@ def test_entries_formats(run_cli) -> None:
     code, out, _ = run_cli("entries", "--example", "--budget", "1500", "--format", "json")
     rows = json.loads(out)
     assert code == 0 and isinstance(rows, list)
-    assert set(rows[0]) == {
-        "section",
-        "tier",
-        "title",
-        "date",
-        "age_days",
-        "recency",
-        "relevance",
-        "keywords",
-        "score",
-        "tokens",
-        "action",
-        "reason",
-    }
+    assert list(rows[0]) == list(LEDGER_COLUMNS)  # the columns themselves: test_packet_assembly
     assert {r["action"] for r in rows} >= {"full", "summary"}
     code, out, _ = run_cli("entries", "--example", "--budget", "1500", "--format", "csv")
     parsed = list(csv.DictReader(io.StringIO(out)))
