@@ -27,6 +27,7 @@ __all__ = [
     "JournalBusy",
     "JournalError",
     "JournalStats",
+    "RecoveredStep",
     "RecoveredStream",
     "SqliteJournal",
     "StreamJournal",
@@ -90,34 +91,30 @@ def connect_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
 
 
 @dataclass(frozen=True)
-class Complete:
+class RecoveredStep:
+    """A step recovery found: its id, the text of its deltas, the last sequence number."""
+
+    step_id: int
+    partial_text: str
+    last_seq: int
+    model_name: str | None = None
+
+
+@dataclass(frozen=True)
+class Complete(RecoveredStep):
     """The stream ended (``done``) but was not committed to history."""
 
-    step_id: int
-    partial_text: str
-    last_seq: int
-    model_name: str | None = None
-
 
 @dataclass(frozen=True)
-class Errored:
-    """The stream ended with an error (an error event wins over done)."""
-
-    step_id: int
-    partial_text: str
-    last_seq: int
-    error: str
-    model_name: str | None = None
-
-
-@dataclass(frozen=True)
-class Incomplete:
+class Incomplete(RecoveredStep):
     """The stream stopped mid-flight (a crash): the deltas persisted so far."""
 
-    step_id: int
-    partial_text: str
-    last_seq: int
-    model_name: str | None = None
+
+@dataclass(frozen=True)
+class Errored(RecoveredStep):
+    """The stream ended with an error (an error event wins over done)."""
+
+    error: str = ""
 
 
 RecoveredStream = Complete | Errored | Incomplete
@@ -271,7 +268,7 @@ class StreamJournal(SqliteJournal):
             last = int(events[-1][0]) if events else 0
             errors = [c for _, kind, c in events if kind == "error"]
             if errors:
-                return Errored(step, text, last, errors[0], model)
+                return Errored(step, text, last, model, errors[0])
             if any(kind == "done" for _, kind, _ in events):
                 return Complete(step, text, last, model)
             return Incomplete(step, text, last, model)
