@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from .commands import Invocation, ParserExit, invoke
 from .errors import CtxLabError
-from .fileio import write_atomic
+from .files import write_atomic
 
 __all__ = ["main"]
 

@@ -23,6 +23,7 @@ __all__ = [
     "RichResult",
     "escape",
     "html_table",
+    "meter_html",
     "mime_type",
     "text_table",
 ]
@@ -75,6 +76,21 @@ def html_table(
     )
     body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def meter_html(used: float, limit: float, level: str, *, width: int = 240, height: int = 8) -> str:
+    """A horizontal meter ``used``/``limit`` coloured by ``level`` (a payload's ``severity``)."""
+    from .severity import SEVERITY_COLORS
+
+    share = min(used / limit, 1.0) if limit > 0 else 1.0
+    color = SEVERITY_COLORS.get(level, SEVERITY_COLORS["bad"])
+    radius = height // 2
+    return (
+        f'<div data-ctx-meter="{escape(level)}" style="width:{width}px;height:{height}px;'
+        f'background:var(--jp-layout-color3,#e5e7eb);border-radius:{radius}px">'
+        f'<div style="width:{share * 100:.1f}%;height:{height}px;background:{color};'
+        f'border-radius:{radius}px"></div></div>'
+    )
 
 
 def text_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:

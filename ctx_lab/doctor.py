@@ -50,19 +50,13 @@ class DoctorReport(RichResult):
         return all(c.ok for c in self.checks)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"version", "python", "ok", "checks": [...]}``."""
+        """``{"ctx_lab_version", "python", "ok", "checks": [...]}``."""
         return {
-            "version": __version__,
+            "ctx_lab_version": __version__,
             "python": sys.version.split()[0],
             "ok": self.ok,
             "checks": [c.to_dict() for c in self.checks],
         }
-
-    def payload(self) -> dict[str, Any]:
-        """The MIME payload; ``version`` is the payload version, the package's is kept apart."""
-        data = self.to_dict()
-        data["ctx_lab_version"] = data.pop("version")
-        return {**data, "version": 1}
 
     def to_text(self) -> str:
         """One line per check, a fix under each failing one."""

@@ -1,12 +1,79 @@
-"""The exception hierarchy: every error ctx_lab raises on purpose derives from :class:`CtxLabError`.
+"""Every exception ctx_lab raises on purpose, in one place; all derive from :class:`CtxLabError`.
 
-The CLI prints these messages without a traceback and exits 2 for :class:`UsageError`
-(and its subclasses) and 1 for every other :class:`CtxLabError`.
+The CLI prints these messages without a traceback and exits 2 for :class:`UsageError` (and its
+subclasses) and 1 for every other :class:`CtxLabError`; the REST routes map them to 4xx statuses
+(:data:`HTTP_STATUS`). The tree::
+
+    CtxLabError
+    ├── UsageError (ValueError)                 exit 2 · HTTP 400
+    │   ├── UnknownCounterError (KeyError)
+    │   ├── UnknownRegistryError
+    │   └── InvalidPageRequest
+    ├── ParserExit                              --help / --version printed; not a failure
+    ├── CounterUnavailableError                 HTTP 422
+    ├── ModelSourceError
+    ├── InputFileError                          HTTP 404
+    │   └── FileTooLarge                        HTTP 413
+    ├── ReadError
+    │   ├── UnsupportedContent
+    │   ├── CorruptDocument
+    │   ├── FetchError
+    │   ├── LimitExceeded                       HTTP 413
+    │   ├── CursorInvalid                       (internal: the reader resets)
+    │   └── AccessDenied                        HTTP 403
+    │       └── PathOutsideRoot (also ArtifactNotFound)
+    ├── ArtifactNotFound                        HTTP 404
+    ├── BudgetExhausted                         HTTP 409
+    ├── ContextNotFound                         HTTP 404
+    ├── ExactContentTooLarge
+    ├── SkeletonError (ValueError)
+    ├── HistoryCorrupted
+    ├── ContextBuildError
+    │   ├── RecentMessagesTooLarge
+    │   └── SummarizationNeeded
+    ├── SummarizerError
+    └── JournalError
+        └── JournalBusy
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+__all__ = [
+    "HTTP_STATUS",
+    "AccessDenied",
+    "ArtifactNotFound",
+    "BudgetExhausted",
+    "ContextBuildError",
+    "ContextNotFound",
+    "CorruptDocument",
+    "CounterUnavailableError",
+    "CtxLabError",
+    "CursorInvalid",
+    "ExactContentTooLarge",
+    "FetchError",
+    "FileTooLarge",
+    "HistoryCorrupted",
+    "InputFileError",
+    "InvalidPageRequest",
+    "JournalBusy",
+    "JournalError",
+    "LimitExceeded",
+    "ModelSourceError",
+    "ParserExit",
+    "PathOutsideRoot",
+    "ReadError",
+    "RecentMessagesTooLarge",
+    "SkeletonError",
+    "SummarizationNeeded",
+    "SummarizerError",
+    "UnknownCounterError",
+    "UnknownRegistryError",
+    "UnsupportedContent",
+    "UsageError",
+    "http_status",
+]
 
 
 class CtxLabError(Exception):
@@ -14,6 +81,9 @@ class CtxLabError(Exception):
 
     exit_code = 1
     prog: str | None = None  # the command that failed, when a parser raised it
+
+
+# -- usage -------------------------------------------------------------------------------------
 
 
 class UsageError(CtxLabError, ValueError):
@@ -38,6 +108,31 @@ class UnknownCounterError(UsageError, KeyError):
         return str(self.args[0])
 
 
+class UnknownRegistryError(UsageError):
+    """A model registry name that does not exist."""
+
+    def __init__(self, name: str, valid: Iterable[str]) -> None:
+        self.name = name
+        super().__init__(f"unknown registry {name!r}; valid registries: {_names(valid)}")
+
+
+class InvalidPageRequest(UsageError):
+    """A line range that can never be valid (start < 1, or start > end with end ≠ 0)."""
+
+
+class ParserExit(CtxLabError):
+    """The argument parser wanted to exit (``--help``, ``--version``): its text is printed."""
+
+    def __init__(self, status: int = 0, message: str | None = None) -> None:
+        super().__init__(message or "")
+        self.status = status
+        self.exit_code = status
+        self.message = message
+
+
+# -- tokens --------------------------------------------------------------------------------------
+
+
 class CounterUnavailableError(CtxLabError):
     """A known counter that cannot work on this machine (for example o200k without its file)."""
 
@@ -47,13 +142,153 @@ class CounterUnavailableError(CtxLabError):
         super().__init__(f"counter {name!r} is unavailable: {reason}")
 
 
-class UnknownRegistryError(UsageError):
-    """A model registry name that does not exist."""
+class ModelSourceError(CtxLabError):
+    """A ``ctx_lab.model_sources`` plugin that failed to load or returned no registry."""
 
-    def __init__(self, name: str, valid: Iterable[str]) -> None:
-        self.name = name
-        super().__init__(f"unknown registry {name!r}; valid registries: {_names(valid)}")
+
+# -- files and reading ---------------------------------------------------------------------------
 
 
 class InputFileError(CtxLabError):
     """An input file that is missing or cannot be read."""
+
+
+class FileTooLarge(InputFileError):
+    """A file over the size limit of the operation reading it; the message names the limit."""
+
+
+class ReadError(CtxLabError):
+    """Reading a resource failed; the message says why and what to do."""
+
+
+class UnsupportedContent(ReadError):
+    """Neither text, HTML nor PDF (e.g. an image)."""
+
+
+class CorruptDocument(ReadError):
+    """A PDF that is damaged, not really a PDF, or encrypted."""
+
+
+class FetchError(ReadError):
+    """The HTTP request failed (status, connection, redirect loop)."""
+
+
+class LimitExceeded(ReadError):
+    """A safety limit stopped the read: size, deadline or page count."""
+
+
+class CursorInvalid(ReadError):
+    """Why a cursor cannot be used (internal; the reader turns it into a reset)."""
+
+
+class AccessDenied(ReadError):
+    """A path outside the allowed roots, or a private network address."""
+
+
+# -- paging --------------------------------------------------------------------------------------
+
+
+class ArtifactNotFound(CtxLabError):
+    """The store has no artifact with this id."""
+
+
+class PathOutsideRoot(AccessDenied, ArtifactNotFound):
+    """A path that resolves outside its root (``..``, absolute, symlink, NUL byte, ``~``, not a
+    regular file); for a store, an artifact it does not have."""
+
+
+class BudgetExhausted(CtxLabError):
+    """The paging quota (pages or tokens) is used up, or not even one line fits."""
+
+
+# -- packet and builder --------------------------------------------------------------------------
+
+
+class ContextNotFound(CtxLabError):
+    """The directory has no ``.context/`` (and is not one)."""
+
+
+class ExactContentTooLarge(CtxLabError):
+    """The exact blocks alone (with their headers) exceed the budget."""
+
+    def __init__(self, blocks: Sequence[tuple[str, int]], required: int, budget: int) -> None:
+        self.blocks = list(blocks)
+        self.required = required
+        self.budget = budget
+        listed = ", ".join(f"{name} ({tokens} tokens)" for name, tokens in self.blocks)
+        super().__init__(
+            f"exact content needs {required} tokens but the budget is {budget}: {listed}; "
+            "raise the budget or mark some of it non-exact"
+        )
+
+
+class SkeletonError(CtxLabError, ValueError):
+    """The source could not be parsed (or the grammar is missing)."""
+
+
+# -- conversation --------------------------------------------------------------------------------
+
+
+class HistoryCorrupted(CtxLabError):
+    """A saved history that fails validation; the message names the first violation."""
+
+
+class ContextBuildError(CtxLabError):
+    """The working context cannot be built as it is."""
+
+
+class RecentMessagesTooLarge(ContextBuildError):
+    """The newest messages alone exceed the budget: shorten them or switch to a larger model."""
+
+    def __init__(self, required_tokens: int, budget_tokens: int, message_count: int) -> None:
+        self.required_tokens = required_tokens
+        self.budget_tokens = budget_tokens
+        self.message_count = message_count
+        super().__init__(
+            f"the {message_count} most recent messages need {required_tokens} tokens but the "
+            f"budget is {budget_tokens}; shorten them or switch to a model with a larger window"
+        )
+
+
+class SummarizationNeeded(ContextBuildError):
+    """Older messages must be summarized before the context fits."""
+
+    def __init__(
+        self, excess_tokens: int, messages_to_summarize: list[int], suggestion: str
+    ) -> None:
+        self.excess_tokens = excess_tokens
+        self.messages_to_summarize = messages_to_summarize
+        self.suggestion = suggestion
+        super().__init__(suggestion)
+
+
+class SummarizerError(CtxLabError):
+    """A summarizer failed or returned nothing; the history stays unchanged."""
+
+
+class JournalError(CtxLabError):
+    """A journal operation that cannot be done (unknown step, closed session …)."""
+
+
+class JournalBusy(JournalError):
+    """A new session or batch cannot start while a recoverable one exists."""
+
+
+# -- HTTP ----------------------------------------------------------------------------------------
+
+HTTP_STATUS: tuple[tuple[type[CtxLabError], int], ...] = (
+    (AccessDenied, 403),
+    (UsageError, 400),
+    (FileTooLarge, 413),
+    (LimitExceeded, 413),
+    (ContextNotFound, 404),
+    (ArtifactNotFound, 404),
+    (InputFileError, 404),
+    (BudgetExhausted, 409),
+    (CtxLabError, 422),
+)
+
+
+def http_status(error: CtxLabError) -> int:
+    """The HTTP status a REST route answers ``error`` with (the first matching row)."""
+    return next(code for kind, code in HTTP_STATUS if isinstance(error, kind))

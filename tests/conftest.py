@@ -50,3 +50,25 @@ def ip():
     shell = globalipapp.start_ipython() or globalipapp.get_ipython()
     shell.run_line_magic("load_ext", "ctx_lab")
     return shell
+
+
+@pytest.fixture
+def counter_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A ``ctx_lab.counters`` plugin installed for this test (on sys.path and PYTHONPATH);
+    the registry forgets it afterwards."""
+    import sys
+
+    from plugin_helpers import install_counter_plugin
+
+    from ctx_lab.tokens import discover_counters
+
+    site = install_counter_plugin(tmp_path / "site")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))
+    )
+    discover_counters(refresh=True)
+    yield site
+    monkeypatch.undo()
+    sys.modules.pop("ctx_lab_words_plugin", None)
+    discover_counters(refresh=True)

@@ -43,6 +43,7 @@ def test_page_state_file_holds_budget_and_limits(run_cli, root: Path) -> None:
         "tokens_used": saved["tokens_used"] + 2,
         "pages_remaining": 0,
         "tokens_remaining": 8000 - saved["tokens_used"] - 2,
+        "severity": "bad",  # every page of the quota is used
     }
     code, out, _ = run_cli("budget")
     assert code == 0 and "max" in out and "8000" in out

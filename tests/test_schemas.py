@@ -68,6 +68,7 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
                 ContextManager("m"), StreamJournal.open(tmp / "j.db"), tmp / "r.json"
             ).payload(),
         ],
+        "counters": [payload_of(["counters"])],
         "context": [find_context(REPO, REPO / "ctx_lab" / "examples" / "tidepool").payload()],
     }
     return out
@@ -114,3 +115,21 @@ def test_every_result_class_declares_a_known_kind() -> None:
 
     kinds = {c.payload_kind for c in subclasses(RichResult)}
     assert kinds <= set(KINDS)
+
+
+def test_generated_typescript_is_current() -> None:
+    """labextension/src/generated.ts (payload types, section titles, severities) is made from the
+    Python side; a stale copy fails here, so TypeScript never keeps its own version."""
+    from ctx_lab.server._typescript import render_typescript
+
+    committed = (REPO / "labextension" / "src" / "generated.ts").read_text(encoding="utf-8")
+    assert committed == render_typescript(), (
+        "run: python -m ctx_lab.server._typescript > labextension/src/generated.ts"
+    )
+
+
+def test_renderers_only_read_severity() -> None:
+    """The lab never recomputes how full a meter is: no ratio thresholds in its sources."""
+    for path in (REPO / "labextension" / "src").glob("*.ts"):
+        source = path.read_text(encoding="utf-8")
+        assert not re.search(r"0\.[79]\b", source), path.name

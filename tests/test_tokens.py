@@ -142,7 +142,7 @@ def test_o200k_loads_a_verified_cached_file(tmp_path, monkeypatch) -> None:
     lines.append(f"{base64.b64encode(b'ab').decode()} 256")
     data = ("\n".join(lines) + "\n").encode()
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(tokens, "O200K_SHA256", hashlib.sha256(data).hexdigest())
+    monkeypatch.setattr(tokens._counters, "O200K_SHA256", hashlib.sha256(data).hexdigest())
     tokens.tiktoken_cache_path().write_bytes(data)
     counter = tokens.TiktokenCounter("o200k", tokens._load_o200k)
     assert counter.count("ab") == 1

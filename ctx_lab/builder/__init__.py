@@ -1,19 +1,21 @@
 """The context builder: blocks, four compression policies, priority degradation to a budget."""
 
+from ..errors import ExactContentTooLarge, SkeletonError
 from .blocks import POLICIES, ContentBlock, default_policy, default_priority
 from .build import (
     DEFAULT_BUILD_BUDGET,
     BlockOutcome,
     BuildResult,
-    ExactContentTooLarge,
     build_context,
     render_prompt,
     resolve_build_budget,
 )
-from .code_skeleton import SkeletonError, python_skeleton, treesitter_skeleton
+from .code_skeleton import python_skeleton, treesitter_skeleton
 from .compress import Compressed, apply_policy, structural
 from .data_skeleton import data_skeleton
 from .memory import ContextMemory, MemorySource
+from .plots import plot_blocks, plot_policy_sweep
+from .preview import CompressPreview, preview_compression
 from .summarize import reference, summarize
 from .sweep import policy_sweep
 
@@ -22,6 +24,7 @@ __all__ = [
     "POLICIES",
     "BlockOutcome",
     "BuildResult",
+    "CompressPreview",
     "Compressed",
     "ContentBlock",
     "ContextMemory",
@@ -33,7 +36,10 @@ __all__ = [
     "data_skeleton",
     "default_policy",
     "default_priority",
+    "plot_blocks",
+    "plot_policy_sweep",
     "policy_sweep",
+    "preview_compression",
     "python_skeleton",
     "reference",
     "render_prompt",

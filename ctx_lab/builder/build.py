@@ -5,17 +5,23 @@ context-builder.md, refined by the builder issue). Rule-based and deterministic.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..display import RichResult, escape, html_table
-from ..errors import CtxLabError, UsageError
-from ..models import ModelRegistry, get_registry
-from ..textfile import decode_text
-from ..tokens import CounterLike, TokenCounter, get_counter
+from ..errors import (
+    ContextNotFound,
+    ExactContentTooLarge,
+    InputFileError,
+)
+from ..files import decode_text, is_binary, read_bytes
+from ..models import ModelRegistry
+from ..packet.context import load_context
+from ..severity import fit_severity
+from ..token_budget import config_budget, resolve_token_budget
+from ..tokens import CounterLike, CountingCache, TokenCounter, get_counter
 from .blocks import DEGRADATION, ContentBlock
 from .collect import collect_paths, display_path
 from .compress import apply_policy
@@ -33,20 +39,6 @@ __all__ = [
 
 DEFAULT_BUILD_BUDGET = 60_000
 MEMORY_RESULTS = 10
-
-
-class ExactContentTooLarge(CtxLabError):
-    """The exact blocks alone (with their headers) exceed the budget."""
-
-    def __init__(self, blocks: Sequence[tuple[str, int]], required: int, budget: int) -> None:
-        self.blocks = list(blocks)
-        self.required = required
-        self.budget = budget
-        listed = ", ".join(f"{name} ({tokens} tokens)" for name, tokens in self.blocks)
-        super().__init__(
-            f"exact content needs {required} tokens but the budget is {budget}: {listed}; "
-            "raise the budget or mark some of it non-exact"
-        )
 
 
 @dataclass(frozen=True)
@@ -107,41 +99,22 @@ def render_prompt(items: Sequence[tuple[ContentBlock, str]]) -> str:
     return "".join(tasks) + (MEMORY_HEADER + "".join(memory) if memory else "") + "".join(files)
 
 
-def _config_budget(root: Path) -> int | None:
-    for name, keys in (("ctx-lab.toml", ()), ("pyproject.toml", ("tool", "ctx-lab"))):
-        path = root / name
-        if not path.is_file():
-            continue
-        try:
-            data: Any = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError):
-            continue
-        for key in keys:
-            data = data.get(key, {}) if isinstance(data, dict) else {}
-        value = data.get("token_budget") if isinstance(data, dict) else None
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
-    return None
-
-
 def resolve_build_budget(
     budget: int | None,
     model: str | None,
     root: str | os.PathLike[str] = ".",
     registry: str | ModelRegistry | None = None,
+    warnings: list[str] | None = None,
 ) -> tuple[int, str]:
-    """The argument; else the model's effective input budget; else ``token_budget`` in
-    ``ctx-lab.toml``; else in ``[tool.ctx-lab]`` of ``pyproject.toml``; else 60 000."""
-    if budget is not None:
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-            raise UsageError(f"budget must be a whole number ≥ 0, got {budget!r}")
-        return budget, "argument"
-    if model is not None:
-        return get_registry(registry).get(model).effective_input_budget(), f"model {model}"
-    configured = _config_budget(Path(root))
-    if configured is not None:
-        return configured, "config"
-    return DEFAULT_BUILD_BUDGET, "default"
+    """The argument; else the model's effective input budget; else ``CTX_TOKEN_BUDGET``; else
+    ``token_budget`` in the project's ``.ctxrc``, ``ctx-lab.toml`` or ``pyproject.toml``; else
+    60 000 (:func:`ctx_lab.token_budget.resolve_token_budget`)."""
+    configured = None
+    if budget is None and model is None:
+        configured = config_budget(Path(root), [] if warnings is None else warnings)
+    return resolve_token_budget(
+        budget, model, default=DEFAULT_BUILD_BUDGET, configured=configured, registry=registry
+    )
 
 
 @dataclass(frozen=True)
@@ -170,6 +143,7 @@ class BuildResult(RichResult):
             "budget": self.budget,
             "counter": self.counter,
             "budget_source": self.budget_source,
+            "severity": fit_severity(self.tokens, self.budget),
             "blocks": [b.to_dict() for b in self.blocks],
             "warnings": list(self.warnings),
         }
@@ -240,29 +214,26 @@ def _read_file(
 ) -> tuple[ContentBlock, int] | None:
     label = display_path(path, base)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        warnings.append(f"{label}: cannot read ({exc.strerror}); skipped")
+        binary = is_binary(path)
+        if binary:
+            text, size = "", path.stat().st_size
+        else:
+            data = read_bytes(path)
+            text, size = decode_text(data, label, warnings), len(data)
+    except (InputFileError, OSError) as exc:
+        warnings.append(f"{label}: {exc}; skipped")
         return None
-    binary = b"\x00" in data[:8192]
-    text = "" if binary else decode_text(data, label, warnings)
     policy = "exact" if label in exact or str(path) in exact else None
     block = ContentBlock.for_file(
         label, text, policy=policy, binary=binary, priorities=dict(priorities or {})
     )
-    return block, len(data)
+    return block, size
 
 
 class _Builder:
     def __init__(self, counter: TokenCounter) -> None:
         self.counter = counter
-        self._cache: dict[str, int] = {}
-
-    def count(self, text: str) -> int:
-        found = self._cache.get(text)
-        if found is None:
-            found = self._cache[text] = self.counter.count(text)
-        return found
+        self.count = CountingCache(counter).count
 
     def part(self, state: _State) -> int:
         return self.count(_section_text(state.block, state.text))
@@ -301,6 +272,7 @@ def build_context(
     priorities: Mapping[str, int] | None = None,
     exact: Iterable[str] = (),
     registry: str | ModelRegistry | None = None,
+    confined: bool = False,
 ) -> BuildResult:
     """Build a prompt from a task, files (paths, directories, globs or blocks) and memory (a
     :class:`MemorySource` or a ``.context/`` directory) within ``budget`` tokens.
@@ -311,11 +283,21 @@ def build_context(
     order); when only references are left, the lowest-priority non-exact blocks are dropped.
     The final prompt is re-counted: its tokens are ≤ the budget, or
     :class:`ExactContentTooLarge` says which exact blocks do not fit.
+
+    Relative paths and the budget configuration are taken from ``root``. With ``confined``
+    (the REST server), every file — named, found in a directory or matched by a glob — and the
+    memory directory must resolve inside ``root`` (:class:`~ctx_lab.errors.PathOutsideRoot`).
     """
     tokens = get_counter(counter)
-    budget_value, budget_source = resolve_build_budget(budget, model, root, registry)
-    base = Path(root)
     warnings: list[str] = []
+    budget_value, budget_source = resolve_build_budget(budget, model, root, registry, warnings)
+    base = Path(root)
+    if confined and memory is not None and not isinstance(memory, MemorySource):
+        try:
+            memory = ContextMemory(load_context(memory, root=root))
+        except ContextNotFound as exc:
+            warnings.append(f"memory: {exc}; built without memory")
+            memory = None
     exact_paths = set(exact)
 
     blocks: list[tuple[ContentBlock, int | None]] = []
@@ -337,7 +319,7 @@ def build_context(
             blocks.append((item, None))
         else:
             paths.append(os.fspath(item))
-    found, missing = collect_paths(paths, base)
+    found, missing = collect_paths(paths, base, confined=confined)
     warnings += missing
     for path in found:
         read = _read_file(path, base, warnings, priorities, exact_paths)

@@ -14,16 +14,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from ..errors import SkeletonError
+
 __all__ = ["SkeletonError", "extra_grammar", "python_skeleton", "treesitter_skeleton"]
 
 ELIDED_BLOCK = "{ … }"
 ELIDED_VALUE = "…"
 LONG_VALUE_LINES = 3
 SHORT_ASSIGNMENT = 120
-
-
-class SkeletonError(ValueError):
-    """The source could not be parsed (or the grammar is missing)."""
 
 
 # -- Python -----------------------------------------------------------------------------------

@@ -10,20 +10,21 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..files import confine, display_path, real_path
+
 __all__ = ["collect_paths", "display_path"]
+
 
 _SKIP_DIRS = {".git", ".hg", ".svn"}
 
 
-def display_path(path: Path, base: Path) -> str:
-    """``path`` relative to ``base`` when it is below it, in POSIX form."""
-    try:
-        return path.resolve().relative_to(base.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
+def _expand(pattern: str, base: Path, warnings: list[str], confined: bool) -> list[Path]:
+    def inside(found: list[Path]) -> list[Path]:
+        if confined:
+            for path in found:
+                confine(base, path, what=pattern)
+        return found
 
-
-def _expand(pattern: str, base: Path, warnings: list[str]) -> list[Path]:
     if any(ch in pattern for ch in "*?["):
         found = sorted(
             Path(p)
@@ -31,16 +32,20 @@ def _expand(pattern: str, base: Path, warnings: list[str]) -> list[Path]:
                 str(base / pattern) if not os.path.isabs(pattern) else pattern, recursive=True
             )
         )
-        files = [p for p in found if p.is_file()]
+        files = inside([p for p in found if p.is_file()])
         if not files:
             warnings.append(f"{pattern}: no files match")
         return files
     path = Path(pattern) if os.path.isabs(pattern) else base / pattern
+    if confined:
+        confine(base, path, what=pattern)
     if path.is_dir():
-        return sorted(
-            p
-            for p in path.rglob("*")
-            if p.is_file() and not (_SKIP_DIRS & set(p.relative_to(path).parts))
+        return inside(
+            sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and not (_SKIP_DIRS & set(p.relative_to(path).parts))
+            )
         )
     if path.is_file():
         return [path]
@@ -69,7 +74,7 @@ def _git_ignored(paths: list[Path]) -> set[Path]:
         if top.returncode == 0:
             by_repo.setdefault(top.stdout.strip(), []).append(p)
     for repo, members in by_repo.items():
-        listing = "\0".join(str(p.resolve()) for p in members) + "\0"
+        listing = "\0".join(str(real_path(p)) for p in members) + "\0"
         done = subprocess.run(
             [git, "check-ignore", "--stdin", "-z"],
             cwd=repo,
@@ -79,23 +84,25 @@ def _git_ignored(paths: list[Path]) -> set[Path]:
             timeout=60,
             check=False,
         )
-        ignored |= {Path(name).resolve() for name in done.stdout.split("\0") if name}
+        ignored |= {real_path(name) for name in done.stdout.split("\0") if name}
     return ignored
 
 
 def collect_paths(
-    patterns: Iterable[str], base: str | os.PathLike[str] = "."
+    patterns: Iterable[str], base: str | os.PathLike[str] = ".", *, confined: bool = False
 ) -> tuple[list[Path], list[str]]:
     """Files named by ``patterns`` (paths, directories, globs), de-duplicated in order, minus
-    what git ignores; with warnings for patterns that matched nothing."""
+    what git ignores; with warnings for patterns that matched nothing. With ``confined`` every
+    file, after expansion and symlink resolution, must lie inside ``base``
+    (:class:`~ctx_lab.errors.PathOutsideRoot`)."""
     root = Path(base)
     warnings: list[str] = []
     seen: dict[Path, None] = {}
     for pattern in patterns:
-        for path in _expand(pattern, root, warnings):
+        for path in _expand(pattern, root, warnings, confined):
             if _SKIP_DIRS & set(path.parts):
                 continue
             seen.setdefault(path, None)
     candidates = list(seen)
     ignored = _git_ignored(candidates)
-    return [p for p in candidates if p.resolve() not in ignored], warnings
+    return [p for p in candidates if real_path(p) not in ignored], warnings

@@ -1,11 +1,26 @@
-"""The commands of ``ctx-lab`` and ``%ctx``, each declared once (see :mod:`.registry`)."""
+"""The commands of ctx_lab, one typed function each — the single front door behind
+``ctx-lab <cmd>``, ``%ctx <cmd>`` and ``GET /ctx-lab/api/<cmd>``.
 
-from . import builder, conversation, doctor, journal, models, packet, paging, tokens  # noqa: F401  (importing registers the commands)
+>>> from ctx_lab import commands
+>>> commands.packet(example=True, budget=2000).tokens_used <= 2000     # doctest: +SKIP
+
+Each function takes keyword arguments and returns a result object with ``to_dict()`` (the JSON
+the CLI prints and the REST route returns) and rich notebook display. :func:`invoke` runs a
+command from an argument list, as the CLI and the magic do.
+"""
+
+from ..errors import ParserExit
+from ._builder import build, compress
+from ._conversation import history, journal
+from ._doctor import doctor
+from ._models import models
+from ._packet import context, entries, packet
+from ._paging import budget, page, read
+from ._tokens import CounterList, counters, tokens
 from .registry import (
     Command,
     Invocation,
     Outcome,
-    ParserExit,
     build_parser,
     command,
     commands,
@@ -14,11 +29,26 @@ from .registry import (
 
 __all__ = [
     "Command",
+    "CounterList",
     "Invocation",
     "Outcome",
     "ParserExit",
+    "budget",
+    "build",
     "build_parser",
     "command",
     "commands",
+    "compress",
+    "context",
+    "counters",
+    "doctor",
+    "entries",
+    "history",
     "invoke",
+    "journal",
+    "models",
+    "packet",
+    "page",
+    "read",
+    "tokens",
 ]

@@ -1,41 +1,34 @@
-"""The front door: each command is declared once and served by the CLI and the ``%ctx`` magic.
+"""The front door: each command is declared once and served by the CLI, ``%ctx`` and REST.
 
-A :class:`Command` names its arguments (argparse) and a ``run`` function returning a result
-object. :func:`invoke` parses an argument list with the shared parser and runs the command; the
-CLI prints the result in the chosen ``--format``, the magic returns it so it displays richly.
+A command is a typed function in :mod:`ctx_lab.commands` returning a result object. Its
+:class:`Command` maps flags to that function's arguments (argparse) — nothing more. The CLI and
+the magic go through :func:`invoke` (parse, call, print or display); the REST routes call the
+same functions with query values checked by the same validators (:mod:`.params`).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
 from .._version import __version__
 from ..display import RichResult
-from ..errors import UsageError
+from ..errors import ParserExit, UsageError
 
 __all__ = [
     "Command",
     "Invocation",
     "Outcome",
-    "ParserExit",
     "build_parser",
     "command",
     "commands",
+    "default_of",
     "invoke",
 ]
-
-
-class ParserExit(Exception):
-    """argparse wanted to exit (``--help``, ``--version``): the text was printed already."""
-
-    def __init__(self, status: int = 0, message: str | None = None) -> None:
-        super().__init__(message or "")
-        self.status = status
-        self.message = message
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,15 +63,38 @@ class Invocation:
 
 @dataclass(frozen=True)
 class Command:
-    """One command: its name, help, argument declarations and what it does."""
+    """One command: its typed function, and how its flags map to that function's arguments.
+
+    ``add_arguments`` declares the flags; each flag's ``dest`` is the function's parameter name
+    and flags that are not given are left out (``argparse.SUPPRESS``), so the function's own
+    defaults apply — a default is written once, in the function. ``prepare`` adapts what only
+    an adapter knows (standard input, a cell body) before the call.
+    """
 
     name: str
     help: str
+    function: Callable[..., RichResult]
     add_arguments: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace, Invocation], RichResult]
     formats: tuple[str, ...] = ("text", "json")
     description: str = ""
     epilog: str = ""
+    prepare: Callable[[dict[str, Any], Invocation], dict[str, Any]] | None = None
+
+    def call(self, args: argparse.Namespace, invocation: Invocation) -> RichResult:
+        """Call the function with the parsed flags that are its parameters."""
+        kwargs = {k: v for k, v in vars(args).items() if k not in _ADAPTER_FLAGS}
+        if self.prepare is not None:
+            kwargs = self.prepare(kwargs, invocation)
+        accepted = inspect.signature(self.function).parameters
+        return self.function(**{k: v for k, v in kwargs.items() if k in accepted})
+
+
+_ADAPTER_FLAGS = frozenset({"command", "format", "output"})
+
+
+def default_of(function: Callable[..., Any], name: str) -> Any:
+    """The default of ``function``'s parameter ``name`` (for help texts)."""
+    return inspect.signature(function).parameters[name].default
 
 
 @dataclass(frozen=True)
@@ -123,6 +139,7 @@ def build_parser(prog: str = "ctx-lab") -> argparse.ArgumentParser:
             description=cmd.description or cmd.help,
             epilog=cmd.epilog or None,
             formatter_class=argparse.RawDescriptionHelpFormatter,
+            argument_default=argparse.SUPPRESS,
         )
         cmd.add_arguments(p)
         if "format" not in {a.dest for a in p._actions}:
@@ -146,5 +163,5 @@ def invoke(
     invocation = invocation or Invocation()
     args = build_parser(prog).parse_args(argv)
     cmd = _COMMANDS[args.command]
-    result = cmd.run(args, invocation)
+    result = cmd.call(args, invocation)
     return Outcome(result, args.format, getattr(args, "output", None), tuple(result.warnings))

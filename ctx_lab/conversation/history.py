@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import CtxLabError
+from ..errors import CtxLabError, HistoryCorrupted
 from .messages import Message
 
 __all__ = [
@@ -21,10 +21,6 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 1
-
-
-class HistoryCorrupted(CtxLabError):
-    """A saved history that fails validation; the message names the first violation."""
 
 
 def format_time(moment: datetime) -> str:

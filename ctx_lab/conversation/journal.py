@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Self
 
-from ..errors import CtxLabError
+from ..errors import JournalBusy, JournalError
+from ..files import real_path
 from .history import format_time
 
 __all__ = [
@@ -60,14 +61,6 @@ INSERT OR IGNORE INTO step_counter (id, next_step_id) VALUES (1, 1);
 """
 
 
-class JournalError(CtxLabError):
-    """A journal operation that cannot be done (unknown step, closed session …)."""
-
-
-class JournalBusy(JournalError):
-    """A new session or batch cannot start while a recoverable one exists."""
-
-
 def connect(path: str | os.PathLike[str] | None) -> sqlite3.Connection:
     """An autocommit connection; WAL and ``synchronous=FULL`` for files."""
     target = ":memory:" if path is None else str(path)
@@ -83,7 +76,7 @@ def connect(path: str | os.PathLike[str] | None) -> sqlite3.Connection:
 
 def connect_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
     """A read-only connection (for inspecting a journal without changing it)."""
-    uri = f"file:{Path(path).resolve()}?mode=ro"
+    uri = f"file:{real_path(path)}?mode=ro"
     try:
         return sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
     except sqlite3.Error as exc:

@@ -16,11 +16,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CtxLabError, UsageError
-from ..fileio import write_atomic
+from ..errors import (
+    ContextBuildError,
+    CtxLabError,
+    RecentMessagesTooLarge,
+    SummarizationNeeded,
+    UsageError,
+)
+from ..files import read_text, write_atomic
 from ..models import ModelRegistry, ResolvedModelLimits, get_registry
-from ..textfile import read_text
 from ..tokens import CounterLike, count_message, get_counter
+from ..validate import whole_number
 from .history import FORMAT_VERSION, FullHistory, HistoryCorrupted, Summary
 from .messages import Message
 from .usage import ContextUsage
@@ -47,35 +53,6 @@ __all__ = [
 SUMMARY_PREFIX = "[Earlier conversation summary]"
 MIN_SUMMARY_TOKENS = 64
 MAX_SUMMARY_TOKENS = 2048
-
-
-class ContextBuildError(CtxLabError):
-    """The working context cannot be built as it is."""
-
-
-class RecentMessagesTooLarge(ContextBuildError):
-    """The newest messages alone exceed the budget: shorten them or switch to a larger model."""
-
-    def __init__(self, required_tokens: int, budget_tokens: int, message_count: int) -> None:
-        self.required_tokens = required_tokens
-        self.budget_tokens = budget_tokens
-        self.message_count = message_count
-        super().__init__(
-            f"the {message_count} most recent messages need {required_tokens} tokens but the "
-            f"budget is {budget_tokens}; shorten them or switch to a model with a larger window"
-        )
-
-
-class SummarizationNeeded(ContextBuildError):
-    """Older messages must be summarized before the context fits."""
-
-    def __init__(
-        self, excess_tokens: int, messages_to_summarize: list[int], suggestion: str
-    ) -> None:
-        self.excess_tokens = excess_tokens
-        self.messages_to_summarize = messages_to_summarize
-        self.suggestion = suggestion
-        super().__init__(suggestion)
 
 
 @dataclass(frozen=True)
@@ -228,12 +205,7 @@ class ContextManager:
         target_ratio: float = 0.15,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        if (
-            isinstance(preserve_recent, bool)
-            or not isinstance(preserve_recent, int)
-            or preserve_recent < 0
-        ):
-            raise UsageError(f"preserve_recent must be a whole number ≥ 0, got {preserve_recent!r}")
+        whole_number(preserve_recent, "preserve_recent")
         if not 0 < target_ratio <= 1:
             raise UsageError(f"target_ratio must be in (0, 1], got {target_ratio!r}")
         self.registry = get_registry(registry)
@@ -269,10 +241,8 @@ class ContextManager:
 
     def set_output_limit(self, limit: int | None) -> None:
         """Reserve ``limit`` output tokens instead of the model's maximum (None: the maximum)."""
-        if limit is not None and (
-            isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
-        ):
-            raise UsageError(f"output limit must be a whole number ≥ 0, got {limit!r}")
+        if limit is not None:
+            whole_number(limit, "output limit")
         self._settings.output_limit = limit
 
     def set_system_prompt(self, text: str | None) -> None:
@@ -324,8 +294,7 @@ class ContextManager:
     def _token_count(self, message: Message, token_count: int | None) -> int:
         if token_count is None:
             return self.count(message)
-        if isinstance(token_count, bool) or not isinstance(token_count, int) or token_count < 0:
-            raise UsageError(f"token_count must be a whole number ≥ 0, got {token_count!r}")
+        whole_number(token_count, "token_count")
         return token_count
 
     def push_message(self, message: Message, token_count: int | None = None) -> int:
@@ -710,8 +679,8 @@ class ContextManager:
 
     # -- notebook surface -------------------------------------------------------------------
 
-    def history_frame(self) -> Any:
-        """A DataFrame: id, role, tokens, summary_id, in_context."""
+    def ledger(self) -> Any:
+        """A DataFrame of the history: id, role, tokens, summary_id, in_context."""
         import pandas as pd
 
         used = self.in_context()
@@ -727,6 +696,17 @@ class ContextManager:
         ]
         frame = pd.DataFrame(rows, columns=["id", "role", "tokens", "summary_id", "in_context"])
         return frame.astype({"summary_id": "Int64"})
+
+    def history_frame(self) -> Any:
+        """Deprecated: :meth:`ledger`."""
+        import warnings
+
+        warnings.warn(
+            "ContextManager.history_frame() is deprecated; use ContextManager.ledger()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.ledger()
 
     def usage(self) -> ContextUsage:
         """The current usage (displays as a gauge coloured by severity)."""

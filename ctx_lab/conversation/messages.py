@@ -93,7 +93,3 @@ class Message:
             data.get("arguments"),
             bool(data.get("is_error", False)),
         )
-
-    def to_api(self) -> dict[str, Any]:
-        """A provider-neutral dict for an API call."""
-        return self.to_dict()

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ..errors import CtxLabError
+from ..errors import SummarizerError
 from ..tokens import CounterLike, get_counter
 from .messages import Message
 
@@ -39,10 +39,6 @@ messages in a model's context. Requirements:
 
 # Input limits of the design's summarization models; others: the model registry's budget.
 SUMMARIZER_INPUT_LIMITS = {"claude-3-haiku-20240307": 190_000, "gpt-4o-mini": 120_000}
-
-
-class SummarizerError(CtxLabError):
-    """A summarizer failed or returned nothing; the history stays unchanged."""
 
 
 @runtime_checkable

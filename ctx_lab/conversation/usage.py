@@ -1,4 +1,4 @@
-"""Context usage for status bars and gauges: ``950 / 3.9k (24%)``, severity 0/1/2."""
+"""Context usage for status bars and gauges: ``950 / 3.9k (24%)``, severity ok/warn/bad."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..display import RichResult, escape
+from ..severity import SEVERITIES, Severity, severity
+from ..severity import SEVERITY_COLORS as _COLORS
 
 __all__ = ["SEVERITY_COLORS", "ContextUsage", "compact_number"]
 
-SEVERITY_COLORS = ("#2e7d32", "#f59e0b", "#c62828")
+SEVERITY_COLORS = tuple(_COLORS[level] for level in SEVERITIES)  # by severity level 0/1/2
 
 
 def compact_number(value: int) -> str:
@@ -47,12 +49,13 @@ class ContextUsage(RichResult):
         )
         return f"{text} [{self.summarized_segments}S]" if self.summarized_segments else text
 
+    def level(self) -> Severity:
+        """``ok`` below 70 %, ``warn`` below 90 %, ``bad`` from 90 % (:func:`ctx_lab.severity`)."""
+        return severity(self.used_tokens, self.budget_tokens)
+
     def severity(self) -> int:
-        """0 below 70 %, 1 from 70 % to 90 %, 2 above 90 %."""
-        pct = self.percentage()
-        if pct < 70:
-            return 0
-        return 1 if pct <= 90 else 2
+        """The design's number for :meth:`level`: 0 (green), 1 (yellow), 2 (red)."""
+        return SEVERITIES.index(self.level())
 
     def estimated_cost(self) -> float | None:
         """USD for sending ``used_tokens`` as input, when the model's price is known."""
@@ -67,7 +70,7 @@ class ContextUsage(RichResult):
             "budget_tokens": self.budget_tokens,
             "summarized_segments": self.summarized_segments,
             "percentage": round(self.percentage(), 2),
-            "severity": self.severity(),
+            "severity": self.level(),
             "compact": self.format_compact(),
             "model": self.model,
             "estimated_cost_usd": self.estimated_cost(),
@@ -81,9 +84,9 @@ class ContextUsage(RichResult):
     def html_body(self) -> str:
         """A gauge coloured by severity."""
         pct = min(self.percentage(), 100.0)
-        color = SEVERITY_COLORS[self.severity()]
+        color = _COLORS[self.level()]
         return (
-            f'<div data-ctx-usage data-ctx-severity="{self.severity()}">'
+            f'<div data-ctx-usage data-ctx-severity="{self.level()}">'
             f'<div style="width:260px;height:12px;border-radius:6px;'
             f'background:var(--jp-layout-color3,#e5e7eb)"><div style="width:{pct:.1f}%;'
             f'height:12px;border-radius:6px;background:{color}"></div></div>'

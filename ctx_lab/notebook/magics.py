@@ -16,7 +16,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 
 from ..commands import Invocation, ParserExit, invoke
 from ..errors import CtxLabError
-from ..fileio import write_atomic
+from ..files import write_atomic
 
 __all__ = ["CtxMagics", "load_ipython_extension", "run_magic"]
 

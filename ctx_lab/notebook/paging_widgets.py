@@ -9,14 +9,15 @@ from ..display import escape
 from ..errors import CtxLabError
 from ..paging import Pager, PageRequest, PageResult
 from ..read import Reader, ReadResult
+from ..severity import severity
 
 __all__ = ["PagerWidget", "ReaderWidget", "meter_level"]
 
 
 def meter_level(used: int, limit: int) -> str:
-    """``ok`` below 70 % of the limit, ``warn`` (amber) below 90 %, else ``bad`` (red)."""
-    share = used / limit if limit else 1.0
-    return "ok" if share < 0.7 else ("warn" if share < 0.9 else "bad")
+    """``ok`` below 70 % of the limit, ``warn`` (amber) below 90 %, else ``bad`` (red) —
+    :func:`ctx_lab.severity.severity`."""
+    return severity(used, limit)
 
 
 _COLORS = {"ok": "success", "warn": "warning", "bad": "danger"}

@@ -4,11 +4,13 @@
 >>> packet = assemble_packet(load_context("."), budget=2000)      # doctest: +SKIP
 """
 
+from .._deprecated import module_getattr
+from ..errors import ContextNotFound
 from .analysis import diff, sweep
 from .assemble import PacketAssembler, assemble_packet, resolve_budget
-from .context import ContextNotFound, ContextSettings, ProjectContext, load_context
+from .context import ContextLocation, ContextSettings, ProjectContext, find_context, load_context
 from .entries import EntriesReport
-from .packet import AllocationRow, LedgerRow, Packet, PacketEntry, Summary
+from .packet import AllocationRow, EntrySummary, LedgerRow, Packet, PacketEntry
 from .plots import plot_allocation, plot_sweep
 from .scoring import CTX_STOP_WORDS, DEFAULT_STOP_WORDS, extract_keywords, matched_keywords
 
@@ -16,18 +18,20 @@ __all__ = [
     "CTX_STOP_WORDS",
     "DEFAULT_STOP_WORDS",
     "AllocationRow",
+    "ContextLocation",
     "ContextNotFound",
     "ContextSettings",
     "EntriesReport",
+    "EntrySummary",
     "LedgerRow",
     "Packet",
     "PacketAssembler",
     "PacketEntry",
     "ProjectContext",
-    "Summary",
     "assemble_packet",
     "diff",
     "extract_keywords",
+    "find_context",
     "load_context",
     "matched_keywords",
     "plot_allocation",
@@ -35,3 +39,6 @@ __all__ = [
     "resolve_budget",
     "sweep",
 ]
+
+# the packet's summary line of an entry was ``Summary``, like the conversation's summaries
+__getattr__ = module_getattr(__name__, {"Summary": "ctx_lab.packet:EntrySummary"})

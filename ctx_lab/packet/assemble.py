@@ -11,25 +11,28 @@ budget covers tier 1.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from ..errors import UsageError
 from ..models import ModelRegistry, get_registry
-from ..tokens import CounterLike, TokenCounter, get_counter
-from .context import ProjectContext
-from .markdown import Convention, Entry, Task
-from .packet import (
+from ..token_budget import resolve_token_budget
+from ..tokens import CounterLike, CountingCache, TokenCounter, get_counter
+from .context import DEFAULT_TOKEN_BUDGET, ProjectContext
+from .layout import (
     SECTION_TIERS,
-    AllocationRow,
-    LedgerRow,
-    Packet,
-    PacketEntry,
-    Summary,
-    counted_line,
+    convention_line,
+    counted_text,
+    entry_block,
+    noted_line,
     render_parts,
+    rule_line,
+    section_heading,
+    task_line,
+    task_text,
 )
+from .markdown import Convention, Entry, Task
+from .packet import AllocationRow, EntrySummary, LedgerRow, Packet, PacketEntry
 from .scoring import DEFAULT_STOP_WORDS, EntryScore, extract_keywords, local_date, score_entry
 
 __all__ = ["PacketAssembler", "assemble_packet", "resolve_budget"]
@@ -46,16 +49,12 @@ def resolve_budget(
     environ: Mapping[str, str] | None = None,
 ) -> tuple[int, str]:
     """The budget and where it came from: the argument, else the model's effective input
-    budget, else ``CTX_TOKEN_BUDGET``, else ``.ctxrc``, else 8000."""
-    if budget is not None:
-        if isinstance(budget, bool) or not isinstance(budget, int):
-            raise UsageError(f"budget must be a whole number of tokens, got {budget!r}")
-        if budget < 0:
-            raise UsageError(f"budget must be ≥ 0, got {budget}")
-        return budget, "argument"
-    if model is not None:
-        resolved = get_registry(registry).get(model)
-        return resolved.effective_input_budget(), f"model {model} ({resolved.source})"
+    budget, else ``CTX_TOKEN_BUDGET``, else the project's configuration, else 8000
+    (:func:`ctx_lab.token_budget.resolve_token_budget`)."""
+    if budget is not None or model is not None:
+        return resolve_token_budget(
+            budget, model, default=DEFAULT_TOKEN_BUDGET, registry=registry, environ=environ
+        )
     return ctx.configured_budget(environ)
 
 
@@ -66,18 +65,6 @@ def _timestamp(now: datetime) -> str:
 
 def _date(entry: Entry) -> str | None:
     return None if entry.day is None else entry.day.isoformat()
-
-
-def _task_line(task: Task) -> str:
-    notes = []
-    if task.in_progress:
-        notes.append("in progress")
-    if task.blocked and "blocked" not in task.text.lower():
-        notes.append("blocked")
-    if task.priority:
-        notes.append(f"priority {task.priority}")
-    suffix = f" ({', '.join(notes)})" if notes else ""
-    return f"{'  ' * task.depth}- [ ] {task.text}{suffix}"
 
 
 @dataclass
@@ -134,27 +121,19 @@ class PacketAssembler:
         self.ctx = ctx
         self.counter: TokenCounter = get_counter(counter)
         self.stop_words = frozenset(w.lower() for w in stop_words)
-        self._costs: dict[str, int] = {}
+        self.counts = CountingCache(self.counter)
 
     # -- counting ---------------------------------------------------------------------------
 
     def cost(self, text: str) -> int:
         """Tokens of ``text`` under this assembler's counter (memoized)."""
-        found = self._costs.get(text)
-        if found is None:
-            found = self._costs[text] = self.counter.count(text)
-        return found
-
-    def _prime(self, texts: Sequence[str]) -> None:
-        missing = list(dict.fromkeys(t for t in texts if t not in self._costs))
-        if missing:
-            self._costs.update(zip(missing, self.counter.count_many(missing), strict=True))
+        return self.counts.count(text)
 
     def _count_parts(self, parts: list[tuple[str, str]]) -> dict[str, int]:
-        self._prime([text for _, text in parts])
+        counts = self.counts.count_many([text for _, text in parts])
         used: dict[str, int] = {}
-        for section, text in parts:
-            used[section] = used.get(section, 0) + self._costs[text]
+        for (section, _), tokens in zip(parts, counts, strict=True):
+            used[section] = used.get(section, 0) + tokens
         return used
 
     # -- the pipeline -----------------------------------------------------------------------
@@ -187,12 +166,12 @@ class PacketAssembler:
                 counter=self.counter.name,
                 read_order=ctx.read_order,
                 constitution=tuple(r.text for r in ctx.rules),
-                tasks=tuple(_task_line(t) for t in draft.tasks),
+                tasks=tuple(task_text(t) for t in draft.tasks),
                 conventions=tuple(c.text for c in draft.conventions),
                 decisions=tuple(e.text for e in draft.decisions.full),
                 learnings=tuple(e.text for e in draft.learnings.full),
                 summaries=tuple(
-                    Summary(side.name, e.title)
+                    EntrySummary(side.name, e.title)
                     for side in (draft.decisions, draft.learnings)
                     for e in side.summary
                 ),
@@ -276,8 +255,8 @@ class PacketAssembler:
     ) -> tuple[list[Task], list[Task], int]:
         if not pending:
             return [], [], 0
-        header = self.cost("\n## Current Tasks\n")
-        lines = {t.line: self.cost(_task_line(t) + "\n") for t in pending}
+        header = self.cost(section_heading("tasks"))
+        lines = {t.line: self.cost(task_line(task_text(t))) for t in pending}
         pct = round(self.ctx.settings.task_budget_pct * 100)
         cap_text = f"tasks cap {pct} % = {cap} tokens"
         total = header + sum(lines.values())
@@ -285,7 +264,7 @@ class PacketAssembler:
             for t in pending:
                 fates[("tasks", t.line)] = _Fate("full", f"all pending tasks fit in the {cap_text}")
             return pending, [], total
-        reserve = self.cost(counted_line("tasks", len(pending)) + "\n")
+        reserve = self.cost(counted_text("tasks", len(pending)))
 
         def rank(t: Task) -> tuple[int, float, int]:
             if t.in_progress:
@@ -309,7 +288,7 @@ class PacketAssembler:
             else:
                 fates[("tasks", t.line)] = _Fate("counted", f"{cap_text} reached")
         used = header + sum(lines[t.line] for t in tasks_in)
-        used += self.cost(counted_line("tasks", len(tasks_out)) + "\n")
+        used += self.cost(counted_text("tasks", len(tasks_out)))
         if used > cap:  # not even the header and the count line fit
             hidden.add("tasks")
             return tasks_in, tasks_out, 0
@@ -324,8 +303,8 @@ class PacketAssembler:
     ) -> tuple[list[Convention], list[Convention], int]:
         if not conventions:
             return [], [], 0
-        header = self.cost("\n## Key Conventions\n")
-        cost = {c.line: self.cost(f"- {c.text}\n") for c in conventions}
+        header = self.cost(section_heading("conventions"))
+        cost = {c.line: self.cost(convention_line(c.text)) for c in conventions}
         pct = round(self.ctx.settings.convention_budget_pct * 100)
         cap_text = f"conventions cap {pct} % = {cap} tokens"
         total = header + sum(cost.values())
@@ -335,7 +314,7 @@ class PacketAssembler:
                     "full", f"all conventions fit in the {cap_text}"
                 )
             return conventions, [], total
-        used = header + self.cost(counted_line("conventions", len(conventions)) + "\n")
+        used = header + self.cost(counted_text("conventions", len(conventions)))
         taken: list[Convention] = []
         for c in conventions:
             if used + cost[c.line] > cap:
@@ -353,14 +332,14 @@ class PacketAssembler:
             )
             fates[("conventions", c.line)] = _Fate("counted", why)
         used = header + sum(cost[c.line] for c in taken)
-        used += self.cost(counted_line("conventions", len(rest)) + "\n")
+        used += self.cost(counted_text("conventions", len(rest)))
         if used > cap:  # not even the header and the count line fit
             hidden.add("conventions")
             return taken, rest, 0
         return taken, rest, used
 
     def _entry_cost(self, entry: Entry) -> int:
-        return self.cost(f"\n{entry.text}\n")
+        return self.cost(entry_block(entry.text))
 
     def _rank(self, side: _Side) -> list[Entry]:
         def order(e: Entry) -> tuple[float, float, int]:
@@ -378,10 +357,7 @@ class PacketAssembler:
         hidden: set[str],
     ) -> None:
         sides = (decisions, learnings)
-        header = {
-            s.name: self.cost(f"\n## {'Recent Decisions' if s is decisions else 'Key Learnings'}\n")
-            for s in sides
-        }
+        header = {s.name: self.cost(section_heading(s.name)) for s in sides}
 
         def total(side: _Side, include_superseded: bool) -> int:
             chosen = [e for e in side.entries if include_superseded or not e.superseded]
@@ -418,7 +394,7 @@ class PacketAssembler:
         both = content["decisions"] + content["learnings"]
         decisions.cap = remaining * content["decisions"] // both if both else 0
         learnings.cap = remaining - decisions.cap
-        also_header = self.cost("\n## Also Noted\n")
+        also_header = self.cost(section_heading("also_noted"))
         also_charged = False
         for side in sides:
             also_charged = self._fill_side(
@@ -459,8 +435,8 @@ class PacketAssembler:
                 rest.append(e)
         for i, e in enumerate(rest):
             left_after = len(rest) - i - 1
-            reserve = self.cost(counted_line(side.name, left_after) + "\n") if left_after else 0
-            extra = self.cost(f"- {e.title}\n") + (0 if also_charged else also_header)
+            reserve = self.cost(counted_text(side.name, left_after)) if left_after else 0
+            extra = self.cost(noted_line(e.title)) + (0 if also_charged else also_header)
             if used + extra + reserve <= share:
                 used += extra
                 also_charged = True
@@ -475,7 +451,7 @@ class PacketAssembler:
                 side.counted.extend(rest[i:])
                 break
         if side.counted:
-            line = self.cost(counted_line(side.name, len(side.counted)) + "\n")
+            line = self.cost(counted_text(side.name, len(side.counted)))
             line += 0 if also_charged else also_header
             if used + line <= share:
                 also_charged = True
@@ -579,12 +555,12 @@ class PacketAssembler:
             est_cost_usd=None,
             read_order=ctx.read_order,
             constitution=tuple(r.text for r in ctx.rules),
-            tasks=tuple(_task_line(t) for t in draft.tasks),
+            tasks=tuple(task_text(t) for t in draft.tasks),
             conventions=tuple(c.text for c in draft.conventions),
             decisions=tuple(self._packet_entry(draft.decisions, e) for e in draft.decisions.full),
             learnings=tuple(self._packet_entry(draft.learnings, e) for e in draft.learnings.full),
             summaries=tuple(
-                Summary(side.name, e.title)
+                EntrySummary(side.name, e.title)
                 for side in (draft.decisions, draft.learnings)
                 for e in side.summary
             ),
@@ -625,7 +601,7 @@ class PacketAssembler:
                 "constitution",
                 1,
                 r.text,
-                tokens=self.cost(f"- {r.text}\n"),
+                tokens=self.cost(rule_line(r.text)),
                 reason="tier 1: always included",
             )
             for r in ctx.rules
@@ -638,7 +614,7 @@ class PacketAssembler:
                     2,
                     t.text,
                     date=t.added.date().isoformat() if t.added else None,
-                    tokens=self.cost(_task_line(t) + "\n"),
+                    tokens=self.cost(task_line(task_text(t))),
                     action=fate.action,
                     reason=fate.reason,
                 )
@@ -650,7 +626,7 @@ class PacketAssembler:
                     "conventions",
                     3,
                     c.title,
-                    tokens=self.cost(f"- {c.text}\n"),
+                    tokens=self.cost(convention_line(c.text)),
                     action=fate.action,
                     reason=fate.reason,
                 )

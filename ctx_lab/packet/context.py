@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import CtxLabError, UsageError
-from ..textfile import decode_text, normalize_newlines, read_bytes
+from ..display import RichResult
+from ..errors import ContextNotFound
+from ..files import confine, decode_text, normalize_newlines, read_bytes, resolve_root
+from ..token_budget import CONFIG_FILES, CTXRC, config_budget, read_ctxrc, resolve_token_budget
 from .markdown import (
     Convention,
     Entry,
@@ -25,9 +27,11 @@ from .markdown import (
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
     "READ_ORDER",
+    "ContextLocation",
     "ContextNotFound",
     "ContextSettings",
     "ProjectContext",
+    "find_context",
     "load_context",
 ]
 
@@ -42,11 +46,6 @@ READ_ORDER = (
     "AGENT_PLAYBOOK.md",
 )
 DEFAULT_TOKEN_BUDGET = 8000
-BUDGET_ENV = "CTX_TOKEN_BUDGET"
-
-
-class ContextNotFound(CtxLabError):
-    """The directory has no ``.context/`` (and is not one)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +55,7 @@ class ContextSettings:
     token_budget: int | None = None
     task_budget_pct: float = 0.40
     convention_budget_pct: float = 0.20
+    budget_source: str = CTXRC
 
 
 @dataclass(frozen=True)
@@ -83,21 +83,16 @@ class ProjectContext:
         return tuple(t for t in self.tasks if t.status == "pending")
 
     def configured_budget(self, environ: Mapping[str, str] | None = None) -> tuple[int, str]:
-        """The budget ctx would use without an explicit one: ``CTX_TOKEN_BUDGET``, else
-        ``.ctxrc``, else 8000 — with where it came from."""
-        env = os.environ if environ is None else environ
-        raw = env.get(BUDGET_ENV)
-        if raw is not None and raw.strip():
-            try:
-                value = int(raw.strip())
-            except ValueError:
-                raise UsageError(f"{BUDGET_ENV}={raw!r} is not a whole number") from None
-            if value < 0:
-                raise UsageError(f"{BUDGET_ENV}={raw!r} is negative")
-            return value, BUDGET_ENV
-        if self.settings.token_budget is not None:
-            return self.settings.token_budget, ".ctxrc"
-        return DEFAULT_TOKEN_BUDGET, "default"
+        """The budget ctx would use without an explicit one: ``CTX_TOKEN_BUDGET``, else the
+        project's configuration (``.ctxrc`` …), else 8000 — with where it came from."""
+        configured = (
+            (self.settings.token_budget, self.settings.budget_source)
+            if self.settings.token_budget is not None
+            else None
+        )
+        return resolve_token_budget(
+            None, None, default=DEFAULT_TOKEN_BUDGET, configured=configured, environ=environ
+        )
 
 
 def _find_context_dir(path: Path) -> Path:
@@ -116,64 +111,61 @@ def _find_context_dir(path: Path) -> Path:
 
 
 def _settings(root: Path, warnings: list[str]) -> ContextSettings:
-    rc = root / ".ctxrc"
-    if not rc.is_file():
-        return ContextSettings()
-    import yaml
-
-    try:
-        data: Any = yaml.safe_load(decode_text(rc.read_bytes(), str(rc), warnings)) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        warnings.append(f"{rc}: ignored, not valid YAML ({exc.__class__.__name__})")
-        return ContextSettings()
-    if not isinstance(data, dict):
-        warnings.append(f"{rc}: ignored, expected key: value pairs")
-        return ContextSettings()
+    data = read_ctxrc(root, warnings)
     defaults = ContextSettings()
-    budget = data.get("token_budget")
-    if budget is not None and (
-        isinstance(budget, bool) or not isinstance(budget, int) or budget < 0
-    ):
-        warnings.append(f"{rc}: token_budget {budget!r} ignored (need a whole number ≥ 0)")
-        budget = None
+    configured = config_budget(root, warnings)
 
     def share(key: str, default: float) -> float:
         value = data.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-            warnings.append(f"{rc}: {key} {value!r} ignored (need a fraction between 0 and 1)")
+            warnings.append(
+                f"{root / CTXRC}: {key} {value!r} ignored (need a fraction between 0 and 1)"
+            )
             return default
         return float(value)
 
     return ContextSettings(
-        budget,
+        configured[0] if configured else None,
         share("task_budget_pct", defaults.task_budget_pct),
         share("convention_budget_pct", defaults.convention_budget_pct),
+        configured[1] if configured else CTXRC,
     )
 
 
-def load_context(path: str | os.PathLike[str] = ".") -> ProjectContext:
+def load_context(
+    path: str | os.PathLike[str] = ".", *, root: str | os.PathLike[str] | None = None
+) -> ProjectContext:
     """Load ``path`` (a ``.context/`` directory or a directory containing one).
 
     Never fails on content: undecodable bytes are replaced (with a warning naming file and
     line), malformed entries keep what can be read. A missing directory raises
-    :class:`ContextNotFound`.
+    :class:`ContextNotFound`. With ``root`` (the REST server's root), ``path`` and every file
+    read — the ``.context/`` files and ``.ctxrc`` — must resolve inside it
+    (:class:`~ctx_lab.errors.PathOutsideRoot` otherwise, e.g. for a symlink out).
     """
-    context_dir = _find_context_dir(Path(path))
-    root = context_dir.parent
+    start = confine(root, path, what="dir") if root is not None else Path(path)
+    context_dir = _find_context_dir(start)
+    project = context_dir.parent
     warnings: list[str] = []
     texts: dict[str, str] = {}
     for name in READ_ORDER:
         file = context_dir / name
         if file.is_file():
+            if root is not None:
+                confine(root, file, what=f".context/{name}")
             data = read_bytes(file)
             texts[name] = normalize_newlines(decode_text(data, f".context/{name}", warnings))
+    if root is not None:
+        for name in CONFIG_FILES:
+            if (project / name).exists():
+                confine(root, project / name, what=name)
     read_order = tuple(
         f".context/{name}"
         for name in READ_ORDER
         if name in texts and not is_effectively_empty(texts[name])
     )
     return ProjectContext(
-        root=root,
+        root=project,
         context_dir=context_dir,
         rules=tuple(parse_constitution(texts.get("CONSTITUTION.md", ""))),
         tasks=tuple(parse_tasks(texts.get("TASKS.md", ""))),
@@ -181,6 +173,56 @@ def load_context(path: str | os.PathLike[str] = ".") -> ProjectContext:
         decisions=tuple(parse_entries(texts.get("DECISIONS.md", ""), "decision")),
         learnings=tuple(parse_entries(texts.get("LEARNINGS.md", ""), "learning")),
         read_order=read_order,
-        settings=_settings(root, warnings),
+        settings=_settings(project, warnings),
         warnings=tuple(warnings),
     )
+
+
+@dataclass(frozen=True)
+class ContextLocation(RichResult):
+    """Where the nearest project with a ``.context/`` is (relative to the root searched), and a
+    signature of its files that changes whenever one of them changes (the sidebar polls it)."""
+
+    found: bool
+    directory: str | None
+    signature: str
+
+    payload_kind = "context"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"found", "dir", "signature"}``."""
+        return {"found": self.found, "dir": self.directory, "signature": self.signature}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ContextLocation:
+        """The inverse of :meth:`to_dict`."""
+        return cls(bool(data["found"]), data.get("dir"), str(data.get("signature", "")))
+
+    def to_text(self) -> str:
+        """The directory, or that none was found."""
+        return self.directory or "no .context/ found"
+
+
+def find_context(
+    start: str | os.PathLike[str] = ".", *, root: str | os.PathLike[str] = "."
+) -> ContextLocation:
+    """Walk up from ``start`` (confined to ``root``, never above it) to the first directory
+    holding ``.context/``."""
+    base = resolve_root(root)
+    current = confine(base, start, what="dir")
+    if not current.is_dir():
+        current = current.parent
+    while True:
+        candidate = current / ".context"
+        if candidate.is_dir():
+            confine(base, candidate, what="dir")
+            stamps = sorted(
+                f"{p.name}:{p.stat().st_mtime_ns}:{p.stat().st_size}"
+                for p in candidate.glob("*.md")
+                if confine(base, p, what=f".context/{p.name}").is_file()
+            )
+            where = "." if current == base else current.relative_to(base).as_posix()
+            return ContextLocation(True, where, "|".join(stamps))
+        if current == base or base not in current.parents:
+            return ContextLocation(False, None, "")
+        current = current.parent

@@ -11,55 +11,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..display import RichResult, escape, html_table
+from ..severity import fit_severity
+from .layout import INSTRUCTION, SECTION_TITLES, counted_line, render_parts
 
 __all__ = [
     "INSTRUCTION",
     "SECTION_TITLES",
     "AllocationRow",
+    "EntrySummary",
     "LedgerRow",
     "Packet",
     "PacketEntry",
-    "Summary",
     "counted_line",
     "render_parts",
 ]
-
-INSTRUCTION = (
-    "Before starting work, confirm to the user: "
-    '"I have read the required context files and I\'m following project conventions."'
-)
-
-SECTION_TITLES = {
-    "read_order": "Read These Files",
-    "constitution": "Constitution (NEVER VIOLATE)",
-    "tasks": "Current Tasks",
-    "conventions": "Key Conventions",
-    "decisions": "Recent Decisions",
-    "learnings": "Key Learnings",
-    "also_noted": "Also Noted",
-}
-SECTION_TIERS = {
-    "header": 1,
-    "read_order": 1,
-    "constitution": 1,
-    "instruction": 1,
-    "tasks": 2,
-    "conventions": 3,
-    "decisions": 4,
-    "learnings": 5,
-}
-_COUNTED_NOUNS = {
-    "tasks": ("pending task", "pending tasks", "TASKS.md"),
-    "conventions": ("convention", "conventions", "CONVENTIONS.md"),
-    "decisions": ("decision", "decisions", "DECISIONS.md"),
-    "learnings": ("learning", "learnings", "LEARNINGS.md"),
-}
-
-
-def counted_line(section: str, n: int) -> str:
-    """The one line that stands for ``n`` items left out of a section."""
-    singular, plural, file = _COUNTED_NOUNS[section]
-    return f"- …and {n} more {singular if n == 1 else plural} in {file}"
 
 
 @dataclass(frozen=True)
@@ -77,7 +42,7 @@ class PacketEntry:
 
 
 @dataclass(frozen=True)
-class Summary:
+class EntrySummary:
     """An entry shown by its title only, under Also Noted."""
 
     section: str
@@ -159,63 +124,6 @@ class AllocationRow:
 ALLOCATION_COLUMNS = tuple(AllocationRow.__dataclass_fields__)
 
 
-def render_parts(
-    *,
-    generated: str,
-    budget: int,
-    used: int | None,
-    counter: str,
-    read_order: tuple[str, ...],
-    constitution: tuple[str, ...],
-    tasks: tuple[str, ...],
-    conventions: tuple[str, ...],
-    decisions: tuple[str, ...],
-    learnings: tuple[str, ...],
-    summaries: tuple[Summary, ...],
-    counted: dict[str, int],
-    instruction: str = INSTRUCTION,
-) -> list[tuple[str, str]]:
-    """The packet's Markdown as ``(section, text)`` parts; joined they are the packet.
-
-    ``used`` is the packet's own token count stated in its header (None: not stated). Counted
-    lines appear for sections whose ``counted`` value is positive.
-    """
-    stated = f"{used} tokens ({counter})" if used is not None else f"≤ {budget} tokens ({counter})"
-    head = f"# Context Packet\nGenerated: {generated} | Budget: {budget} tokens | Used: {stated}\n"
-    parts = [("header", head)]
-
-    def section(key: str, lines: list[str], owner: str | None = None) -> None:
-        if not lines:
-            return
-        parts.append((owner or key, f"\n## {SECTION_TITLES[key]}\n"))
-        parts.extend((owner or key, line) for line in lines)
-
-    section("read_order", [f"{i}. {path}\n" for i, path in enumerate(read_order, 1)])
-    if not read_order:  # the section is always printed, even with no files
-        parts.append(("read_order", f"\n## {SECTION_TITLES['read_order']}\n"))
-    section("constitution", [f"- {rule}\n" for rule in constitution])
-    task_lines = [f"{t}\n" for t in tasks]
-    if counted.get("tasks"):
-        task_lines.append(counted_line("tasks", counted["tasks"]) + "\n")
-    section("tasks", task_lines)
-    convention_lines = [f"- {c}\n" for c in conventions]
-    if counted.get("conventions"):
-        convention_lines.append(counted_line("conventions", counted["conventions"]) + "\n")
-    section("conventions", convention_lines)
-    section("decisions", [f"\n{text}\n" for text in decisions])
-    section("learnings", [f"\n{text}\n" for text in learnings])
-    noted: list[tuple[str, str]] = []
-    for side in ("decisions", "learnings"):
-        noted += [(side, f"- {s.title}\n") for s in summaries if s.section == side]
-        if counted.get(side):
-            noted.append((side, counted_line(side, counted[side]) + "\n"))
-    if noted:
-        parts.append((noted[0][0], f"\n## {SECTION_TITLES['also_noted']}\n"))
-        parts.extend(noted)
-    parts.append(("instruction", f"\n{instruction}\n"))
-    return parts
-
-
 @dataclass(frozen=True)
 class Packet(RichResult):
     """A context packet: what went in, what it cost, and the ledger of every decision."""
@@ -233,7 +141,7 @@ class Packet(RichResult):
     conventions: tuple[str, ...]
     decisions: tuple[PacketEntry, ...]
     learnings: tuple[PacketEntry, ...]
-    summaries: tuple[Summary, ...]
+    summaries: tuple[EntrySummary, ...]
     instruction: str = INSTRUCTION
     counted: dict[str, int] = field(default_factory=dict)
     ledger_rows: tuple[LedgerRow, ...] = ()
@@ -308,6 +216,8 @@ class Packet(RichResult):
                 "ledger": [r.to_dict() for r in self.ledger_rows],
                 "allocation": [r.to_dict() for r in self.allocation_rows],
                 "warnings": list(self.warnings),
+                "severity": fit_severity(self.tokens_used, self.budget),
+                "markdown": self.to_markdown(),
             }
         )
         return data
@@ -333,7 +243,7 @@ class Packet(RichResult):
             conventions=tuple(data.get("conventions") or ()),
             decisions=entries("decisions"),
             learnings=entries("learnings"),
-            summaries=tuple(Summary(**s) for s in data.get("summaries") or ()),
+            summaries=tuple(EntrySummary(**s) for s in data.get("summaries") or ()),
             instruction=data.get("instruction", INSTRUCTION),
             counted=dict(data.get("counted") or {}),
             ledger_rows=tuple(LedgerRow.from_dict(r) for r in data.get("ledger") or ()),
@@ -374,10 +284,6 @@ class Packet(RichResult):
         return plot_allocation(self, ax=ax)
 
     # -- rich display -----------------------------------------------------------------------
-
-    def payload(self) -> dict[str, Any]:
-        """The MIME payload: the packet JSON (ledger and allocation included) plus version."""
-        return {**self.to_dict(), "markdown": self.to_markdown(), "version": 1}
 
     def html_body(self) -> str:
         """Summary line, allocation table, the ledger, and the Markdown in a details block."""

@@ -1,6 +1,7 @@
 """Paginated reading of files, web pages and PDFs with an opaque cursor and a short-lived cache
 (design: paginated-read-tool.md, refined by the paging issue)."""
 
+from .._deprecated import module_getattr
 from .errors import (
     AccessDenied,
     CorruptDocument,
@@ -10,7 +11,6 @@ from .errors import (
     UnsupportedContent,
 )
 from .reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, Reader, ReadResult, read
-from .tools import Toolbox, page_tool, read_tool
 
 __all__ = [
     "DEFAULT_MAX_CHARS",
@@ -22,9 +22,12 @@ __all__ = [
     "ReadError",
     "ReadResult",
     "Reader",
-    "Toolbox",
     "UnsupportedContent",
-    "page_tool",
     "read",
-    "read_tool",
 ]
+
+# the agent tools moved to ctx_lab.tools (tools → paging → read)
+__getattr__ = module_getattr(
+    __name__,
+    {name: f"ctx_lab.tools:{name}" for name in ("Toolbox", "page_tool", "read_tool")},
+)

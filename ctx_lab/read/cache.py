@@ -55,11 +55,6 @@ class DocumentCache:
             while len(self._cache) > self.max_entries:
                 self._cache.popitem()
 
-    def drop(self, uri: str) -> None:
-        """Forget ``uri``."""
-        with self._lock:
-            self._cache.pop(uri, None)
-
     def __len__(self) -> int:
         with self._lock:
             self._cache.expire()

@@ -12,17 +12,25 @@ import binascii
 import hashlib
 import hmac
 import json
+import os
+import secrets
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-__all__ = ["CURSOR_VERSION", "Cursor", "CursorInvalid", "decode_cursor", "encode_cursor"]
+from ..errors import CursorInvalid
+
+__all__ = [
+    "CURSOR_VERSION",
+    "Cursor",
+    "CursorInvalid",
+    "decode_cursor",
+    "encode_cursor",
+    "user_cursor_secret",
+]
 
 CURSOR_VERSION = 1
 _SIGNATURE_BYTES = 8
-
-
-class CursorInvalid(Exception):
-    """Why a cursor cannot be used (internal; the reader turns it into a reset)."""
 
 
 @dataclass(frozen=True)
@@ -77,3 +85,19 @@ def decode_cursor(token: str, uri: str, secret: bytes) -> Cursor:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise CursorInvalid("malformed cursor position")
     return Cursor(kind, cache_id, offset, page)
+
+
+def user_cursor_secret() -> bytes:
+    """A per-user key for signing cursors that must survive the process (the CLI's), kept in
+    ``$XDG_CACHE_HOME/ctx-lab/cursor.key`` (created once, mode 0600)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ctx-lab"
+    key = base / "cursor.key"
+    try:
+        return bytes.fromhex(key.read_text().strip())
+    except (OSError, ValueError):
+        base.mkdir(parents=True, exist_ok=True)
+        value = secrets.token_bytes(16)
+        fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(value.hex())
+        return value

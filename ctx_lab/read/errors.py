@@ -1,8 +1,16 @@
-"""Errors of the paginated reader: every one is a :class:`ReadError` (a ``CtxLabError``)."""
+"""Errors of the paginated reader (defined in :mod:`ctx_lab.errors`; every one is a
+:class:`~ctx_lab.errors.ReadError`)."""
 
 from __future__ import annotations
 
-from ..errors import CtxLabError
+from ..errors import (
+    AccessDenied,
+    CorruptDocument,
+    FetchError,
+    LimitExceeded,
+    ReadError,
+    UnsupportedContent,
+)
 
 __all__ = [
     "AccessDenied",
@@ -12,27 +20,3 @@ __all__ = [
     "ReadError",
     "UnsupportedContent",
 ]
-
-
-class ReadError(CtxLabError):
-    """Reading a resource failed; the message says why and what to do."""
-
-
-class UnsupportedContent(ReadError):
-    """Neither text, HTML nor PDF (e.g. an image)."""
-
-
-class CorruptDocument(ReadError):
-    """A PDF that is damaged, not really a PDF, or encrypted."""
-
-
-class FetchError(ReadError):
-    """The HTTP request failed (status, connection, redirect loop)."""
-
-
-class LimitExceeded(ReadError):
-    """A safety limit stopped the read: size, deadline or page count."""
-
-
-class AccessDenied(ReadError):
-    """A path outside the allowed roots, or a private network address."""

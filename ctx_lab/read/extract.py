@@ -9,7 +9,7 @@ import mimetypes
 import re
 from dataclasses import dataclass
 
-from ..textfile import normalize_newlines
+from ..files import is_binary, normalize_newlines
 from .errors import CorruptDocument, LimitExceeded, UnsupportedContent
 
 __all__ = ["Document", "classify", "decode_body", "extract_html", "extract_pdf", "make_document"]
@@ -85,7 +85,7 @@ def classify(content_type: str | None, data: bytes, name: str = "") -> tuple[str
         or declared.endswith(("+json", "+xml"))
     ):
         return "text", declared
-    if b"\x00" in data[:8192] or (declared and not declared.startswith("text/")):
+    if is_binary(data) or (declared and not declared.startswith("text/")):
         kind = declared or "application/octet-stream"
         raise UnsupportedContent(f"read supports text, HTML and PDF; got {kind}")
     return "text", declared or "text/plain"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-import os
 import socket
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -15,7 +14,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
-from .errors import AccessDenied, FetchError, LimitExceeded, ReadError
+from ..errors import (
+    AccessDenied,
+    FetchError,
+    InputFileError,
+    LimitExceeded,
+    PathOutsideRoot,
+    ReadError,
+)
+from ..files import confine
 
 __all__ = ["Fetched", "HttpFetcher", "is_http", "read_local", "resolve_local"]
 
@@ -48,8 +55,8 @@ def is_http(uri: str) -> bool:
 
 def resolve_local(uri: str, roots: Iterable[Path]) -> Path:
     """The local file a path or ``file:`` URI names, which must lie under one of ``roots``
-    (symlinks resolved); relative paths are taken from the first root."""
-    roots = [Path(r).resolve() for r in roots]
+    (:func:`ctx_lab.files.confine`); relative paths are taken from the first root."""
+    roots = list(roots)
     if uri.lower().startswith("file:"):
         parts = urlsplit(uri)
         if parts.netloc not in ("", "localhost"):
@@ -57,16 +64,18 @@ def resolve_local(uri: str, roots: Iterable[Path]) -> Path:
         raw = unquote(parts.path)
     else:
         raw = uri
-    if "\x00" in raw:
-        raise AccessDenied(f"{uri!r}: not a valid path")
     path = Path(raw)
-    if not path.is_absolute():
-        path = (roots[0] if roots else Path.cwd()) / path
-    resolved = path.resolve()
-    if not any(resolved == root or root in resolved.parents for root in roots):
-        allowed = ", ".join(str(r) for r in roots) or "(none)"
-        raise AccessDenied(f"{uri}: outside the allowed roots ({allowed})")
-    return resolved
+    if not path.is_absolute() and roots:
+        path = Path(roots[0]) / path
+    for root in roots:
+        try:
+            return confine(root, path, what=uri)
+        except PathOutsideRoot:
+            continue
+        except InputFileError:
+            continue  # a root that is no directory (any longer) allows nothing
+    allowed = ", ".join(str(r) for r in roots) or "(none)"
+    raise PathOutsideRoot(f"{uri}: outside the allowed roots ({allowed})")
 
 
 def read_local(path: Path, max_bytes: int) -> tuple[bytes, tuple[str, ...]]:
@@ -242,8 +251,3 @@ class HttpFetcher:
                 ) from None
             raise FetchError(f"{url}: reading the body failed: {exc}") from None
         return b"".join(chunks)
-
-
-def default_roots() -> tuple[Path, ...]:
-    """The current directory."""
-    return (Path(os.getcwd()),)

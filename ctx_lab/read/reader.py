@@ -8,11 +8,12 @@ import secrets
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..display import RichResult, escape
 from ..errors import UsageError
+from ..files import real_path
+from ..validate import whole_number
 from .cache import DocumentCache
 from .cursor import Cursor, CursorInvalid, decode_cursor, encode_cursor
 from .errors import ReadError
@@ -105,8 +106,7 @@ class ReadResult(RichResult):
 
 
 def _check_max_chars(max_chars: int) -> int:
-    if isinstance(max_chars, bool) or not isinstance(max_chars, int):
-        raise UsageError(f"max_chars must be a whole number, got {max_chars!r}")
+    whole_number(max_chars, "max_chars")
     if max_chars < 1:
         raise UsageError(f"max_chars must be ≥ 1, got {max_chars}")
     return min(max_chars, MAX_CHARS_LIMIT)
@@ -141,9 +141,7 @@ class Reader:
         secret: bytes | None = None,
         resume_after_expiry: bool = False,
     ) -> None:
-        self.roots = tuple(
-            Path(r).resolve() for r in (roots if roots is not None else [os.getcwd()])
-        )
+        self.roots = tuple(real_path(r) for r in (roots if roots is not None else [os.getcwd()]))
         self.max_bytes = max_bytes
         self.max_pdf_pages = max_pdf_pages
         self.allow_http = allow_http

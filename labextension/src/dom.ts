@@ -102,10 +102,12 @@ export function sortableTable(
   return table;
 }
 
-/** A horizontal meter coloured by how full it is (70 % amber, 90 % red). */
-export function meter(used: number, limit: number, label: string): HTMLElement {
+/**
+ * A horizontal meter, coloured by the payload's `severity` (decided on the Python side by
+ * ctx_lab.severity; the lab never recomputes it).
+ */
+export function meter(used: number, limit: number, label: string, level: string): HTMLElement {
   const share = limit > 0 ? Math.min(used / limit, 1) : 1;
-  const level = share < 0.7 ? 'ok' : share <= 0.9 ? 'warn' : 'bad';
   const bar = el('div', { class: `ctx-meter-fill ctx-${level}` });
   bar.style.width = `${(share * 100).toFixed(1)}%`;
   return el(

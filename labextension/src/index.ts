@@ -16,6 +16,7 @@ import { Widget } from '@lumino/widgets';
 
 import { api } from './api';
 import { el, fmt, meter } from './dom';
+import { CountersPayload } from './generated';
 import { allocationBar, lineView } from './renderers';
 
 const ICON_SVG =
@@ -68,9 +69,7 @@ export class ContextPanel extends Widget {
     this.addClass('ctx-panel');
     this.title.icon = contextIcon;
     this.title.caption = 'ctx-lab Context';
-    for (const name of ['bytes/4', 'cl100k', 'chars/3']) {
-      this.counterSelect.appendChild(el('option', { value: name }, name));
-    }
+    this.counterSelect.appendChild(el('option', { value: this.counter }, this.counter));
     this.modelSelect.appendChild(el('option', { value: '' }, '(budget slider)'));
     const insert = el('button', { class: 'jp-mod-styled ctx-insert', 'data-ctx-insert': '' }, 'Insert %ctx packet cell');
     insert.addEventListener('click', () => this.insertCell(this.cellCode()));
@@ -100,6 +99,7 @@ export class ContextPanel extends Widget {
     );
     browser.model.pathChanged.connect(() => void this.locate());
     void this.loadModels();
+    void this.loadCounters();
     void this.locate();
     this.poll = window.setInterval(() => void this.checkForChanges(), 4000);
   }
@@ -119,6 +119,25 @@ export class ContextPanel extends Widget {
   private schedule(): void {
     window.clearTimeout(this.timer);
     this.timer = window.setTimeout(() => void this.load(), 300);
+  }
+
+  /** Every counter the server has — built in or installed as a plugin — usable ones first. */
+  private async loadCounters(): Promise<void> {
+    try {
+      const listing = await api<CountersPayload>('counters', {});
+      const usable = listing.counters.filter(c => c.available);
+      const unusable = listing.counters.filter(c => !c.available);
+      this.counterSelect.textContent = '';
+      for (const c of [...usable, ...unusable]) {
+        const label = `${c.name}${c.exact ? '' : ' (estimate)'}`;
+        this.counterSelect.appendChild(
+          el('option', { value: c.name, disabled: !c.available, title: c.reason || label, 'data-ctx-counter-option': c.name }, label)
+        );
+      }
+      this.counterSelect.value = this.counter;
+    } catch {
+      /* the selector keeps the default counter */
+    }
   }
 
   private async loadModels(): Promise<void> {
@@ -197,7 +216,7 @@ export class ContextPanel extends Widget {
       ` tokens (${p.counter})`
     );
     this.allocation.textContent = '';
-    this.allocation.append(allocationBar(p.allocation ?? [], p.budget, p.tokens_used), meter(p.tokens_used, p.budget, `${fmt(p.tokens_used)} used`));
+    this.allocation.append(allocationBar(p.allocation ?? [], p.budget, p.tokens_used), meter(p.tokens_used, p.budget, `${fmt(p.tokens_used)} used`, p.severity));
     this.entries.textContent = '';
     for (const row of p.ledger ?? []) {
       if (row.section === 'constitution') {
@@ -278,7 +297,7 @@ export class PagerView extends Widget {
       this.info.textContent = `${page.artifact_id}: lines ${page.start_line}–${page.end_line} of ${page.total_lines} (${page.tokens} tokens)`;
       this.body.textContent = '';
       this.body.append(
-        meter(page.budget.tokens_used, page.budget.max_tokens, `${page.budget.pages_remaining} pages, ${fmt(page.budget.tokens_remaining)} tokens left`),
+        meter(page.budget.tokens_used, page.budget.max_tokens, `${page.budget.pages_remaining} pages, ${fmt(page.budget.tokens_remaining)} tokens left`, page.budget.severity),
         lineView(page.content, page.start_line)
       );
       this.prev.disabled = start <= 1;

@@ -21,7 +21,7 @@ export class CtxRenderer extends Widget implements IRenderMime.IRenderer {
     const payload = model.data[this.options.mimeType] as Record<string, any> | undefined;
     this.node.textContent = '';
     delete this.node.dataset.ctxFallback;
-    const render = RENDERERS[this.kind];
+    const render = (RENDERERS as Record<string, (p: any) => HTMLElement>)[this.kind];
     if (!payload || payload.version !== PAYLOAD_VERSION || !render) {
       const html = model.data['text/html'];
       this.node.dataset.ctxFallback = 'html';

@@ -2,8 +2,30 @@
  * Renderers for every application/vnd.ctx-lab.<kind>+json payload.
  */
 import { details, el, fmt, meter, sortableTable } from './dom';
+import {
+  BudgetPayload,
+  BuildPayload,
+  CompressPayload,
+  ContextPayload,
+  CountersPayload,
+  DoctorPayload,
+  EntriesPayload,
+  HistoryPayload,
+  JournalPayload,
+  ModelPayload,
+  ModelsPayload,
+  PacketPayload,
+  PagePayload,
+  PayloadByKind,
+  PayloadKind,
+  ReadPayload,
+  SECTION_LABELS,
+  Severity,
+  TokensPayload,
+  UsagePayload
+} from './generated';
 
-export const PAYLOAD_VERSION = 1;
+export { PAYLOAD_VERSION } from './generated';
 export const KINDS = [
   'packet',
   'entries',
@@ -19,7 +41,8 @@ export const KINDS = [
   'usage',
   'history',
   'journal',
-  'context'
+  'context',
+  'counters'
 ];
 
 type Payload = Record<string, any>;
@@ -79,7 +102,7 @@ function list(items: string[], ordered = false): HTMLElement {
   return node;
 }
 
-function renderPacket(p: Payload): HTMLElement {
+function renderPacket(p: PacketPayload): HTMLElement {
   const head = el(
     'div',
     { class: 'ctx-head', 'data-ctx-packet': '' },
@@ -97,17 +120,17 @@ function renderPacket(p: Payload): HTMLElement {
     );
   const counted = p.counted ?? {};
   const sections: [string, HTMLElement | HTMLElement[], number][] = [
-    ['Read These Files', list(p.read_order ?? [], true), (p.read_order ?? []).length],
-    ['Constitution', list(p.constitution ?? []), (p.constitution ?? []).length],
-    ['Current Tasks', list((p.tasks ?? []).map((t: string) => t.replace(/^(\s*)- \[ \] /, '$1☐ '))), (p.tasks ?? []).length],
-    ['Key Conventions', list(p.conventions ?? []), (p.conventions ?? []).length],
-    ['Recent Decisions', entries(p.decisions ?? []), (p.decisions ?? []).length],
-    ['Key Learnings', entries(p.learnings ?? []), (p.learnings ?? []).length],
-    ['Also Noted', list((p.summaries ?? []).map((s: Payload) => `${s.title} (${s.section})`)), (p.summaries ?? []).length]
+    [SECTION_LABELS.read_order, list(p.read_order ?? [], true), (p.read_order ?? []).length],
+    [SECTION_LABELS.constitution, list(p.constitution ?? []), (p.constitution ?? []).length],
+    [SECTION_LABELS.tasks, list((p.tasks ?? []).map((t: string) => t.replace(/^(\s*)- \[ \] /, '$1☐ '))), (p.tasks ?? []).length],
+    [SECTION_LABELS.conventions, list(p.conventions ?? []), (p.conventions ?? []).length],
+    [SECTION_LABELS.decisions, entries(p.decisions ?? []), (p.decisions ?? []).length],
+    [SECTION_LABELS.learnings, entries(p.learnings ?? []), (p.learnings ?? []).length],
+    [SECTION_LABELS.also_noted, list((p.summaries ?? []).map((s: Payload) => `${s.title} (${s.section})`)), (p.summaries ?? []).length]
   ];
   const body = el('div', { class: 'ctx-sections' });
   for (const [title, content, count] of sections) {
-    const block = details(`${title} (${count})`, title !== 'Recent Decisions' && title !== 'Key Learnings');
+    const block = details(`${title} (${count})`, title !== SECTION_LABELS.decisions && title !== SECTION_LABELS.learnings);
     block.setAttribute('data-ctx-section', title);
     (Array.isArray(content) ? content : [content]).forEach(c => block.appendChild(c));
     body.appendChild(block);
@@ -127,7 +150,7 @@ function renderPacket(p: Payload): HTMLElement {
   );
 }
 
-function renderEntries(p: Payload): HTMLElement {
+function renderEntries(p: EntriesPayload): HTMLElement {
   return el(
     'div',
     {},
@@ -136,7 +159,7 @@ function renderEntries(p: Payload): HTMLElement {
   );
 }
 
-function renderTokens(p: Payload): HTMLElement {
+function renderTokens(p: TokensPayload): HTMLElement {
   const counters: string[] = p.counters ?? [];
   const rows = (p.files ?? []).map((f: Payload) => [f.path, f.bytes, ...counters.map(c => f.counts[c])]);
   if ((p.files ?? []).length !== 1) {
@@ -162,7 +185,7 @@ function modelRow(m: Payload): (string | number)[] {
 }
 const MODEL_HEADERS = ['model', 'window', 'max out', 'budget', 'source', 'matched', '$/M in', '$/M out'];
 
-function renderModel(p: Payload): HTMLElement {
+function renderModel(p: ModelPayload): HTMLElement {
   return el(
     'div',
     { 'data-ctx-model': p.model },
@@ -171,11 +194,11 @@ function renderModel(p: Payload): HTMLElement {
   );
 }
 
-function renderModels(p: Payload): HTMLElement {
+function renderModels(p: ModelsPayload): HTMLElement {
   return el('div', {}, el('div', { class: 'ctx-head' }, `${(p.models ?? []).length} models (${p.registry})`), sortableTable(MODEL_HEADERS, (p.models ?? []).map(modelRow)));
 }
 
-function renderDoctor(p: Payload): HTMLElement {
+function renderDoctor(p: DoctorPayload): HTMLElement {
   return sortableTable(
     ['', 'check', 'found', 'fix'],
     (p.checks ?? []).map((c: Payload) => [c.ok ? '✔' : '✘', c.name, c.detail, c.ok ? '' : c.fix])
@@ -189,11 +212,11 @@ function budgetView(b: Payload | null | undefined): HTMLElement | null {
   return el(
     'div',
     { 'data-ctx-budget-view': '' },
-    meter(b.tokens_used, b.max_tokens, `${fmt(b.tokens_remaining)} tokens, ${b.pages_remaining} pages left`)
+    meter(b.tokens_used, b.max_tokens, `${fmt(b.tokens_remaining)} tokens, ${b.pages_remaining} pages left`, b.severity)
   );
 }
 
-function renderBudget(p: Payload): HTMLElement {
+function renderBudget(p: BudgetPayload): HTMLElement {
   return el(
     'div',
     {},
@@ -217,7 +240,7 @@ export function lineView(content: string, start: number): HTMLElement {
   return table;
 }
 
-function renderPage(p: Payload): HTMLElement {
+function renderPage(p: PagePayload): HTMLElement {
   return el(
     'div',
     {},
@@ -243,7 +266,7 @@ function position(pos: Payload): HTMLElement {
   return bar;
 }
 
-function renderRead(p: Payload): HTMLElement {
+function renderRead(p: ReadPayload): HTMLElement {
   const info = p.page_info
     ? `pages ${p.page_info.page_start}–${p.page_info.page_end} of ${p.page_info.total_pages}`
     : p.position
@@ -259,7 +282,7 @@ function renderRead(p: Payload): HTMLElement {
   );
 }
 
-function renderBuild(p: Payload): HTMLElement {
+function renderBuild(p: BuildPayload): HTMLElement {
   const rows = (p.blocks ?? []).map((b: Payload) => [
     b.block,
     b.priority,
@@ -273,13 +296,13 @@ function renderBuild(p: Payload): HTMLElement {
     'div',
     {},
     el('div', { class: 'ctx-head', 'data-ctx-build': '' }, `Built prompt: ${fmt(p.tokens)} / ${fmt(p.budget)} tokens (${p.counter})`),
-    meter(p.tokens, p.budget, `${fmt(p.tokens)} of ${fmt(p.budget)}`),
+    meter(p.tokens, p.budget, `${fmt(p.tokens)} of ${fmt(p.budget)}`, p.severity),
     sortableTable(['block', 'priority', 'policy', 'before', 'after', 'saved', 'action'], rows, { 'data-ctx-blocks': '' }),
     details('Prompt', false, el('pre', {}, p.prompt ?? ''))
   );
 }
 
-function renderCompress(p: Payload): HTMLElement {
+function renderCompress(p: CompressPayload): HTMLElement {
   return el(
     'div',
     {},
@@ -290,7 +313,7 @@ function renderCompress(p: Payload): HTMLElement {
 }
 
 export function gauge(p: Payload): HTMLElement {
-  const severity = Number(p.severity ?? 0);
+  const severity: Severity = p.severity ?? 'ok';
   const fill = el('div', { class: `ctx-gauge-fill ctx-sev-${severity}` });
   fill.style.width = `${Math.min(Number(p.percentage ?? 0), 100).toFixed(1)}%`;
   return el(
@@ -302,7 +325,7 @@ export function gauge(p: Payload): HTMLElement {
   );
 }
 
-function renderHistory(p: Payload): HTMLElement {
+function renderHistory(p: HistoryPayload): HTMLElement {
   return el(
     'div',
     {},
@@ -315,7 +338,7 @@ function renderHistory(p: Payload): HTMLElement {
   );
 }
 
-function renderJournal(p: Payload): HTMLElement {
+function renderJournal(p: JournalPayload): HTMLElement {
   const node = el('div', { 'data-ctx-journal': p.action ?? '' });
   if (p.steps) {
     node.appendChild(sortableTable(['step', 'state', 'outcome', 'chars'], p.steps.map((s: Payload) => [s.step_id, s.state, s.outcome, s.chars])));
@@ -338,15 +361,26 @@ function renderJournal(p: Payload): HTMLElement {
   return node;
 }
 
-function renderUsage(p: Payload): HTMLElement {
+function renderUsage(p: UsagePayload): HTMLElement {
   return gauge(p);
 }
 
-function renderContext(p: Payload): HTMLElement {
+function renderContext(p: ContextPayload): HTMLElement {
   return el('div', {}, p.found ? `project: ${p.dir}` : 'no .context/ found');
 }
 
-export const RENDERERS: Record<string, (p: Payload) => HTMLElement> = {
+function renderCounters(p: CountersPayload): HTMLElement {
+  return sortableTable(
+    ['counter', 'kind', 'available', 'reason'],
+    p.counters.map(c => [c.name, c.exact ? 'exact' : 'estimate', c.available ? 'yes' : 'no', c.reason]),
+    { 'data-ctx-counters': '' }
+  );
+}
+
+type Renderers = { [K in PayloadKind]: (p: PayloadByKind[K]) => HTMLElement };
+
+/** One renderer per payload kind; TypeScript fails the build when a kind has none. */
+export const RENDERERS: Renderers = {
   packet: renderPacket,
   entries: renderEntries,
   tokens: renderTokens,
@@ -361,7 +395,8 @@ export const RENDERERS: Record<string, (p: Payload) => HTMLElement> = {
   usage: renderUsage,
   history: renderHistory,
   journal: renderJournal,
-  context: renderContext
+  context: renderContext,
+  counters: renderCounters
 };
 
 export function mimeType(kind: string): string {

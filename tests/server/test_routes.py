@@ -167,3 +167,150 @@ async def test_context_signature_changes_with_the_files(jp_fetch, project) -> No
     tasks.write_text(tasks.read_text() + "- [ ] A new task\n")
     after = (await get(jp_fetch, "context", dir="proj"))["signature"]
     assert before != after  # the sidebar polls this and reloads
+
+
+# -- one front door: every route returns exactly what its command function returns -------------
+
+
+def _same(route_body: dict, result) -> None:
+    body = dict(route_body)
+    assert body.pop("version") == 1
+    assert body == json.loads(json.dumps(result.to_dict(), ensure_ascii=False))
+
+
+async def test_every_route_is_its_command_function(jp_fetch, jp_serverapp, project) -> None:
+    from datetime import datetime
+
+    from ctx_lab import commands
+    from ctx_lab.paging import PagingBudget
+    from ctx_lab.read import Reader
+
+    root = project
+    now = "2026-06-15T12:00:00Z"
+    cases = {
+        "packet": (
+            {"dir": "proj", "budget": "1500", "now": now, "counter": "cl100k"},
+            lambda: commands.packet(
+                "proj", budget=1500, now=datetime.fromisoformat(now), counter="cl100k", root=root
+            ),
+        ),
+        "entries": (
+            {"example": "1", "model": "gpt-4o"},
+            lambda: commands.entries(example=True, model="gpt-4o", root=root),
+        ),
+        "context": (
+            {"dir": "proj/src"},
+            lambda: commands.context("proj/src", root=root),
+        ),
+        "models": (
+            {"name": "gpt-4o", "reserve": "4096"},
+            lambda: commands.models("gpt-4o", reserve=4096),
+        ),
+        "tokens": (
+            [("path", "notes.md"), ("path", "proj/src/app.py"), ("counter", "all")],
+            lambda: commands.tokens(["notes.md", "proj/src/app.py"], counter="all", root=root),
+        ),
+        "counters": ({}, commands.counters),
+        "build": (
+            {"task": "Add a health check", "paths": "proj/src", "memory": "proj", "budget": "3000"},
+            lambda: commands.build(
+                "Add a health check", ["proj/src"], memory="proj", budget=3000, root=root
+            ),
+        ),
+        "page": (
+            {"id": "proj/src/app.py", "lines": "2-9", "budget_id": "same", "max-tokens": "50"},
+            lambda: commands.page(
+                "proj/src/app.py",
+                lines=(2, 9),
+                root=root,
+                budget=PagingBudget.create(max_tokens=50),
+                budget_id="same",
+            ),
+        ),
+        "read": (
+            {"uri": "proj/src/app.py", "max-chars": "120"},
+            lambda: commands.read(
+                "proj/src/app.py",
+                max_chars=120,
+                root=root,
+                reader=Reader(
+                    [root], secret=jp_serverapp.web_app.settings["ctx_lab_reader"]._secret
+                ),
+            ),
+        ),
+    }
+    for route, (params, call) in cases.items():
+        response = await jp_fetch("ctx-lab", "api", route, params=params, method="GET")
+        _same(json.loads(response.body), call())
+    # the budget route answers the budget the page route keeps
+    budget = await get(jp_fetch, "budget", budget_id="same")
+    page = await get(jp_fetch, "page", id="notes.md", lines="1", budget_id="same")
+    assert {k: v for k, v in budget.items() if k != "version"} != page["budget"]
+    after = await get(jp_fetch, "budget", budget_id="same")
+    assert {k: v for k, v in after.items() if k != "version"} == page["budget"]
+    assert set(cases) | {"budget"} == set(ROUTES)
+
+
+# -- escapes through globs, directory listings and symlinked .context/ files -------------------
+
+
+@pytest.fixture
+def outside(tmp_path_factory) -> Path:
+    """A directory outside the server root with a secret in it."""
+    where = tmp_path_factory.mktemp("outside")
+    (where / "hostname").write_text("secret-host\n")
+    (where / "DECISIONS.md").write_text("## [2026-01-01-000000] Secret decision\n\nsecret body\n")
+    return where
+
+
+async def test_symlink_through_glob_is_refused(jp_fetch, project, outside) -> None:
+    os.symlink(outside, project / "etc_link")
+    for paths in ("etc_lin?/hostname", "etc_link/*", "etc_link", "**/hostname"):
+        body = await error(jp_fetch, "build", 403, task="x", paths=paths)
+        assert body["type"] == "PathOutsideRoot" and "secret" not in body["message"]
+
+
+async def test_symlinked_context_file_is_refused(jp_fetch, project, outside) -> None:
+    context = project / "leaky" / ".context"
+    context.mkdir(parents=True)
+    (context / "TASKS.md").write_text("- [ ] a task\n")
+    os.symlink(outside / "DECISIONS.md", context / "DECISIONS.md")
+    for route in ("packet", "entries"):
+        body = await error(jp_fetch, route, 403, dir="leaky")
+        assert body["type"] == "PathOutsideRoot"
+    await error(jp_fetch, "context", 403, dir="leaky")
+    await error(jp_fetch, "build", 403, task="x", memory="leaky")
+
+
+async def test_symlinked_context_directory_is_refused(jp_fetch, project, outside) -> None:
+    (project / "proj2").mkdir()
+    os.symlink(outside, project / "proj2" / ".context")
+    for route in ("packet", "entries", "context"):
+        await error(jp_fetch, route, 403, dir="proj2")
+
+
+async def test_a_fifo_is_refused_not_waited_on(jp_fetch, project) -> None:
+    os.mkfifo(project / "pipe.txt")
+    for route, params in (
+        ("tokens", {"path": "pipe.txt"}),
+        ("page", {"id": "pipe.txt"}),
+        ("read", {"uri": "pipe.txt"}),
+        ("build", {"task": "x", "paths": "pipe.txt"}),
+    ):
+        await error(jp_fetch, route, 403, **params)
+
+
+async def test_counters_route_lists_plugins(jp_fetch, project, counter_plugin) -> None:
+    from plugin_helpers import PLUGIN_COUNTER
+
+    listed = {c["name"]: c for c in (await get(jp_fetch, "counters"))["counters"]}
+    assert {"cl100k", "bytes/4", "chars/3", "o200k", PLUGIN_COUNTER} <= set(listed)
+    assert listed[PLUGIN_COUNTER] == {
+        "name": PLUGIN_COUNTER,
+        "exact": False,
+        "available": True,
+        "reason": "",
+    }
+    assert listed["cl100k"]["exact"] is True
+    counted = await get(jp_fetch, "tokens", text="a b c", counter=PLUGIN_COUNTER)
+    assert counted["total"][PLUGIN_COUNTER] == 3

@@ -28,18 +28,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from .errors import CounterUnavailableError, UnknownCounterError, UsageError
+from ..errors import CounterUnavailableError, UsageError
 
 __all__ = [
+    "ByteEstimateCounter",
+    "CharEstimateCounter",
     "CounterLike",
+    "FunctionCounter",
+    "TiktokenCounter",
     "TokenCounter",
-    "available_counters",
-    "count_message",
-    "count_tokens",
-    "counter_names",
-    "counter_status",
-    "get_counter",
-    "register_counter",
+    "tiktoken_cache_path",
 ]
 
 
@@ -224,88 +222,3 @@ def _load_o200k() -> Any:
         mergeable_ranks=ranks,
         special_tokens={"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
     )
-
-
-_registry: dict[str, TokenCounter] = {}
-_registry_lock = threading.Lock()
-
-
-def register_counter(
-    name: str, counter: TokenCounter | Callable[[str], int], *, exact: bool | None = None
-) -> TokenCounter:
-    """Register ``counter`` under ``name`` so every name-accepting API (CLI, magics) can use it.
-
-    ``counter`` is a counter object or a callable ``str -> int``; ``exact`` marks a callable as a
-    real tokenizer (default: an estimate). Re-registering a name replaces it. Returns the
-    registered counter object.
-    """
-    if not isinstance(name, str) or not name.strip() or name == "all":
-        raise UsageError(f"invalid counter name {name!r}: use a non-empty name other than 'all'")
-    if isinstance(counter, TokenCounter):
-        registered = counter
-    elif callable(counter):
-        registered = FunctionCounter(name, counter, bool(exact))
-    else:
-        raise UsageError(f"cannot register {counter!r}: need a counter or a callable str -> int")
-    with _registry_lock:
-        _registry[name] = registered
-    return registered
-
-
-def counter_names() -> list[str]:
-    """Names of all registered counters, built-ins first, then in registration order."""
-    return list(_registry)
-
-
-def get_counter(counter: CounterLike = "cl100k") -> TokenCounter:
-    """Resolve a counter name, counter object or callable to a counter object.
-
-    Raises :class:`UnknownCounterError` (a usage error) for a name that is not registered.
-    A known counter that cannot load here raises :class:`CounterUnavailableError` when it counts.
-    """
-    if isinstance(counter, str):
-        try:
-            return _registry[counter]
-        except KeyError:
-            raise UnknownCounterError(counter, _registry) from None
-    if isinstance(counter, TokenCounter):
-        return counter
-    if callable(counter):
-        name = getattr(counter, "__name__", None) or type(counter).__name__
-        return FunctionCounter(name if name != "<lambda>" else "custom", counter)
-    raise UsageError(f"not a counter: {counter!r}; pass a name, a counter or a callable str -> int")
-
-
-def counter_status(counter: CounterLike) -> tuple[bool, str]:
-    """Return ``(True, "")`` if the counter works here, else ``(False, reason)``."""
-    try:
-        get_counter(counter).count("probe")
-    except CounterUnavailableError as exc:
-        return False, exc.reason
-    return True, ""
-
-
-def available_counters() -> list[str]:
-    """Names of the registered counters that work on this machine."""
-    return [name for name in counter_names() if counter_status(name)[0]]
-
-
-def count_tokens(text: str, counter: CounterLike = "cl100k") -> int:
-    """Count the tokens of ``text`` with the named (or given) counter."""
-    return get_counter(counter).count(text)
-
-
-MESSAGE_OVERHEAD = 4
-
-
-def count_message(role: str, content: str, counter: CounterLike = "cl100k") -> int:
-    """Tokens of one chat message as the conversation design counts it: content + role + 4."""
-    c = get_counter(counter)
-    content_tokens, role_tokens = c.count_many([content, role])
-    return content_tokens + role_tokens + MESSAGE_OVERHEAD
-
-
-register_counter("cl100k", TiktokenCounter("cl100k", _load_cl100k))
-register_counter("o200k", TiktokenCounter("o200k", _load_o200k))
-register_counter("bytes/4", ByteEstimateCounter())
-register_counter("chars/3", CharEstimateCounter())

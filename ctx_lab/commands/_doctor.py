@@ -1,0 +1,30 @@
+"""``doctor``: which counters work, Node, Chromium, and the Jupyter extensions."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..doctor import DoctorReport, run_doctor
+from .registry import Command, command
+
+__all__ = ["doctor"]
+
+
+def doctor() -> DoctorReport:
+    """Check the counters, Node, Chromium and the Jupyter extensions, with fixes."""
+    return run_doctor()
+
+
+def _arguments(p: argparse.ArgumentParser) -> None:
+    """doctor takes no arguments besides --format."""
+
+
+command(
+    Command(
+        "doctor",
+        "check counters, Node, Chromium and the Jupyter extensions, with fixes",
+        doctor,
+        _arguments,
+        epilog="example:\n  ctx-lab doctor",
+    )
+)

@@ -1,0 +1,165 @@
+"""``packet``, ``entries`` and ``context``: a budgeted context packet, its ledger, and where the
+nearest ``.context/`` is."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from datetime import datetime
+
+from ..errors import UsageError
+from ..examples import EXAMPLE_DIR, EXAMPLE_NOW
+from ..packet import (
+    ContextLocation,
+    EntriesReport,
+    Packet,
+    assemble_packet,
+    find_context,
+    load_context,
+)
+from ..validate import parse_whole_number
+from .params import add_counter, flag, parse_now
+from .registry import Command, command
+
+__all__ = ["context", "entries", "packet"]
+
+PathArg = str | os.PathLike[str]
+
+
+def packet(
+    directory: PathArg | None = None,
+    *,
+    example: bool = False,
+    budget: int | None = None,
+    model: str | None = None,
+    now: datetime | None = None,
+    counter: str = "bytes/4",
+    root: PathArg | None = None,
+) -> Packet:
+    """Assemble the packet of a project's ``.context/`` (``directory``, default ``.``) or of the
+    shipped example (``example=True``, ``now`` pinned to its date).
+
+    ``budget`` or ``model`` (its effective input budget) set the size, else the project's
+    configuration does. With ``root`` every file read must resolve inside it.
+    """
+    if example and directory:
+        raise UsageError("give either DIR or --example, not both")
+    if budget is not None and model is not None:
+        raise UsageError("give either a budget or a model, not both")
+    if example:
+        ctx = load_context(EXAMPLE_DIR)
+        now = now or EXAMPLE_NOW
+    else:
+        ctx = load_context(directory or (root if root is not None else "."), root=root)
+    return assemble_packet(ctx, budget, now, counter, model)
+
+
+def entries(
+    directory: PathArg | None = None,
+    *,
+    example: bool = False,
+    budget: int | None = None,
+    model: str | None = None,
+    now: datetime | None = None,
+    counter: str = "bytes/4",
+    root: PathArg | None = None,
+) -> EntriesReport:
+    """The scored entries of :func:`packet` for the same arguments: kept, summarized or left
+    out, and why."""
+    return EntriesReport(
+        packet(
+            directory,
+            example=example,
+            budget=budget,
+            model=model,
+            now=now,
+            counter=counter,
+            root=root,
+        )
+    )
+
+
+def context(directory: PathArg = ".", *, root: PathArg = ".") -> ContextLocation:
+    """The nearest directory at or above ``directory`` (not above ``root``) with a
+    ``.context/``, and a signature of its files."""
+    return find_context(directory, root=root)
+
+
+def _packet_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "directory", nargs="?", metavar="DIR", help="project or .context/ directory (default .)"
+    )
+    p.add_argument(
+        "--example",
+        action="store_true",
+        help="use the example project shipped with ctx-lab (now pinned to its own date)",
+    )
+    size = p.add_mutually_exclusive_group()
+    size.add_argument(
+        "--budget",
+        type=flag(lambda text: parse_whole_number(text, "--budget")),
+        metavar="N",
+        help="token budget",
+    )
+    size.add_argument("--model", metavar="M", help="use the model's effective input budget")
+    p.add_argument("--now", type=flag(parse_now), metavar="ISO", help="the current time")
+    add_counter(p, "bytes/4")
+
+
+def _packet_options(p: argparse.ArgumentParser) -> None:
+    _packet_arguments(p)
+    p.add_argument(
+        "--format", choices=("md", "json"), default="md", help="output format (default md)"
+    )
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
+    )
+
+
+def _entries_options(p: argparse.ArgumentParser) -> None:
+    _packet_arguments(p)
+    p.add_argument(
+        "--format",
+        choices=("table", "csv", "json"),
+        default="table",
+        help="output format (default table)",
+    )
+
+
+def _context_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("directory", nargs="?", metavar="DIR", help="where to start (default .)")
+    p.add_argument("--root", metavar="DIR", help="never look above DIR (default .)")
+
+
+command(
+    Command(
+        "packet",
+        "assemble a budgeted context packet from a project's .context/",
+        packet,
+        _packet_options,
+        formats=("md", "json"),
+        epilog="examples:\n  ctx-lab packet --example --budget 2000\n"
+        "  ctx-lab packet ~/src/billing --model gpt-4o --counter cl100k\n"
+        "  ctx-lab packet . --format json -o packet.json",
+    )
+)
+command(
+    Command(
+        "entries",
+        "show the scored entries of a packet: what was kept, summarized or left out, and why",
+        entries,
+        _entries_options,
+        formats=("table", "csv", "json"),
+        epilog="examples:\n  ctx-lab entries --example --budget 2000\n"
+        "  ctx-lab entries . --format csv",
+    )
+)
+command(
+    Command(
+        "context",
+        "find the nearest .context/ at or above a directory, with a signature of its files",
+        context,
+        _context_options,
+        epilog="example:\n  ctx-lab context src/billing --root ~/src",
+    )
+)

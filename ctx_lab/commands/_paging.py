@@ -1,0 +1,206 @@
+"""``page``, ``budget`` and ``read``: line ranges under a quota, and paginated reading of files,
+web pages and PDFs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from dataclasses import replace
+
+from ..errors import AccessDenied
+from ..files import resolve_root
+from ..paging import (
+    DirectoryStore,
+    Pager,
+    PageRequest,
+    PageResult,
+    PagingBudget,
+    ReaderStore,
+    load_budget,
+    save_budget,
+)
+from ..read import DEFAULT_MAX_CHARS, Reader, ReadResult
+from ..read.cursor import user_cursor_secret
+from ..read.fetch import is_http
+from ..validate import parse_whole_number
+from .params import add_counter, flag, parse_lines
+from .registry import Command, command, default_of
+
+__all__ = ["budget", "page", "read"]
+
+PathArg = str | os.PathLike[str]
+
+
+def _is_uri(artifact: str) -> bool:
+    return is_http(artifact) or artifact.lower().startswith("file:")
+
+
+def _reader(root: PathArg, allow_private: bool, allow_remote: bool) -> Reader:
+    """The reader of one call: one root, a per-user cursor key, and cursors that survive the
+    process (re-validated against the re-extracted text)."""
+    return Reader(
+        [root],
+        allow_private,
+        allow_http=allow_remote,
+        secret=user_cursor_secret(),
+        resume_after_expiry=True,
+    )
+
+
+def page(
+    artifact: str,
+    *,
+    lines: tuple[int, int] | str = (1, 0),
+    root: PathArg = ".",
+    counter: str = "bytes/4",
+    budget: PagingBudget | None = None,
+    budget_id: str | None = None,
+    state: PathArg | None = None,
+    max_pages: int | None = None,
+    max_tokens: int | None = None,
+    allow_private: bool = False,
+    allow_remote: bool = True,
+    reader: Reader | None = None,
+) -> PageResult:
+    """Lines ``lines`` (``(start, end)`` or ``"A-B"``, ``end`` 0 = to the end) of ``artifact``
+    — a path under ``root`` or a ``file:``/``http(s)`` URI — charged to a paging budget.
+
+    The budget is ``budget`` (kept by the caller, e.g. the server's per-``budget_id`` table),
+    else the one saved in the ``state`` file (created with ``max_pages``/``max_tokens``, saved
+    after the page), else a fresh one.
+    """
+    start, end = parse_lines(lines) if isinstance(lines, str) else lines
+    request = PageRequest(artifact, start, end)
+    warnings: list[str] = []
+    if budget is None:
+        budget = load_budget(state, max_pages, max_tokens, warnings)
+    base = resolve_root(root)
+    if _is_uri(artifact):
+        if is_http(artifact) and not allow_remote:
+            raise AccessDenied("remote reads are off here (CtxLab.allow_remote_reads)")
+        store: DirectoryStore | ReaderStore = ReaderStore(
+            reader or _reader(base, allow_private, allow_remote)
+        )
+    else:
+        store = DirectoryStore(base)
+    pager = Pager(store, budget, counter)
+    result = pager.page(request)
+    save_budget(state, pager.budget)
+    return replace(result, warnings=tuple(warnings), budget_id=budget_id)
+
+
+def budget(*, state: PathArg | None = None) -> PagingBudget:
+    """The paging budget saved in ``state`` (a fresh one when there is none)."""
+    return load_budget(state)
+
+
+def read(
+    uri: str,
+    *,
+    cursor: str | None = None,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    root: PathArg = ".",
+    allow_private: bool = False,
+    allow_remote: bool = True,
+    reader: Reader | None = None,
+) -> ReadResult:
+    """One chunk of ``uri`` (a path under ``root``, a ``file:`` URI or an http(s) URL) of at
+    most ``max_chars`` characters; pass the previous ``next_cursor`` to continue."""
+    if is_http(uri) and not allow_remote:
+        raise AccessDenied("remote reads are off here (CtxLab.allow_remote_reads)")
+    use = reader or _reader(resolve_root(root), allow_private, allow_remote)
+    return use.read(uri, cursor, max_chars)
+
+
+def _whole(name: str) -> Callable[[str], int]:
+    return flag(lambda text: parse_whole_number(text, name))
+
+
+def _page_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("artifact", metavar="ID", help="a path under --root, or a URI (file:, http(s))")
+    p.add_argument(
+        "--lines",
+        type=flag(parse_lines),
+        metavar="A-B|A-|A",
+        help="line range, 1-based inclusive (default: all)",
+    )
+    p.add_argument(
+        "--root", metavar="DIR", help="directory artifact ids are relative to (default .)"
+    )
+    p.add_argument(
+        "--max-pages",
+        dest="max_pages",
+        type=_whole("--max-pages"),
+        metavar="N",
+        help=f"page quota (default {PagingBudget.max_pages})",
+    )
+    p.add_argument(
+        "--max-tokens",
+        dest="max_tokens",
+        type=_whole("--max-tokens"),
+        metavar="N",
+        help=f"token quota (default {PagingBudget.max_tokens})",
+    )
+    p.add_argument("--state", metavar="FILE", help="keep the budget in FILE across calls")
+    p.add_argument(
+        "--allow-private",
+        dest="allow_private",
+        action="store_true",
+        help="let http(s) URIs reach private addresses",
+    )
+    add_counter(p, default_of(page, "counter"))
+
+
+def _budget_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--state", metavar="FILE", help="the state file of `ctx-lab page --state`")
+
+
+def _read_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("uri", metavar="URI", help="a path, file: URI, or http(s) URL")
+    p.add_argument("--cursor", metavar="C", help="continue where the previous read stopped")
+    p.add_argument(
+        "--max-chars",
+        dest="max_chars",
+        type=_whole("--max-chars"),
+        metavar="N",
+        help=f"characters per chunk (default {default_of(read, 'max_chars')}, at most 20000)",
+    )
+    p.add_argument("--root", metavar="DIR", help="local reads only under DIR (default .)")
+    p.add_argument(
+        "--allow-private",
+        dest="allow_private",
+        action="store_true",
+        help="let http(s) reach loopback and private addresses",
+    )
+
+
+command(
+    Command(
+        "page",
+        "fetch a line range of a file or URI under a page and token quota",
+        page,
+        _page_arguments,
+        epilog="examples:\n  ctx-lab page src/app.py --lines 40-80 --state .ctx-paging.json\n"
+        "  ctx-lab page notes.md --lines 120- --max-tokens 2000",
+    )
+)
+command(
+    Command(
+        "budget",
+        "show a paging budget: limits, used, remaining",
+        budget,
+        _budget_arguments,
+        epilog="example:\n  ctx-lab budget --state .ctx-paging.json",
+    )
+)
+command(
+    Command(
+        "read",
+        "read a file, web page or PDF one chunk at a time (opaque cursor)",
+        read,
+        _read_arguments,
+        epilog="examples:\n  ctx-lab read docs/guide.pdf --max-chars 4000\n"
+        "  ctx-lab read docs/guide.pdf --cursor <next_cursor of the previous call>",
+    )
+)

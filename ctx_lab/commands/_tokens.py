@@ -1,0 +1,149 @@
+"""``tokens`` and ``counters``: count files or text with one or every counter; list the
+counters (built in and installed as plugins) and whether each works here."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..display import RichResult, html_table, text_table
+from ..errors import UsageError
+from ..files import confine, display_path
+from ..tokens import (
+    CounterInfo,
+    TextInput,
+    TokenReport,
+    count_texts,
+    counter_info,
+    get_counter,
+    read_text_file,
+)
+from .params import add_counter
+from .registry import Command, Invocation, command, default_of
+
+__all__ = ["CounterList", "counters", "tokens"]
+
+PathArg = str | os.PathLike[str]
+STDIN = "-"
+
+
+def tokens(
+    paths: Sequence[PathArg] = (),
+    *,
+    text: str | None = None,
+    label: str = STDIN,
+    counter: str = "cl100k",
+    root: PathArg | None = None,
+) -> TokenReport:
+    """Count the tokens of files (``paths``) and/or ``text`` (shown as ``label``; a path
+    ``"-"`` marks where it goes) with ``counter`` or ``"all"`` of them.
+
+    Binary files are skipped with a warning. With ``root`` every path must resolve inside it.
+    """
+    if counter != "all":
+        get_counter(counter)  # an unknown name is a usage error before any file is read
+    names = [os.fspath(p) for p in paths]
+    if not names and text is None:
+        raise UsageError("nothing to count: give path=… (repeatable) or text=…")
+    warnings: list[str] = []
+    inputs: list[TextInput] = []
+    if not names:
+        inputs.append(TextInput(label, text or ""))
+    for name in names:
+        if name == STDIN:
+            inputs.append(TextInput(label, text or ""))
+            continue
+        if root is not None:
+            path = confine(root, name, what="path")
+            found = read_text_file(path, warnings)
+            if found is not None:
+                found = TextInput(display_path(path, root), found.text, found.size)
+        else:
+            found = read_text_file(name, warnings)
+        if found is not None:
+            inputs.append(found)
+    return count_texts(inputs, counter, warnings=warnings)
+
+
+@dataclass(frozen=True)
+class CounterList(RichResult):
+    """Every token counter — built in, installed through the ``ctx_lab.counters`` entry points
+    or registered — with whether it is exact and whether it works here (and why not)."""
+
+    counters: tuple[CounterInfo, ...]
+
+    payload_kind = "counters"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"counters": [{"name", "exact", "available", "reason"}, …]}``."""
+        return {"counters": [c.to_dict() for c in self.counters]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CounterList:
+        """The inverse of :meth:`to_dict`."""
+        return cls(tuple(CounterInfo.from_dict(c) for c in data.get("counters", ())))
+
+    def _rows(self) -> list[list[object]]:
+        return [
+            [c.name, "exact" if c.exact else "estimate", "yes" if c.available else "no", c.reason]
+            for c in self.counters
+        ]
+
+    def to_text(self) -> str:
+        """A table: name, exact or estimate, available, reason."""
+        return text_table(["counter", "kind", "available", "reason"], self._rows())
+
+    def html_body(self) -> str:
+        """The same table in HTML."""
+        return "<h4 data-ctx-counters>Token counters</h4>" + html_table(
+            ["counter", "kind", "available", "reason"], self._rows()
+        )
+
+
+def counters() -> CounterList:
+    """The token counters this installation has (plugins included)."""
+    return CounterList(tuple(counter_info()))
+
+
+def _prepare_tokens(kwargs: dict[str, Any], inv: Invocation) -> dict[str, Any]:
+    counter = kwargs.get("counter", default_of(tokens, "counter"))
+    if counter != "all":
+        get_counter(counter)  # an unknown name fails before standard input is waited for
+    paths = kwargs.get("paths") or []
+    if not paths or STDIN in paths:
+        kwargs["text"] = inv.read_stdin()
+        kwargs["label"] = "<cell>" if inv.cell is not None and not paths else STDIN
+    return kwargs
+
+
+def _tokens_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="*", metavar="FILE", help="files to count; '-' is standard input")
+    add_counter(p, default_of(tokens, "counter"), allow_all=True)
+
+
+def _counters_arguments(p: argparse.ArgumentParser) -> None:
+    """counters takes no arguments besides --format."""
+
+
+command(
+    Command(
+        "tokens",
+        "count tokens of files, stdin or a cell with one or all counters",
+        tokens,
+        _tokens_arguments,
+        epilog="examples:\n  ctx-lab tokens README.md --counter all\n  echo hi | ctx-lab tokens -",
+        prepare=_prepare_tokens,
+    )
+)
+command(
+    Command(
+        "counters",
+        "list the token counters (built in and installed plugins) and whether each works here",
+        counters,
+        _counters_arguments,
+        epilog="example:\n  ctx-lab counters --format json",
+    )
+)

@@ -1,0 +1,69 @@
+"""Argument types shared by the CLI flags and the REST query values: each spelled one way, each
+checked by the same validator as the Python API (:mod:`ctx_lab.validate`)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable
+from datetime import datetime
+from typing import TypeVar
+
+from ..errors import UsageError
+from ..validate import parse_whole_number
+
+__all__ = ["add_counter", "flag", "parse_lines", "parse_now", "whole_number_flag"]
+
+T = TypeVar("T")
+_LINES = re.compile(r"^\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?$")
+
+
+def flag(parse: Callable[[str], T]) -> Callable[[str], T]:
+    """An argparse ``type=`` from a validator that raises :class:`UsageError`."""
+
+    def convert(text: str) -> T:
+        try:
+            return parse(text)
+        except UsageError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = getattr(parse, "__name__", "value")
+    return convert
+
+
+def whole_number_flag(text: str) -> int:
+    """argparse type: an integer ≥ 0 (``1_000`` and ``1,000`` are accepted)."""
+    return flag(lambda value: parse_whole_number(value, "value"))(text)
+
+
+def parse_lines(text: str) -> tuple[int, int]:
+    """``A-B`` → (A, B); ``A-`` → (A, 0) (to the end); ``A`` → (A, A)."""
+    match = _LINES.match(text)
+    if not match:
+        raise UsageError(f"lines {text!r}: use A-B, A- (to the end) or A")
+    start = int(match[1])
+    if match[2] is None:
+        return start, start
+    return start, int(match[3]) if match[3] else 0
+
+
+def parse_now(text: str) -> datetime:
+    """An ISO 8601 date or date-time (``Z`` allowed); naive values are local time."""
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(
+            f"{text!r} is not an ISO 8601 date or date-time (e.g. 2026-06-15T12:00:00Z)"
+        ) from None
+
+
+def add_counter(parser: argparse.ArgumentParser, default: str, *, allow_all: bool = False) -> None:
+    """``--counter NAME``: any counter, built in or installed (``all`` where allowed)."""
+    extra = " or 'all'" if allow_all else ""
+    parser.add_argument(
+        "--counter",
+        default=default,
+        metavar="NAME",
+        help=f"token counter: cl100k, o200k, bytes/4, chars/3, an installed one{extra} "
+        f"(default {default}; `ctx-lab counters` lists them)",
+    )

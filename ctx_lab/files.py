@@ -1,0 +1,295 @@
+"""The one file-access layer: every engine, store, route and command reads files through it.
+
+* :func:`confine` — a path that must stay inside a root (symlinks resolved; ``..``, absolute
+  paths, symlinks out, NUL bytes and non-regular files such as FIFOs refused);
+* :func:`is_binary` — one content-sniffing rule for binary data;
+* :func:`read_bytes` / :func:`read_text` — bounded reads with a clear error naming the limit;
+* :func:`decode_text` / :func:`normalize_newlines` — one way to turn bytes into text;
+* :func:`write_atomic` — readers see the old content or the new one, never half of it.
+
+The size limit is :data:`DEFAULT_MAX_FILE_BYTES` unless ``CTX_LAB_MAX_FILE_BYTES`` raises it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import BinaryIO
+
+from .errors import CtxLabError, FileTooLarge, InputFileError, PathOutsideRoot
+
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "MAX_FILE_BYTES_ENV",
+    "SNIFF_BYTES",
+    "confine",
+    "decode_text",
+    "display_path",
+    "is_binary",
+    "max_file_bytes",
+    "normalize_newlines",
+    "read_bytes",
+    "read_text",
+    "real_path",
+    "resolve_root",
+    "write_atomic",
+]
+
+DEFAULT_MAX_FILE_BYTES = 32 * 1024 * 1024
+MAX_FILE_BYTES_ENV = "CTX_LAB_MAX_FILE_BYTES"
+SNIFF_BYTES = 64 * 1024
+
+Pathish = str | os.PathLike[str]
+
+
+def max_file_bytes() -> int:
+    """The size limit for reading one file: ``CTX_LAB_MAX_FILE_BYTES`` or 32 MiB."""
+    raw = os.environ.get(MAX_FILE_BYTES_ENV, "").strip().replace("_", "")
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    return DEFAULT_MAX_FILE_BYTES
+
+
+# -- confinement ---------------------------------------------------------------------------------
+
+
+def resolve_root(root: Pathish) -> Path:
+    """``root`` as an absolute directory with every symlink resolved (``~`` expanded)."""
+    resolved = real_path(Path(root).expanduser())
+    if not resolved.is_dir():
+        raise InputFileError(f"{root}: not a directory")
+    return resolved
+
+
+def real_path(path: Pathish) -> Path:
+    """``path`` made absolute with every symlink resolved (it need not exist)."""
+    return Path(path).resolve()
+
+
+def display_path(path: Pathish, base: Pathish) -> str:
+    """``path`` relative to ``base`` when it is below it (after resolving both), in POSIX form;
+    otherwise ``path`` as given."""
+    try:
+        return real_path(path).relative_to(real_path(base)).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def confine(root: Pathish, path: Pathish, *, what: str = "path") -> Path:
+    """``path`` (relative to ``root``, or absolute) resolved, which must lie inside ``root``.
+
+    Refused with :class:`PathOutsideRoot`: a NUL byte, anything that resolves outside the root
+    — through ``..``, an absolute path or a symlink anywhere on the way — and existing entries
+    that are neither regular files nor directories (FIFOs, sockets, devices), which would block
+    or never end when read. A path that does not exist is returned resolved, so the caller says
+    "not found" in its own words. ``what`` names the parameter in the message.
+    """
+    base = resolve_root(root)
+    text = os.fspath(path)
+    if "\x00" in text:
+        raise PathOutsideRoot(f"{what}: {text!r} is not a valid path (NUL byte)")
+    if text.startswith("~"):
+        raise PathOutsideRoot(f"{what}: {text!r}: '~' is not expanded; use a path under {base}")
+    candidate = Path(text)
+    resolved = real_path(candidate if candidate.is_absolute() else base / candidate)
+    if not _inside(resolved, base):
+        raise PathOutsideRoot(f"{what}: {text!r} leads outside {base}")
+    try:
+        mode = resolved.stat().st_mode
+    except OSError:
+        return resolved
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise PathOutsideRoot(f"{what}: {text!r} is not a regular file or directory")
+    return resolved
+
+
+def _open_regular(path: Pathish) -> BinaryIO:
+    """Open for reading without blocking on a FIFO; refuse anything but a regular file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(21, "Is a directory")
+        if not stat.S_ISREG(mode):
+            raise InputFileError(f"{os.fspath(path)}: not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+# -- binary detection ----------------------------------------------------------------------------
+
+_SIGNATURES = (
+    b"%PDF-",  # PDF and PDF-based formats (.ai)
+    b"\x89PNG\r\n\x1a\n",
+    b"\xff\xd8\xff",  # JPEG
+    b"GIF87a",
+    b"GIF89a",
+    b"PK\x03\x04",  # zip, jar, docx, xlsx, wheel
+    b"\x1f\x8b",  # gzip
+    b"BZh",
+    b"\xfd7zXZ\x00",
+    b"\x28\xb5\x2f\xfd",  # zstd
+    b"7z\xbc\xaf\x27\x1c",
+    b"\x7fELF",
+    b"\xcf\xfa\xed\xfe",  # Mach-O
+    b"\xca\xfe\xba\xbe",  # Mach-O fat / Java class
+    b"SQLite format 3\x00",
+    b"\x00asm",  # WebAssembly
+    b"RIFF",  # wav, avi, webp
+    b"OggS",
+    b"ID3",  # mp3
+    b"wOFF",
+    b"wOF2",
+)
+_TEXT_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+_CONTROL = frozenset(range(0x00, 0x09)) | frozenset(range(0x0E, 0x1B)) | {0x1C, 0x1D, 0x1F, 0x7F}
+
+
+def _sniff(sample: bytes) -> bool:
+    if not sample:
+        return False
+    if sample.startswith(_TEXT_BOMS):
+        return False
+    if sample.startswith(_SIGNATURES):
+        return True
+    if b"\x00" in sample:
+        return True
+    controls = sum(1 for byte in sample if byte in _CONTROL)
+    if controls * 10 > len(sample):
+        return True
+    try:
+        sample.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(sample) - 3 and exc.reason == "unexpected end of data":
+            return False  # the sample cut a character in two
+        high = sum(1 for byte in sample if byte >= 0x80)
+        return high * 10 > len(sample) * 3
+    return False
+
+
+def is_binary(source: bytes | Pathish) -> bool:
+    """True when ``source`` (bytes, or a file's path) holds binary data, not text.
+
+    One rule everywhere, on the first :data:`SNIFF_BYTES` bytes: a known binary signature (PDF,
+    images, archives, executables, SQLite …), a NUL byte, more than 10 % control characters,
+    or invalid UTF-8 with more than 30 % high bytes. A UTF-16/32 byte-order mark means text.
+    """
+    if isinstance(source, bytes | bytearray | memoryview):
+        return _sniff(bytes(source[:SNIFF_BYTES]))
+    try:
+        with _open_regular(source) as handle:
+            return _sniff(handle.read(SNIFF_BYTES))
+    except OSError as exc:
+        raise InputFileError(f"{os.fspath(source)}: cannot read ({exc.strerror})") from None
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+def decode_text(data: bytes, label: str, warnings: list[str]) -> str:
+    """Decode UTF-8 (a BOM is dropped; UTF-16/32 with a BOM too); on bad bytes decode with
+    replacement and warn naming ``label`` and the line."""
+    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32")):
+        if data.startswith(bom):
+            return data.decode(codec, errors="replace")
+    for bom in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        if data.startswith(bom):
+            return data.decode("utf-16", errors="replace")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        warnings.append(
+            f"{label}: undecodable bytes at line {line} (byte {exc.start}); "
+            "read after replacing them with U+FFFD"
+        )
+        return data.decode("utf-8-sig", errors="replace")
+
+
+def normalize_newlines(text: str) -> str:
+    """CRLF and lone CR become LF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_bytes(path: Pathish, *, limit: int | None = None) -> bytes:
+    """The bytes of ``path``, at most ``limit`` (default :func:`max_file_bytes`).
+
+    :class:`InputFileError` naming the file when it is missing, a directory, not a regular file
+    or unreadable; :class:`FileTooLarge` naming the limit and how to raise it.
+    """
+    cap = max_file_bytes() if limit is None else limit
+    name = os.fspath(path)
+    try:
+        with _open_regular(path) as handle:
+            data = handle.read(cap + 1)
+    except FileNotFoundError:
+        raise InputFileError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{name}: is a directory; pass files") from None
+    except OSError as exc:
+        raise InputFileError(f"{name}: cannot read ({exc.strerror})") from None
+    if len(data) > cap:
+        raise FileTooLarge(
+            f"{name} is larger than the {cap:,}-byte limit; raise it with "
+            f"{MAX_FILE_BYTES_ENV}=<bytes>"
+        )
+    return data
+
+
+def read_text(
+    path: Pathish,
+    warnings: list[str] | None = None,
+    *,
+    label: str | None = None,
+    limit: int | None = None,
+) -> str:
+    """Read a text file with :func:`decode_text` under the size limit of :func:`read_bytes`."""
+    return decode_text(
+        read_bytes(path, limit=limit),
+        label or os.fspath(path),
+        [] if warnings is None else warnings,
+    )
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+def write_atomic(path: Pathish, data: str | bytes) -> Path:
+    """Write ``data`` to ``path`` atomically: a unique temporary file in the same directory,
+    fsync, rename over the target, fsync the directory. Nothing partial is left behind."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise CtxLabError(f"cannot write {target}: directory {directory} does not exist")
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        if isinstance(exc, OSError):
+            raise CtxLabError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        raise
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass  # some file systems cannot fsync a directory; the rename is still atomic
+    finally:
+        os.close(dir_fd)
+    return target

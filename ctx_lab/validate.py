@@ -1,0 +1,39 @@
+"""The whole-number check every count, limit and budget goes through (Python values, CLI flags
+and REST query values alike)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .errors import UsageError
+
+__all__ = ["choice", "parse_whole_number", "whole_number"]
+
+
+def whole_number(value: Any, name: str) -> int:
+    """``value`` if it is an ``int`` ≥ 0 (``bool`` is not), else :class:`UsageError`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"{name} must be a whole number ≥ 0, got {value!r}")
+    if value < 0:
+        raise UsageError(f"{name} must be a whole number ≥ 0, got {value}")
+    return value
+
+
+def parse_whole_number(text: str, name: str) -> int:
+    """A whole number ≥ 0 written as text (``1_000`` and ``1,000`` are accepted)."""
+    cleaned = text.strip().replace(",", "").replace("_", "")
+    if not cleaned.lstrip("-").isdigit() or len(cleaned) > 18:
+        raise UsageError(f"{name} {text!r} is not a whole number")
+    if cleaned.startswith("-"):
+        raise UsageError(f"{name} {text.strip()} is negative; use a number ≥ 0")
+    return int(cleaned)
+
+
+def choice(value: str, choices: Iterable[str], name: str) -> str:
+    """``value`` if it is one of ``choices``, else :class:`UsageError` listing them."""
+    allowed = list(choices)
+    if value not in allowed:
+        listed = ", ".join(repr(c) for c in allowed)
+        raise UsageError(f"{name}: invalid choice {value!r} (choose from {listed})")
+    return value

@@ -1,0 +1,375 @@
+"""The architecture, checked: layers point one way (adapters → commands → engines → core), no two
+concept packages import each other, and each shared mechanism has one home — found by walking
+every module's AST, so a second copy fails here before it can drift from the first."""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "ctx_lab"
+
+# The layers of ARCHITECTURE.md, by top-level module or package of ctx_lab.
+CORE = {
+    "_deprecated",
+    "_version",
+    "display",
+    "errors",
+    "examples",
+    "files",
+    "fileio",
+    "model_report",
+    "models",
+    "plotting",
+    "schemas",
+    "severity",
+    "textfile",
+    "token_budget",
+    "token_report",
+    "tokens",
+    "validate",
+}
+ENGINES = {"builder", "conversation", "doctor", "packet", "paging", "read", "tools"}
+COMMANDS = {"commands"}
+ADAPTERS = {"__init__", "__main__", "cli", "notebook", "server", "labextension"}
+LAYER = {
+    **dict.fromkeys(CORE, 0),
+    **dict.fromkeys(ENGINES, 1),
+    **dict.fromkeys(COMMANDS, 2),
+    **dict.fromkeys(ADAPTERS, 3),
+}
+# Packages that hold one concept each; none may import another one that imports it back.
+CONCEPTS = {"builder", "conversation", "models", "packet", "paging", "read", "tokens", "tools"}
+
+
+def modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "labextension" not in p.parts)
+
+
+def top(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0].removesuffix(".py")
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported(path: Path) -> set[str]:
+    """Every ``ctx_lab`` module ``path`` imports, anywhere in the file (lazy imports count)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("ctx_lab")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                name = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                name = node.module or ""
+            if name.startswith("ctx_lab"):
+                found.add(name)
+                found |= {f"{name}.{a.name}" for a in node.names}
+    return found
+
+
+def top_of(name: str) -> str | None:
+    parts = name.split(".")
+    if len(parts) < 2:
+        return None
+    return (
+        parts[1] if (PACKAGE / parts[1]).exists() or (PACKAGE / f"{parts[1]}.py").exists() else None
+    )
+
+
+def test_every_module_has_a_layer() -> None:
+    assert {top(p) for p in modules()} <= set(LAYER)
+
+
+def test_layers_point_one_way() -> None:
+    wrong = []
+    for path in modules():
+        here = top(path)
+        for name in imported(path):
+            there = top_of(name)
+            if there is None or there == here:
+                continue
+            if LAYER[there] > LAYER[here]:
+                wrong.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert not wrong, "a lower layer imports a higher one:\n" + "\n".join(sorted(set(wrong)))
+
+
+def concept_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {c: set() for c in CONCEPTS}
+    for path in modules():
+        here = top(path)
+        if here not in CONCEPTS:
+            continue
+        for name in imported(path):
+            there = top_of(name)
+            if there in CONCEPTS and there != here:
+                graph[here].add(there)
+    return graph
+
+
+def test_no_two_concept_packages_import_each_other() -> None:
+    graph = concept_graph()
+    cycles = [
+        (a, b)
+        for a, b in itertools.combinations(sorted(graph), 2)
+        if b in graph[a] and a in graph[b]
+    ]
+    assert not cycles
+    # and no longer cycles either: a topological order exists
+    remaining = {k: set(v) for k, v in graph.items()}
+    while remaining:
+        free = [k for k, v in remaining.items() if not (v & set(remaining))]
+        assert free, f"import cycle among {sorted(remaining)}"
+        for k in free:
+            remaining.pop(k)
+
+
+def test_tools_paging_read_run_one_way() -> None:
+    graph = concept_graph()
+    assert "paging" in graph["tools"] and "read" in graph["paging"]
+    assert "paging" not in graph["read"] and "tools" not in graph["read"]
+    assert "tools" not in graph["paging"]
+
+
+# -- one home per mechanism ----------------------------------------------------------------------
+
+HOMES = {
+    "confinement": "files.py",
+    "binary": "files.py",
+    "severity": "severity.py",
+    "whole_number": "validate.py",
+    "budget": "token_budget.py",
+    "counting_cache": "tokens/_cache.py",
+    "packet_layout": "packet/layout.py",
+}
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(PACKAGE).as_posix()
+
+
+def trees() -> list[tuple[Path, ast.AST]]:
+    return [(p, ast.parse(p.read_text(encoding="utf-8"))) for p in modules()]
+
+
+def _is_dunder_file_path(node: ast.AST) -> bool:
+    # Path(__file__).resolve(): where the package itself lives, not confinement
+    return isinstance(node, ast.Call) and any(
+        isinstance(a, ast.Name) and a.id == "__file__" for a in node.args
+    )
+
+
+def test_only_files_resolves_symlinks() -> None:
+    found = []
+    for path, tree in trees():
+        if rel(path) == HOMES["confinement"]:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            receiver = node.func.value
+            on_self = isinstance(receiver, ast.Name) and receiver.id == "self"
+            if node.func.attr == "resolve" and not on_self and not _is_dunder_file_path(receiver):
+                found.append(f"{rel(path)}:{node.lineno} .resolve()")
+            if node.func.attr in ("realpath", "commonpath", "is_relative_to"):
+                found.append(f"{rel(path)}:{node.lineno} {node.func.attr}()")
+    assert not found, "symlinks resolved outside ctx_lab/files.py:\n" + "\n".join(found)
+
+
+def _has_nul(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, bytes | str)
+        and "\x00"
+        in (node.value.decode("latin-1") if isinstance(node.value, bytes) else node.value)
+    )
+
+
+def test_only_files_sniffs_for_binary() -> None:
+    found = []
+    for path, tree in trees():
+        if rel(path) == HOMES["binary"]:
+            continue
+        for node in ast.walk(tree):
+            sniffs = isinstance(node, ast.Compare) and any(
+                isinstance(op, ast.In | ast.NotIn) for op in node.ops
+            )
+            if sniffs and _has_nul(node.left):
+                found.append(f"{rel(path)}:{node.lineno}")
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("find", "count", "index")
+                and node.args
+                and _has_nul(node.args[0])
+            ):
+                found.append(f"{rel(path)}:{node.lineno}")
+    assert not found, "binary sniffing outside ctx_lab/files.py:\n" + "\n".join(found)
+
+
+THRESHOLDS = {0.7, 0.9, 70, 90}
+
+
+def test_only_severity_compares_meter_thresholds() -> None:
+    found = []
+    for path, tree in trees():
+        if rel(path) == HOMES["severity"]:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare):
+                for side in (node.left, *node.comparators):
+                    if (
+                        isinstance(side, ast.Constant)
+                        and not isinstance(side.value, bool)
+                        and isinstance(side.value, int | float)
+                        and side.value in THRESHOLDS
+                    ):
+                        found.append(f"{rel(path)}:{node.lineno} compares with {side.value}")
+    assert not found, "meter thresholds outside ctx_lab/severity.py:\n" + "\n".join(found)
+
+
+def _strings(tree: ast.AST) -> list[ast.Constant]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+def _joined_text(tree: ast.AST) -> list[tuple[int, str]]:
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+            out.append((node.lineno, text))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            out.append((node.lineno, node.value))
+    return out
+
+
+def test_one_whole_number_validator() -> None:
+    found = [
+        f"{rel(path)}:{line}"
+        for path, tree in trees()
+        if rel(path) != HOMES["whole_number"]
+        for line, text in _joined_text(tree)
+        if "whole number" in text
+    ]
+    assert not found, "whole-number checks outside ctx_lab/validate.py:\n" + "\n".join(found)
+
+
+def test_one_budget_resolution() -> None:
+    found = [
+        f"{rel(path)}:{line}"
+        for path, tree in trees()
+        if rel(path) != HOMES["budget"]
+        for line, text in _joined_text(tree)
+        if text in ("token_budget", "CTX_TOKEN_BUDGET", "ctx-lab.toml", ".ctxrc")
+    ]
+    assert not found, "budget configuration read outside ctx_lab/token_budget.py:\n" + "\n".join(
+        found
+    )
+
+
+def test_one_counting_cache() -> None:
+    """No module but the cache memoizes counts: ``x[text] = <counter>.count(...)``."""
+    found = []
+    for path, tree in trees():
+        if rel(path) == HOMES["counting_cache"]:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Assign):
+                continue
+            value = node.value
+            if not (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Attribute)
+                and value.func.attr in ("count", "count_many")
+                and value.args
+            ):
+                continue
+            counted = ast.dump(value.args[0])
+            for target in node.targets:  # memo[text] = counter.count(text)
+                if isinstance(target, ast.Subscript) and ast.dump(target.slice) == counted:
+                    found.append(f"{rel(path)}:{node.lineno}")
+    assert not found, "a second counting cache:\n" + "\n".join(found)
+
+
+def test_one_packet_layout() -> None:
+    from ctx_lab.packet.layout import SECTION_TITLES
+
+    titles = set(SECTION_TITLES.values())
+    found = []
+    for path, tree in trees():
+        if not rel(path).startswith("packet/") or rel(path) == HOMES["packet_layout"]:
+            continue
+        for line, text in _joined_text(tree):
+            if text.lstrip("\n").startswith("## ") or text in titles:
+                found.append(f"{rel(path)}:{line} {text!r}")
+    assert not found, "packet layout strings outside ctx_lab/packet/layout.py:\n" + "\n".join(found)
+
+
+def test_the_server_catches_no_bare_exception() -> None:
+    for path in (PACKAGE / "server").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ExceptHandler):
+                kind = node.type
+                assert kind is not None, f"{rel(path)}:{node.lineno} bare except"
+                names = [kind] if not isinstance(kind, ast.Tuple) else list(kind.elts)
+                for name in names:
+                    assert not (
+                        isinstance(name, ast.Name) and name.id in ("Exception", "BaseException")
+                    ), f"{rel(path)}:{node.lineno} catches {name.id}"
+
+
+def test_the_routes_call_the_command_functions() -> None:
+    """No argv round trip and no engine calls: the server speaks to ctx_lab.commands."""
+    source = (PACKAGE / "server" / "handlers.py").read_text(encoding="utf-8")
+    assert "invoke(" not in source and "front_door" not in source
+    for engine in ("build_context", "assemble_packet", "Pager(", "DirectoryStore("):
+        assert engine not in source
+
+
+@pytest.mark.parametrize("name", sorted(HOMES))
+def test_each_home_exists(name: str) -> None:
+    assert (PACKAGE / HOMES[name]).is_file()
+
+
+def test_every_exception_class_lives_in_errors() -> None:
+    found = []
+    for path, tree in trees():
+        if rel(path) == "errors.py":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases = {
+                    b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases
+                }
+                if any(
+                    b.endswith(("Error", "Exception")) or b in ("CtxLabError", "ValueError")
+                    for b in bases
+                ):
+                    found.append(f"{rel(path)}:{node.lineno} {node.name}")
+    assert not found, "exception classes outside ctx_lab/errors.py:\n" + "\n".join(found)
+
+
+def test_every_error_derives_from_ctxlaberror() -> None:
+    import ctx_lab.errors as errors
+
+    for name in errors.__all__:
+        value = getattr(errors, name)
+        if isinstance(value, type) and issubclass(value, BaseException):
+            assert issubclass(value, errors.CtxLabError), name
