@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 __all__ = [
@@ -135,6 +135,26 @@ class RichResult:
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready dict shared by the CLI, the REST API and the lab renderers."""
         raise NotImplementedError
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Any:
+        """The result again from its :meth:`to_dict` (derived keys are ignored).
+
+        This default fits results whose fields map one to one onto their JSON; results with
+        nested objects override it.
+        """
+        fields = getattr(cls, "__dataclass_fields__", None)
+        if fields is None:
+            raise TypeError(f"{cls.__name__} does not define from_dict")
+        kwargs = {}
+        for name, spec in fields.items():
+            if name not in data:
+                continue
+            value = data[name]
+            if isinstance(value, list) and "tuple" in str(spec.type):
+                value = tuple(value)
+            kwargs[name] = value
+        return cls(**kwargs)
 
     def to_text(self) -> str:
         """The plain-text form the CLI prints."""

@@ -7,7 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +57,11 @@ class DoctorReport(RichResult):
             "ok": self.ok,
             "checks": [c.to_dict() for c in self.checks],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DoctorReport:
+        """The checks again from :meth:`to_dict` (versions and ``ok`` are derived)."""
+        return cls(tuple(Check(**c) for c in data.get("checks", ())))
 
     def to_text(self) -> str:
         """One line per check, a fix under each failing one."""

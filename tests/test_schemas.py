@@ -133,3 +133,34 @@ def test_renderers_only_read_severity() -> None:
     for path in (REPO / "labextension" / "src").glob("*.ts"):
         source = path.read_text(encoding="utf-8")
         assert not re.search(r"0\.[79]\b", source), path.name
+
+
+def _result_classes() -> dict[str, list[type]]:
+    import ctx_lab.commands
+    import ctx_lab.conversation.recovery
+    import ctx_lab.conversation.report  # noqa: F401
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    found: dict[str, list[type]] = {}
+    for cls in subclasses(RichResult):
+        found.setdefault(cls.payload_kind, []).append(cls)
+    return found
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_payload_round_trips_through_from_dict(payloads, kind: str) -> None:
+    """to_dict()/from_dict() on every result: what the CLI printed or REST returned can be
+    turned back into the result, which gives the same payload again."""
+    classes = _result_classes()[kind]
+    for payload in payloads[kind]:
+        data = {k: v for k, v in payload.items() if k != "version"}
+        if kind == "journal":
+            cls = next(c for c in classes if ("steps" in data) == (c.__name__ == "RecoveryReport"))
+        else:
+            (cls,) = classes
+        restored = cls.from_dict(data)
+        assert json.loads(json.dumps(restored.payload())) == json.loads(json.dumps(payload))

@@ -148,6 +148,19 @@ class BuildResult(RichResult):
             "warnings": list(self.warnings),
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BuildResult:
+        """The inverse of :meth:`to_dict` (``severity`` is derived)."""
+        return cls(
+            data["prompt"],
+            data["tokens"],
+            data["budget"],
+            tuple(BlockOutcome(**b) for b in data.get("blocks", ())),
+            tuple(data.get("warnings", ())),
+            data.get("counter", "chars/3"),
+            data.get("budget_source", "argument"),
+        )
+
     def render(self, fmt: str = "md") -> str:
         """``md`` (the prompt) or ``json``."""
         return self.to_json() if fmt == "json" else self.prompt

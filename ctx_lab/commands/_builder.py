@@ -12,8 +12,7 @@ from typing import Any
 from ..builder import POLICIES, BuildResult, CompressPreview, build_context, preview_compression
 from ..errors import UsageError
 from ..files import confine, display_path, read_text
-from ..validate import parse_whole_number
-from .params import add_counter, flag
+from .params import add_budget_or_model, add_counter
 from .registry import Command, Invocation, command, default_of
 
 __all__ = ["build", "compress"]
@@ -90,14 +89,7 @@ def _build_arguments(p: argparse.ArgumentParser) -> None:
     task.add_argument("--task-file", dest="task_file", metavar="F", help="read the task from F")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files, directories or glob patterns")
     p.add_argument("--memory", metavar="DIR", help="a project (or .context/) to search for memory")
-    size = p.add_mutually_exclusive_group()
-    size.add_argument(
-        "--budget",
-        type=flag(lambda text: parse_whole_number(text, "--budget")),
-        metavar="N",
-        help="token budget",
-    )
-    size.add_argument("--model", metavar="M", help="use the model's effective input budget")
+    add_budget_or_model(p)
     add_counter(p, default_of(build, "counter"))
     p.add_argument(
         "--format", choices=("md", "json"), default="md", help="output format (default md)"

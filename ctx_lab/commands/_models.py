@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ..models import ModelInfo, ModelList, describe_model, list_models, registry_names
-from ..validate import choice, parse_whole_number
-from .params import flag
+from ..validate import choice
+from .params import whole
 from .registry import Command, command
 
 __all__ = ["models"]
@@ -33,7 +33,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--reserve",
-        type=flag(lambda text: parse_whole_number(text, "--reserve")),
+        type=whole("--reserve"),
         metavar="N",
         help="tokens to reserve for output instead of the model's max output",
     )

@@ -17,8 +17,7 @@ from ..packet import (
     find_context,
     load_context,
 )
-from ..validate import parse_whole_number
-from .params import add_counter, flag, parse_now
+from .params import add_budget_or_model, add_counter, flag, parse_now
 from .registry import Command, command
 
 __all__ = ["context", "entries", "packet"]
@@ -94,14 +93,7 @@ def _packet_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="use the example project shipped with ctx-lab (now pinned to its own date)",
     )
-    size = p.add_mutually_exclusive_group()
-    size.add_argument(
-        "--budget",
-        type=flag(lambda text: parse_whole_number(text, "--budget")),
-        metavar="N",
-        help="token budget",
-    )
-    size.add_argument("--model", metavar="M", help="use the model's effective input budget")
+    add_budget_or_model(p)
     p.add_argument("--now", type=flag(parse_now), metavar="ISO", help="the current time")
     add_counter(p, "bytes/4")
 

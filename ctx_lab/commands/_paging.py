@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
 from dataclasses import replace
 
 from ..errors import AccessDenied
@@ -23,8 +22,7 @@ from ..paging import (
 from ..read import DEFAULT_MAX_CHARS, Reader, ReadResult
 from ..read.cursor import user_cursor_secret
 from ..read.fetch import is_http
-from ..validate import parse_whole_number
-from .params import add_counter, flag, parse_lines
+from .params import add_allow_private, add_counter, flag, parse_lines, whole
 from .registry import Command, command, default_of
 
 __all__ = ["budget", "page", "read"]
@@ -113,10 +111,6 @@ def read(
     return use.read(uri, cursor, max_chars)
 
 
-def _whole(name: str) -> Callable[[str], int]:
-    return flag(lambda text: parse_whole_number(text, name))
-
-
 def _page_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("artifact", metavar="ID", help="a path under --root, or a URI (file:, http(s))")
     p.add_argument(
@@ -131,24 +125,19 @@ def _page_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-pages",
         dest="max_pages",
-        type=_whole("--max-pages"),
+        type=whole("--max-pages"),
         metavar="N",
         help=f"page quota (default {PagingBudget.max_pages})",
     )
     p.add_argument(
         "--max-tokens",
         dest="max_tokens",
-        type=_whole("--max-tokens"),
+        type=whole("--max-tokens"),
         metavar="N",
         help=f"token quota (default {PagingBudget.max_tokens})",
     )
     p.add_argument("--state", metavar="FILE", help="keep the budget in FILE across calls")
-    p.add_argument(
-        "--allow-private",
-        dest="allow_private",
-        action="store_true",
-        help="let http(s) URIs reach private addresses",
-    )
+    add_allow_private(p)
     add_counter(p, default_of(page, "counter"))
 
 
@@ -162,17 +151,12 @@ def _read_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-chars",
         dest="max_chars",
-        type=_whole("--max-chars"),
+        type=whole("--max-chars"),
         metavar="N",
         help=f"characters per chunk (default {default_of(read, 'max_chars')}, at most 20000)",
     )
     p.add_argument("--root", metavar="DIR", help="local reads only under DIR (default .)")
-    p.add_argument(
-        "--allow-private",
-        dest="allow_private",
-        action="store_true",
-        help="let http(s) reach loopback and private addresses",
-    )
+    add_allow_private(p)
 
 
 command(

@@ -12,7 +12,15 @@ from typing import TypeVar
 from ..errors import UsageError
 from ..validate import parse_whole_number
 
-__all__ = ["add_counter", "flag", "parse_lines", "parse_now", "whole_number_flag"]
+__all__ = [
+    "add_allow_private",
+    "add_budget_or_model",
+    "add_counter",
+    "flag",
+    "parse_lines",
+    "parse_now",
+    "whole",
+]
 
 T = TypeVar("T")
 _LINES = re.compile(r"^\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?$")
@@ -29,11 +37,6 @@ def flag(parse: Callable[[str], T]) -> Callable[[str], T]:
 
     convert.__name__ = getattr(parse, "__name__", "value")
     return convert
-
-
-def whole_number_flag(text: str) -> int:
-    """argparse type: an integer ≥ 0 (``1_000`` and ``1,000`` are accepted)."""
-    return flag(lambda value: parse_whole_number(value, "value"))(text)
 
 
 def parse_lines(text: str) -> tuple[int, int]:
@@ -55,6 +58,28 @@ def parse_now(text: str) -> datetime:
         raise UsageError(
             f"{text!r} is not an ISO 8601 date or date-time (e.g. 2026-06-15T12:00:00Z)"
         ) from None
+
+
+def whole(name: str) -> Callable[[str], int]:
+    """argparse type for flag ``name``: :func:`ctx_lab.validate.parse_whole_number`."""
+    return flag(lambda text: parse_whole_number(text, name))
+
+
+def add_budget_or_model(parser: argparse.ArgumentParser) -> None:
+    """``--budget N`` or ``--model M`` (the model's effective input budget), not both."""
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--budget", type=whole("--budget"), metavar="N", help="token budget")
+    size.add_argument("--model", metavar="M", help="use the model's effective input budget")
+
+
+def add_allow_private(parser: argparse.ArgumentParser) -> None:
+    """``--allow-private``: let http(s) reach loopback and private addresses."""
+    parser.add_argument(
+        "--allow-private",
+        dest="allow_private",
+        action="store_true",
+        help="let http(s) reach loopback and private addresses",
+    )
 
 
 def add_counter(parser: argparse.ArgumentParser, default: str, *, allow_all: bool = False) -> None:

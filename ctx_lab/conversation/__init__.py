@@ -28,7 +28,9 @@ from .manager import (
     UsageStatus,
 )
 from .messages import Message
-from .recovery import RecoveryReport, recover_into, stream_into
+from .recovery import JournalReport, RecoveryReport, inspect_journal, recover_into, stream_into
+from .report import HistoryReport, history_report
+from .simulate import SIMULATION_COLUMNS, plot_usage, simulate, step_clock
 from .summarizers import (
     AnthropicSummarizer,
     ChatCompletionsSummarizer,
@@ -40,6 +42,7 @@ from .tool_journal import RecoveredToolBatch, ToolCall, ToolJournal, ToolResult
 from .usage import ContextUsage
 
 __all__ = [
+    "SIMULATION_COLUMNS",
     "SUMMARY_PREFIX",
     "ActiveJournal",
     "AnthropicSummarizer",
@@ -54,9 +57,11 @@ __all__ = [
     "FullHistory",
     "HistoryCorrupted",
     "HistoryEntry",
+    "HistoryReport",
     "Incomplete",
     "JournalBusy",
     "JournalError",
+    "JournalReport",
     "JournalStats",
     "Message",
     "NoChange",
@@ -77,6 +82,11 @@ __all__ = [
     "ToolJournal",
     "ToolResult",
     "UsageStatus",
+    "history_report",
+    "inspect_journal",
+    "plot_usage",
     "recover_into",
+    "simulate",
+    "step_clock",
     "stream_into",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,11 @@ class RecoveryReport(RichResult):
     def to_dict(self) -> dict[str, Any]:
         """``{"action": "recover", "steps": [...]}``."""
         return {"action": "recover", "steps": list(self.actions)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RecoveryReport:
+        """The inverse of :meth:`to_dict`."""
+        return cls(tuple(dict(step) for step in data.get("steps", ())))
 
     def to_text(self) -> str:
         """One line per step."""

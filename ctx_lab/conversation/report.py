@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +65,14 @@ class HistoryReport(RichResult):
             "excess_tokens": self.excess_tokens,
             "detail": self.detail,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HistoryReport:
+        """The inverse of :meth:`to_dict` (``check`` is the CLI's, not part of the JSON)."""
+        usage = data["usage"]
+        fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        fields["usage"] = ContextUsage.from_dict(usage)
+        return cls(**fields)
 
     def _segment_lines(self) -> list[str]:
         lines = []

@@ -73,6 +73,7 @@ class ContextUsage(RichResult):
             "severity": self.level(),
             "compact": self.format_compact(),
             "model": self.model,
+            "input_price_per_mtok": self.input_price_per_mtok,
             "estimated_cost_usd": self.estimated_cost(),
         }
 

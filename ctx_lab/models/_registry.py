@@ -195,6 +195,23 @@ class ResolvedModelLimits:
             "output_price_per_mtok": prices.output_per_mtok,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ResolvedModelLimits:
+        """The lookup again from :meth:`to_dict` (the reserve is not part of it)."""
+        prices = None
+        if data.get("input_price_per_mtok") is not None or data.get("output_price_per_mtok"):
+            prices = ModelPrices(
+                data.get("input_price_per_mtok"), data.get("output_price_per_mtok")
+            )
+        return cls(
+            data["model"],
+            ModelLimits(data["context_window"], data["max_output"], data.get("max_input")),
+            data["source"],
+            data.get("matched"),
+            prices,
+            data.get("as_of"),
+        )
+
 
 def _as_limits(value: ModelLimits | tuple[int, int] | Iterable[int]) -> ModelLimits:
     if isinstance(value, ModelLimits):

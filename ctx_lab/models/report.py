@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +56,13 @@ class ModelInfo(RichResult):
         """The model JSON: window, output, reserve, budget, source, match, date and prices."""
         return {**self.resolved.to_dict(self.reserve), "registry": self.registry}
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ModelInfo:
+        """The inverse of :meth:`to_dict`."""
+        reserved = data.get("reserved_output")
+        reserve = None if reserved in (None, data.get("max_output")) else reserved
+        return cls(ResolvedModelLimits.from_dict(data), reserve, data.get("registry", "builtin"))
+
     def to_text(self) -> str:
         """Key: value lines."""
         d = self.to_dict()
@@ -104,6 +112,14 @@ class ModelList(RichResult):
     def to_dict(self) -> dict[str, Any]:
         """``{"registry", "models": [model JSON, ...]}``."""
         return {"registry": self.registry, "models": self.json_data()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ModelList:
+        """The inverse of :meth:`to_dict`."""
+        rows = data.get("models", [])
+        infos = [ModelInfo.from_dict(row) for row in rows]
+        reserve = infos[0].reserve if infos else None
+        return cls(tuple(i.resolved for i in infos), reserve, data.get("registry", "builtin"))
 
     def json_data(self) -> list[dict[str, Any]]:
         """The CLI's JSON for a listing: a list of model objects."""

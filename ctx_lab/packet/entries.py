@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +49,11 @@ class EntriesReport(RichResult):
             "generated": p.generated,
             "rows": self.json_data(),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EntriesReport:
+        """The inverse of :meth:`to_dict`: a packet holding the ledger rows."""
+        return cls(Packet.from_dict({**data, "ledger": data.get("rows", [])}))
 
     def _rows(self, width: int) -> list[list[object]]:
         return [

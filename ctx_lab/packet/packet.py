@@ -7,6 +7,7 @@ restored with :meth:`Packet.from_dict` renders byte-identically.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -223,7 +224,7 @@ class Packet(RichResult):
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Packet:
+    def from_dict(cls, data: Mapping[str, Any]) -> Packet:
         """Restore a packet saved with :meth:`to_dict` (or its JSON)."""
 
         def entries(key: str) -> tuple[PacketEntry, ...]:

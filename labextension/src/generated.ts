@@ -367,6 +367,7 @@ export type UsagePayload = {
   model: string | null;
   estimated_cost_usd: number | null;
   version: 1;
+  input_price_per_mtok?: number | null;
 };
 
 export type AnyPayload = BudgetPayload | BuildPayload | CompressPayload | ContextPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ReadPayload | TokensPayload | UsagePayload;

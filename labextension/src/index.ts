@@ -16,7 +16,7 @@ import { Widget } from '@lumino/widgets';
 
 import { api } from './api';
 import { el, fmt, meter } from './dom';
-import { CountersPayload } from './generated';
+import { CountersPayload, PacketPayload } from './generated';
 import { allocationBar, lineView } from './renderers';
 
 const ICON_SVG =
@@ -205,7 +205,7 @@ export class ContextPanel extends Widget {
     }
   }
 
-  private render(p: Record<string, any>): void {
+  private render(p: PacketPayload): void {
     this.status.textContent = '';
     this.status.append(
       el('b', {}, this.project ?? ''),
@@ -213,7 +213,9 @@ export class ContextPanel extends Widget {
       el('span', { 'data-ctx-panel-used': '' }, fmt(p.tokens_used)),
       ' / ',
       el('span', { 'data-ctx-panel-total': '' }, fmt(p.budget)),
-      ` tokens (${p.counter})`
+      ' tokens (',
+      el('span', { 'data-ctx-panel-counter': '' }, p.counter),
+      ')'
     );
     this.allocation.textContent = '';
     this.allocation.append(allocationBar(p.allocation ?? [], p.budget, p.tokens_used), meter(p.tokens_used, p.budget, `${fmt(p.tokens_used)} used`, p.severity));

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from labtools import ARTIFACTS, CHROMIUM_FLAGS, Lab, _project, chromium_path, free_port
+from plugin_helpers import install_counter_plugin
 
 
 @pytest.fixture(scope="module")
@@ -20,10 +21,13 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     root = tmp_path_factory.mktemp("lab-root")
     _project(root)
     port, token = free_port(), secrets.token_hex(16)
+    # a counter plugin installed only for this server: the sidebar must list it
+    site = install_counter_plugin(tmp_path_factory.mktemp("plugin-site"))
     env = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(root / ".jupyter-config"),
         "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])),
     }
     log = open(root.parent / "jupyterlab.log", "w")  # noqa: SIM115
     process = subprocess.Popen(

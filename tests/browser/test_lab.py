@@ -9,6 +9,7 @@ import json
 
 import pytest
 from labtools import ARTIFACTS, HOSTILE_TITLE, Lab
+from plugin_helpers import PLUGIN_COUNTER
 
 from ctx_lab.examples import EXAMPLE_DIR, EXAMPLE_NOW
 from ctx_lab.packet import assemble_packet, load_context
@@ -104,6 +105,24 @@ def test_sidebar_follows_the_budget_slider(page, lab: Lab) -> None:
     entry.click()
     assert "score" in panel.locator("[data-ctx-score-breakdown]").inner_text()
     page.screenshot(path=str(ARTIFACTS / "context-sidebar.png"))
+
+
+def test_sidebar_lists_the_servers_counters_plugins_included(page, lab: Lab) -> None:
+    """The counter selector asks the server (GET /ctx-lab/api/counters) instead of hard-coding:
+    a counter installed as a plugin in the server's environment is offered and works."""
+    open_lab(page, lab, "proj")
+    page.locator("li[data-id='ctx-lab-context-panel']").click()
+    panel = page.locator("#ctx-lab-context-panel")
+    panel.locator(f"[data-ctx-counter-option='{PLUGIN_COUNTER}']").wait_for(state="attached")
+    options = panel.locator("[data-ctx-counter] option")
+    names = [options.nth(i).get_attribute("value") for i in range(options.count())]
+    assert {"bytes/4", "cl100k", "chars/3", PLUGIN_COUNTER} <= set(names)
+    assert panel.locator("[data-ctx-counter]").input_value() == "bytes/4"
+    panel.locator("[data-ctx-counter]").select_option(PLUGIN_COUNTER)
+    page.wait_for_function(
+        "() => document.querySelector('[data-ctx-panel-counter]')?.textContent?.includes("
+        f"'{PLUGIN_COUNTER}')"
+    )
 
 
 def test_page_a_file_from_the_context_menu(page, lab: Lab) -> None:
