@@ -92,12 +92,7 @@ class PagerWidget:
     def _refresh_meter(self) -> None:
         budget = self.pager.budget
         self.meter.value = min(budget.tokens_used, self.meter.max)
-        level = max(
-            meter_level(budget.tokens_used, budget.max_tokens),
-            meter_level(budget.pages_used, budget.max_pages),
-            key=["ok", "warn", "bad"].index,
-        )
-        self.meter.bar_style = _COLORS[level]
+        self.meter.bar_style = _COLORS[budget.severity()]
         _, tokens = budget.remaining()
         self.meter.description = f"{tokens} left"
         if not budget.can_page():
