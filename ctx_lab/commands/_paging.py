@@ -35,14 +35,13 @@ def _is_uri(artifact: str) -> bool:
 
 
 def _reader(root: PathArg, allow_private: bool, allow_remote: bool) -> Reader:
-    """The reader of one call: one root, a per-user cursor key, and cursors that survive the
-    process (re-validated against the re-extracted text)."""
+    """The reader of one call: one root and a per-user cursor key, so cursors survive the
+    process (a cursor continues only into the same text: its id carries the text's hash)."""
     return Reader(
         [root],
         allow_private,
         allow_http=allow_remote,
         secret=user_cursor_secret(),
-        resume_after_expiry=True,
     )
 
 

@@ -3,6 +3,7 @@ PDF → page texts, text → text."""
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import io
 import mimetypes
@@ -64,6 +65,16 @@ def make_document(
     return Document(uri, kind, content_type, text, pages, validators, digest.hexdigest()[:12])
 
 
+def content_digest(*texts: str) -> str:
+    """A validator from the extracted text itself, so a cursor continues only into the very
+    same text — whether it came from the cache or was fetched and extracted again."""
+    digest = hashlib.sha256()
+    for text in texts:
+        digest.update(text.encode("utf-8", "surrogatepass"))
+        digest.update(b"\x1e")
+    return f"text={digest.hexdigest()[:16]}"
+
+
 def _base_type(content_type: str) -> str:
     return content_type.split(";", 1)[0].strip().lower()
 
@@ -96,16 +107,40 @@ def _charset(content_type: str | None) -> str | None:
     return match.group(1) if match else None
 
 
-def decode_body(data: bytes, content_type: str | None = None) -> str:
-    """Decode with the declared charset, else UTF-8 (a BOM is dropped), bad bytes replaced."""
-    charset = _charset(content_type) or "utf-8"
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE
+)
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def body_charset(data: bytes, content_type: str | None = None) -> str:
+    """The encoding of a body: a byte-order mark, else the ``charset`` of the Content-Type,
+    else an HTML ``<meta charset>`` in the first 4 KiB, else UTF-8."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return codec
+    declared = _charset(content_type)
+    if declared is None:
+        meta = _META_CHARSET.search(data[:4096])
+        declared = meta.group(1).decode("ascii") if meta else None
+    if declared is None:
+        return "utf-8"
     try:
-        text = data.decode(
-            "utf-8-sig" if charset.lower() in ("utf-8", "utf8") else charset, "replace"
-        )
+        name = codecs.lookup(declared).name
     except LookupError:
-        text = data.decode("utf-8-sig", "replace")
-    return normalize_newlines(text)
+        return "utf-8"
+    return "utf-8-sig" if name == "utf-8" else name
+
+
+def decode_body(data: bytes, content_type: str | None = None) -> str:
+    """Decode with :func:`body_charset`, bad bytes replaced."""
+    return normalize_newlines(data.decode(body_charset(data, content_type), "replace"))
 
 
 def _visible_text_length(html: str) -> int:

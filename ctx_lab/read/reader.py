@@ -17,7 +17,15 @@ from ..validate import whole_number
 from .cache import DocumentCache
 from .cursor import Cursor, CursorInvalid, decode_cursor, encode_cursor
 from .errors import ReadError
-from .extract import Document, classify, decode_body, extract_html, extract_pdf, make_document
+from .extract import (
+    Document,
+    classify,
+    content_digest,
+    decode_body,
+    extract_html,
+    extract_pdf,
+    make_document,
+)
 from .fetch import HttpFetcher, Resolver, is_http, read_local, resolve_local
 from .paginate import chunk_pdf, chunk_text, page_marker
 
@@ -139,7 +147,6 @@ class Reader:
         resolver: Resolver | None = None,
         session: Any = None,
         secret: bytes | None = None,
-        resume_after_expiry: bool = False,
     ) -> None:
         self.roots = tuple(real_path(r) for r in (roots if roots is not None else [os.getcwd()]))
         self.max_bytes = max_bytes
@@ -160,9 +167,6 @@ class Reader:
             **fetch_options,
         )
         self._secret = secret or secrets.token_bytes(16)
-        # A new process (the CLI) has an empty cache: let a cursor continue when the freshly
-        # extracted text is provably the same (same cache id); otherwise expiry restarts.
-        self.resume_after_expiry = resume_after_expiry
 
     # -- documents --------------------------------------------------------------------------
 
@@ -181,7 +185,7 @@ class Reader:
         key = path.as_uri()
         data, validators = read_local(path, self.max_bytes)
         cached = self.cache.get(key)
-        if cached is not None and cached.validators == validators:
+        if cached is not None and cached.validators[: len(validators)] == validators:
             return cached, True
         kind, content_type = classify(None, data, path.name)
         doc = self._extract(key, kind, content_type, data, validators)
@@ -192,8 +196,10 @@ class Reader:
         if not self.allow_http:
             raise ReadError(f"{uri}: http(s) reads are switched off here")
         cached = self.cache.get(uri)
-        if cached is not None and not cached.validators:
-            return cached, True
+        if cached is not None and not any(
+            v.startswith(("etag=", "lm=")) for v in cached.validators
+        ):
+            return cached, True  # nothing to revalidate with: trust it for its time to live
         etag = last_modified = None
         if cached is not None:
             etag = next((v[5:] for v in cached.validators if v.startswith("etag=")), None)
@@ -211,22 +217,28 @@ class Reader:
             )
             if v
         )
-        doc = self._extract(uri, kind, content_type, fetched.body, validators)
+        doc = self._extract(uri, kind, content_type, fetched.body, validators, fetched.content_type)
         self.cache.put(uri, doc)
         return doc, False
 
     def _extract(
-        self, key: str, kind: str, content_type: str, data: bytes, validators: tuple[str, ...]
+        self,
+        key: str,
+        kind: str,
+        content_type: str,
+        data: bytes,
+        validators: tuple[str, ...],
+        declared: str | None = None,
     ) -> Document:
         if kind == "pdf":
             pages = extract_pdf(data, self.max_pdf_pages)
-            return make_document(key, kind, content_type, validators, pages=pages)
-        text = decode_body(data, content_type)
+            digest = content_digest(*pages)
+            return make_document(key, kind, content_type, (*validators, digest), pages=pages)
+        text = decode_body(data, declared or content_type)
         if kind == "html":
             text = extract_html(text)
-        if not validators:
-            validators = (f"len={len(text)}",)
-        return make_document(key, kind, content_type, validators, text=text)
+        digest = content_digest(text)
+        return make_document(key, kind, content_type, (*validators, digest), text=text)
 
     def full_text(self, uri: str) -> str:
         """All extracted text of ``uri`` (PDF pages introduced by their markers)."""
@@ -258,8 +270,6 @@ class Reader:
         if parsed is not None:
             if parsed.cache_id != doc.cache_id:
                 reason, parsed = "the resource changed since the cursor was issued", None
-            elif not hit and not self.resume_after_expiry:
-                reason, parsed = "the cached text expired; read again from the start", None
             elif parsed.kind != doc.kind:
                 reason, parsed = "the cursor is for another representation", None
             elif not self._in_bounds(doc, parsed):
