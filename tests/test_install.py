@@ -42,3 +42,20 @@ def test_extension_points() -> None:
         / "ctx_lab.json"
     )
     assert json.loads(config.read_text())["ServerApp"]["jpserver_extensions"] == {"ctx_lab": True}
+
+
+def test_html_cleaning_is_a_declared_dependency() -> None:
+    """trafilatura reaches lxml_html_clean only through lxml's ``html_clean`` extra, which the
+    pip of a fresh Python 3.11 venv does not resolve; without it every HTML read fails."""
+    from importlib.metadata import requires
+
+    declared = {
+        r.split(";")[0].split(">")[0].split("=")[0].strip().lower()
+        for r in requires("ctx-lab") or []
+    }
+    assert "lxml_html_clean" in declared or "lxml-html-clean" in declared
+    import lxml_html_clean  # noqa: F401
+
+    from ctx_lab.read.extract import extract_html
+
+    assert "Body" in extract_html("<html><body><p>Body</p></body></html>")

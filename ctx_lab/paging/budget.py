@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..display import RichResult, html_table, meter_html
@@ -25,6 +26,9 @@ class PagingBudget(RichResult):
     max_tokens: int = DEFAULT_MAX_TOKENS
     pages_used: int = 0
     tokens_used: int = 0
+    lock: threading.RLock = field(
+        default_factory=threading.RLock, init=False, repr=False, compare=False
+    )
 
     payload_kind = "budget"
 
@@ -46,8 +50,9 @@ class PagingBudget(RichResult):
 
     def record(self, tokens: int) -> None:
         """Charge one page of ``tokens`` tokens."""
-        self.pages_used += 1
-        self.tokens_used += whole_number(tokens, "tokens")
+        with self.lock:
+            self.pages_used += 1
+            self.tokens_used += whole_number(tokens, "tokens")
 
     def remaining(self) -> tuple[int, int]:
         """``(pages, tokens)`` still available (never negative)."""

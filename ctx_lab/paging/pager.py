@@ -213,23 +213,28 @@ class Pager:
         end = total if request.end_line == 0 else min(request.end_line, total)
         text = index.slice(request.start_line, end)
         tokens = self.counter.count(text)
-        _, tokens_left = self.budget.remaining()
-        truncated = False
-        if tokens > tokens_left:
-            end, text, tokens = self._longest_fit(index, request.start_line, end, tokens_left)
-            truncated = True
-        self.budget.record(tokens)
-        return self._result(
-            request,
-            text,
-            end - request.start_line + 1,
-            tokens,
-            request.start_line,
-            end,
-            total,
-            truncated,
-            end + 1 if truncated else None,
-        )
+        # Check and charge are one step: pagers (threads, REST requests) sharing a budget
+        # never spend the same remaining tokens twice.
+        with self.budget.lock:
+            if not self.budget.can_page():
+                raise BudgetExhausted(self._exhausted_message())
+            _, tokens_left = self.budget.remaining()
+            truncated = False
+            if tokens > tokens_left:
+                end, text, tokens = self._longest_fit(index, request.start_line, end, tokens_left)
+                truncated = True
+            self.budget.record(tokens)
+            return self._result(
+                request,
+                text,
+                end - request.start_line + 1,
+                tokens,
+                request.start_line,
+                end,
+                total,
+                truncated,
+                end + 1 if truncated else None,
+            )
 
     def _longest_fit(
         self, index: LineIndex, start: int, end: int, limit: int

@@ -314,3 +314,46 @@ async def test_counters_route_lists_plugins(jp_fetch, project, counter_plugin) -
     assert listed["cl100k"]["exact"] is True
     counted = await get(jp_fetch, "tokens", text="a b c", counter=PLUGIN_COUNTER)
     assert counted["total"][PLUGIN_COUNTER] == 3
+
+
+async def test_one_budget_id_under_concurrent_requests(jp_fetch, project) -> None:
+    import asyncio
+
+    from tornado.httpclient import HTTPClientError
+
+    async def one(start: int):
+        try:
+            response = await jp_fetch(
+                "ctx-lab",
+                "api",
+                "page",
+                params={
+                    "id": "proj/src/app.py",
+                    "lines": f"{start}-{start + 30}",
+                    "budget_id": "hot",
+                    "max-tokens": "300",
+                    "max-pages": "1000",
+                },
+                method="GET",
+            )
+        except HTTPClientError as exc:
+            assert exc.code == 409
+            return None
+        return json.loads(response.body)
+
+    pages = [p for p in await asyncio.gather(*(one(1 + i % 60) for i in range(40))) if p]
+    budget = await get(jp_fetch, "budget", budget_id="hot")
+    assert budget["tokens_used"] <= 300
+    assert budget["tokens_used"] == sum(p["tokens"] for p in pages)
+    assert budget["pages_used"] == len(pages)
+
+
+async def test_two_hundred_concurrent_requests_nothing_lost_or_crossed(jp_fetch, project) -> None:
+    import asyncio
+
+    async def one(i: int) -> None:
+        text = "word " * (i + 1)
+        body = await get(jp_fetch, "tokens", text=text, counter="bytes/4")
+        assert body["total"]["bytes/4"] == -(-len(text.strip()) // 4)
+
+    await asyncio.gather(*(one(i) for i in range(200)))
