@@ -3,7 +3,8 @@
 ``%ctx models gpt-4o`` runs the same parser and command as ``ctx-lab models gpt-4o`` and returns
 the result object, which displays itself richly (so ``r = %ctx tokens x.md`` works). In the
 cell form the cell body is the command's input (for example the text ``%%ctx tokens`` counts).
-Errors show their message, not a traceback.
+Errors show their message, not a traceback. ``{…}`` and ``$name`` in the line are not
+expanded (``no_var_expand``): the line means what it says.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import shlex
 import sys
 from typing import Any
 
-from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
 from ..commands import Invocation, ParserExit, invoke
 from ..errors import CtxLabError
@@ -47,9 +48,15 @@ def run_magic(line: str, cell: str | None = None) -> Any:
 class CtxMagics(Magics):
     """``%ctx <command> …`` and ``%%ctx <command> …``."""
 
+    @no_var_expand
     @line_cell_magic
     def ctx(self, line: str, cell: str | None = None) -> Any:
-        """Run a ctx-lab command: ``%ctx --help`` lists them."""
+        """Run a ctx-lab command: ``%ctx --help`` lists them.
+
+        The line is taken as written: IPython's ``{expression}`` and ``$name`` expansion is off
+        for ``%ctx``, so a path containing braces or dollars is never evaluated as code. Pass
+        computed values through :mod:`ctx_lab.commands` instead.
+        """
         return run_magic(line, cell)
 
 

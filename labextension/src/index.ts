@@ -16,6 +16,7 @@ import { Widget } from '@lumino/widgets';
 
 import { api } from './api';
 import { el, fmt, meter } from './dom';
+import { magicLine } from './magic';
 import { CountersPayload, PacketPayload } from './generated';
 import { allocationBar, lineView } from './renderers';
 
@@ -111,9 +112,9 @@ export class ContextPanel extends Widget {
   }
 
   cellCode(): string {
-    const dir = this.project && this.project !== '.' ? `${this.project} ` : '';
-    const size = this.model ? `--model ${this.model}` : `--budget ${this.budget}`;
-    return `%load_ext ctx_lab\n%ctx packet ${dir}${size} --counter ${this.counter}`;
+    const size: [string, string] = this.model ? ['--model', this.model] : ['--budget', String(this.budget)];
+    const dir = this.project && this.project !== '.' ? [this.project] : [];
+    return `%load_ext ctx_lab\n${magicLine('packet', [size, ['--counter', this.counter]], dir)}`;
   }
 
   private schedule(): void {
