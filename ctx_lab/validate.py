@@ -8,7 +8,7 @@ from typing import Any
 
 from .errors import UsageError
 
-__all__ = ["choice", "parse_whole_number", "whole_number"]
+__all__ = ["choice", "parse_whole_number", "savable_text", "whole_number"]
 
 
 def whole_number(value: Any, name: str) -> int:
@@ -17,6 +17,20 @@ def whole_number(value: Any, name: str) -> int:
         raise UsageError(f"{name} must be a whole number ≥ 0, got {value!r}")
     if value < 0:
         raise UsageError(f"{name} must be a whole number ≥ 0, got {value}")
+    return value
+
+
+def savable_text(value: Any, name: str) -> str:
+    """``value`` if it is a string that can be saved as UTF-8 (no unpaired surrogates)."""
+    if not isinstance(value, str):
+        raise UsageError(f"{name} must be text, got {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise UsageError(
+            f"{name} holds an unpaired surrogate (U+{ord(value[exc.start]):04X} at {exc.start}); "
+            "it could never be saved — decode the source text with errors='replace'"
+        ) from None
     return value
 
 

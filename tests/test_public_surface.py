@@ -303,6 +303,7 @@ SURFACE: dict[str, list[str]] = {
     "ctx_lab.validate": [
         "choice",
         "parse_whole_number",
+        "savable_text",
         "whole_number",
     ],
     "ctx_lab.token_budget": [

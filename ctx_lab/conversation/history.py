@@ -30,8 +30,14 @@ def format_time(moment: datetime) -> str:
 
 
 def parse_time(text: str) -> datetime:
-    """Inverse of :func:`format_time`."""
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    """Inverse of :func:`format_time`; only an aware ISO 8601 time in a sane range."""
+    if not isinstance(text, str):
+        raise TypeError(f"a time must be an ISO 8601 string, got {type(text).__name__}")
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        raise ValueError(f"{text!r} has no time zone")
+    moment.astimezone(UTC)  # raises OverflowError for times at the very edge of the calendar
+    return moment
 
 
 @dataclass(frozen=True)
@@ -219,7 +225,7 @@ def _entry(index: int, raw: Any) -> HistoryEntry:
     try:
         message = Message.from_dict(raw["message"])
         created = parse_time(raw["created_at"])
-    except (KeyError, TypeError, ValueError, CtxLabError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError, CtxLabError) as exc:
         raise HistoryCorrupted(f"entry {index} is malformed ({exc})") from None
     return HistoryEntry(index, message, raw["token_count"], created, sid, step)
 
@@ -245,7 +251,7 @@ def _summary(index: int, raw: Any, entry_count: int) -> Summary:
     _need(_count(raw.get("original_tokens")), f"summary {index} has an invalid original_tokens")
     try:
         created = parse_time(raw["created_at"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise HistoryCorrupted(f"summary {index} is malformed ({exc})") from None
     return Summary(
         index,

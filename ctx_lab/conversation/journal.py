@@ -18,6 +18,7 @@ from typing import Self
 
 from ..errors import JournalBusy, JournalError
 from ..files import real_path
+from ..validate import savable_text
 from .history import format_time
 
 __all__ = [
@@ -345,6 +346,7 @@ class ActiveJournal:
     def _append(self, event: str, content: str) -> None:
         if self._closed:
             raise JournalError(f"step {self.step_id} is already sealed or discarded")
+        savable_text(content, "the journal entry")
         self.journal._append(self.step_id, self._next_seq, event, content)
         self._next_seq += 1
 

@@ -8,6 +8,7 @@ either proves it fits (:class:`PreparedContext`) or says what to summarize.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -21,6 +22,7 @@ from ..errors import (
     CtxLabError,
     RecentMessagesTooLarge,
     SummarizationNeeded,
+    SummarizerError,
     UsageError,
 )
 from ..files import read_text, write_atomic
@@ -321,16 +323,21 @@ class ContextManager:
 
     def tool_units(self) -> list[tuple[int, int]]:
         """Inclusive id ranges from a tool_use to the last result answering it, merged when
-        they overlap (parallel calls)."""
+        they overlap (parallel calls). A call still waiting for its result reaches to the end
+        of the history: it cannot be summarized before it is answered."""
         uses: dict[str, int] = {}
+        answered: set[str] = set()
         spans: list[tuple[int, int]] = []
+        last = len(self.history) - 1
         for entry in self.history.entries:
             message = entry.message
             if message.role == "tool_use" and message.call_id:
                 uses[message.call_id] = entry.id
                 spans.append((entry.id, entry.id))
             elif message.role == "tool_result" and message.call_id in uses:
+                answered.add(message.call_id)
                 spans.append((uses[message.call_id], entry.id))
+        spans += [(start, last) for call, start in uses.items() if call not in answered]
         merged: list[tuple[int, int]] = []
         for start, end in sorted(spans):
             if merged and start <= merged[-1][1]:
@@ -341,14 +348,29 @@ class ContextManager:
 
     # -- the working context ----------------------------------------------------------------
 
-    def _blocks(self, end: int) -> list[_Block]:
+    def _blocks(self, end: int, units: Sequence[tuple[int, int]] = ()) -> list[_Block]:
+        """Runs of messages before ``end`` that share a summary (or none). A summary whose range
+        cuts through a tool unit (one made before a result arrived, or a hand-edited history)
+        is not used: its messages count as originals, so no tool pair is ever split."""
         blocks: list[_Block] = []
         for entry in self.history.entries[:end]:
             if blocks and blocks[-1].summary_id == entry.summary_id:
                 blocks[-1].ids.append(entry.id)
             else:
                 blocks.append(_Block([entry.id], entry.summary_id))
-        return blocks
+        out: list[_Block] = []
+        for block in blocks:
+            low, high = block.ids[0], block.ids[-1]
+            splits = block.summary_id is not None and any(
+                (start < low <= end) or (start <= high < end) for start, end in units
+            )
+            if splits:
+                block = _Block(block.ids, None)
+            if out and out[-1].summary_id is None and block.summary_id is None:
+                out[-1].ids.extend(block.ids)
+            else:
+                out.append(block)
+        return out
 
     def _select(self, budget: int) -> _Selection:
         entries = self.history.entries
@@ -356,6 +378,9 @@ class ContextManager:
         units = self.tool_units()
         unit_at = {i: unit for unit in units for i in range(unit[0], unit[1] + 1)}
         recent_start = max(n - self._settings.preserve_recent, 0)
+        users = [e.id for e in entries if e.message.role == "user"]
+        if users:  # the newest user turn is never summarized away
+            recent_start = min(recent_start, users[-1])
         while recent_start in unit_at and unit_at[recent_start][0] < recent_start:
             recent_start = unit_at[recent_start][0]
         recent = [Segment("original", (i,), entries[i].token_count) for i in range(recent_start, n)]
@@ -365,7 +390,7 @@ class ContextManager:
             return _Selection(recent, [], used, recent_start, too_large)
         chosen: list[Segment] = []  # newest first
         marked: list[int] = []
-        for block in reversed(self._blocks(recent_start)):
+        for block in reversed(self._blocks(recent_start, units)):
             originals = sum(entries[i].token_count for i in block.ids)
             if block.summary_id is not None:
                 summary = self.history.summaries[block.summary_id]
@@ -562,7 +587,24 @@ class ContextManager:
     ) -> list[int]:
         """prepare → summarize → complete until :meth:`prepare` succeeds; returns the new
         summary ids. Raises if a pass makes no progress (or the recent messages do not fit).
-        ``token_count(pending, text)`` injects summary sizes (simulations)."""
+        ``token_count(pending, text)`` injects summary sizes (simulations).
+
+        All or nothing: when it raises — no progress, a summarizer that fails or returns
+        something other than text — the history is exactly as it was before the call.
+        """
+        before = copy.deepcopy(self.history)
+        try:
+            return self._summarize_pending(summarizer, generated_by, token_count)
+        except BaseException:
+            self.history = before
+            raise
+
+    def _summarize_pending(
+        self,
+        summarizer: Summarizer,
+        generated_by: str | None,
+        token_count: Callable[[PendingSummarization, str], int] | None,
+    ) -> list[int]:
         created: list[int] = []
         author = generated_by or str(getattr(summarizer, "name", "summarizer"))
         widen = (
@@ -589,9 +631,20 @@ class ContextManager:
                     )
                 widen = True
                 continue
-            text = summarizer.summarize([m for _, m in pending.messages], pending.target_tokens)
-            if not text or not text.strip():
-                raise CtxLabError("the summarizer returned an empty summary; history unchanged")
+            try:
+                text = summarizer.summarize([m for _, m in pending.messages], pending.target_tokens)
+            except CtxLabError:
+                raise
+            except Exception as exc:  # a user's summarizer may fail in any way
+                raise SummarizerError(
+                    f"the summarizer failed ({type(exc).__name__}: {exc}); history unchanged"
+                ) from exc
+            if not isinstance(text, str):
+                raise SummarizerError(
+                    f"the summarizer returned {type(text).__name__}, not text; history unchanged"
+                )
+            if not text.strip():
+                raise SummarizerError("the summarizer returned an empty summary; history unchanged")
             injected = token_count(pending, text) if token_count else None
             created.append(self.complete_summarization(pending.scope, text, author, injected))
             after = self._select(self.message_budget()).error

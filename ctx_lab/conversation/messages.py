@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
+from ..validate import savable_text
 
 __all__ = ["ROLES", "Message"]
 
@@ -26,8 +27,20 @@ class Message:
     is_error: bool = False
 
     def __post_init__(self) -> None:
-        if self.role not in ROLES:
+        if not isinstance(self.role, str) or self.role not in ROLES:
             raise UsageError(f"role must be one of {', '.join(ROLES)}; got {self.role!r}")
+        savable_text(self.content, "content")
+        for name in ("call_id", "name"):
+            value = getattr(self, name)
+            if value is not None:
+                savable_text(value, name)
+        if not isinstance(self.is_error, bool):
+            raise UsageError(f"is_error must be true or false, got {self.is_error!r}")
+        if self.arguments is not None:
+            try:
+                json.dumps(self.arguments, ensure_ascii=False).encode("utf-8")
+            except (TypeError, ValueError, UnicodeEncodeError) as exc:
+                raise UsageError(f"tool arguments must be JSON-serializable text ({exc})") from None
         if self.role in ("tool_use", "tool_result") and not self.call_id:
             raise UsageError(f"a {self.role} message needs a call_id")
         if self.role == "tool_use" and not self.name:
@@ -85,11 +98,13 @@ class Message:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Message:
         """Inverse of :meth:`to_dict`."""
+        if not isinstance(data, dict):
+            raise UsageError(f"a message must be an object, got {type(data).__name__}")
         return cls(
             data["role"],
             data.get("content", ""),
             data.get("call_id"),
             data.get("name"),
             data.get("arguments"),
-            bool(data.get("is_error", False)),
+            data.get("is_error", False),
         )
