@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .errors import CtxLabError, FileTooLarge, InputFileError, PathOutsideRoot
+from .limits import LIMITS
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
@@ -39,8 +40,8 @@ __all__ = [
     "write_atomic",
 ]
 
-DEFAULT_MAX_FILE_BYTES = 32 * 1024 * 1024
-MAX_FILE_BYTES_ENV = "CTX_LAB_MAX_FILE_BYTES"
+DEFAULT_MAX_FILE_BYTES = LIMITS["file"].default
+MAX_FILE_BYTES_ENV = LIMITS["file"].env
 SNIFF_BYTES = 64 * 1024
 
 Pathish = str | os.PathLike[str]
@@ -48,10 +49,7 @@ Pathish = str | os.PathLike[str]
 
 def max_file_bytes() -> int:
     """The size limit for reading one file: ``CTX_LAB_MAX_FILE_BYTES`` or 32 MiB."""
-    raw = os.environ.get(MAX_FILE_BYTES_ENV, "").strip().replace("_", "")
-    if raw.isdigit() and int(raw) > 0:
-        return int(raw)
-    return DEFAULT_MAX_FILE_BYTES
+    return LIMITS["file"].value()
 
 
 # -- confinement ---------------------------------------------------------------------------------
@@ -221,13 +219,15 @@ def normalize_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def read_bytes(path: Pathish, *, limit: int | None = None) -> bytes:
-    """The bytes of ``path``, at most ``limit`` (default :func:`max_file_bytes`).
+def read_bytes(path: Pathish, *, limit: int | None = None, kind: str = "file") -> bytes:
+    """The bytes of ``path``, at most ``limit`` (default: the ``kind`` limit of
+    :mod:`ctx_lab.limits`, e.g. ``file`` or ``page``).
 
     :class:`InputFileError` naming the file when it is missing, a directory, not a regular file
     or unreadable; :class:`FileTooLarge` naming the limit and how to raise it.
     """
-    cap = max_file_bytes() if limit is None else limit
+    rule = LIMITS[kind]
+    cap = rule.value() if limit is None else limit
     name = os.fspath(path)
     try:
         with _open_regular(path) as handle:
@@ -240,8 +240,7 @@ def read_bytes(path: Pathish, *, limit: int | None = None) -> bytes:
         raise InputFileError(f"{name}: cannot read ({exc.strerror})") from None
     if len(data) > cap:
         raise FileTooLarge(
-            f"{name} is larger than the {cap:,}-byte limit; raise it with "
-            f"{MAX_FILE_BYTES_ENV}=<bytes>"
+            f"{name} is larger than {rule.describe(cap)}; raise it with {rule.env}=<bytes>"
         )
     return data
 
@@ -252,10 +251,11 @@ def read_text(
     *,
     label: str | None = None,
     limit: int | None = None,
+    kind: str = "file",
 ) -> str:
     """Read a text file with :func:`decode_text` under the size limit of :func:`read_bytes`."""
     return decode_text(
-        read_bytes(path, limit=limit),
+        read_bytes(path, limit=limit, kind=kind),
         label or os.fspath(path),
         [] if warnings is None else warnings,
     )

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import UsageError
+from .errors import FileTooLarge, UsageError
 from .files import decode_text, read_bytes
 from .validate import parse_whole_number, whole_number
 
@@ -36,22 +36,52 @@ _TOML_FILES = (("ctx-lab.toml", ()), ("pyproject.toml", ("tool", "ctx-lab")))
 CONFIG_FILES = (CTXRC, *(name for name, _ in _TOML_FILES))
 
 
+CONFIG_MAX_BYTES = 64 * 1024
+
+
+def _yaml_without_aliases(text: str) -> Any:
+    """YAML as plain ``key: value`` settings: anchors and aliases are refused, so a few hundred
+    bytes can never expand into gigabytes."""
+    import yaml
+
+    class NoAliases(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.events.AliasEvent):
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(
+                    None, None, "aliases are not allowed in settings", mark
+                )
+            return super().compose_node(parent, index)
+
+    return yaml.load(text, Loader=NoAliases)
+
+
 def read_ctxrc(project: Path, warnings: list[str]) -> dict[str, Any]:
-    """The key: value pairs of ``project/.ctxrc`` (empty, with a warning, when unusable)."""
+    """The key: value pairs of ``project/.ctxrc`` (empty, with a warning, when unusable:
+    not YAML, YAML aliases, or over 64 KiB)."""
     rc = project / CTXRC
     if not rc.is_file():
         return {}
     import yaml
 
     try:
-        data: Any = yaml.safe_load(decode_text(read_bytes(rc), str(rc), warnings)) or {}
-    except yaml.YAMLError as exc:
-        warnings.append(f"{rc}: ignored, not valid YAML ({exc.__class__.__name__})")
+        text = decode_text(read_bytes(rc, limit=CONFIG_MAX_BYTES), str(rc), warnings)
+        data: Any = _yaml_without_aliases(text) or {}
+    except FileTooLarge:
+        warnings.append(f"{rc}: ignored, larger than {CONFIG_MAX_BYTES // 1024} KiB")
+        return {}
+    except (yaml.YAMLError, RecursionError) as exc:
+        warnings.append(f"{rc}: ignored, not valid YAML settings ({_first_line(exc)})")
         return {}
     if not isinstance(data, dict):
         warnings.append(f"{rc}: ignored, expected key: value pairs")
         return {}
     return data
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:120]
 
 
 def _budget_value(value: Any, where: str, warnings: list[str]) -> int | None:
@@ -74,9 +104,13 @@ def config_budget(project: Path, warnings: list[str]) -> tuple[int, str] | None:
         if not path.is_file():
             continue
         try:
-            data: Any = tomllib.loads(decode_text(read_bytes(path), str(path), warnings))
-        except tomllib.TOMLDecodeError as exc:
-            warnings.append(f"{path}: ignored, not valid TOML ({exc})")
+            text = decode_text(read_bytes(path, limit=CONFIG_MAX_BYTES * 16), str(path), warnings)
+            data: Any = tomllib.loads(text)
+        except FileTooLarge:
+            warnings.append(f"{path}: ignored, larger than {CONFIG_MAX_BYTES * 16 // 1024} KiB")
+            continue
+        except (tomllib.TOMLDecodeError, RecursionError) as exc:
+            warnings.append(f"{path}: ignored, not valid TOML ({_first_line(exc)})")
             continue
         for key in keys:
             data = data.get(key, {}) if isinstance(data, dict) else {}

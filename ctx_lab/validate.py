@@ -8,13 +8,19 @@ from typing import Any
 
 from .errors import UsageError
 
-__all__ = ["choice", "parse_whole_number", "savable_text", "whole_number"]
+__all__ = ["choice", "parse_whole_number", "savable_text", "shown", "whole_number"]
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for messages about untrusted values."""
+    text = repr(value) if not isinstance(value, dict | list | tuple | set) else type(value).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def whole_number(value: Any, name: str) -> int:
     """``value`` if it is an ``int`` ≥ 0 (``bool`` is not), else :class:`UsageError`."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise UsageError(f"{name} must be a whole number ≥ 0, got {value!r}")
+        raise UsageError(f"{name} must be a whole number ≥ 0, got {shown(value)}")
     if value < 0:
         raise UsageError(f"{name} must be a whole number ≥ 0, got {value}")
     return value
@@ -38,7 +44,7 @@ def parse_whole_number(text: str, name: str) -> int:
     """A whole number ≥ 0 written as text (``1_000`` and ``1,000`` are accepted)."""
     cleaned = text.strip().replace(",", "").replace("_", "")
     if not cleaned.lstrip("-").isdigit() or len(cleaned) > 18:
-        raise UsageError(f"{name} {text!r} is not a whole number")
+        raise UsageError(f"{name} {shown(text)} is not a whole number")
     if cleaned.startswith("-"):
         raise UsageError(f"{name} {text.strip()} is negative; use a number ≥ 0")
     return int(cleaned)
@@ -49,5 +55,5 @@ def choice(value: str, choices: Iterable[str], name: str) -> str:
     allowed = list(choices)
     if value not in allowed:
         listed = ", ".join(repr(c) for c in allowed)
-        raise UsageError(f"{name}: invalid choice {value!r} (choose from {listed})")
+        raise UsageError(f"{name}: invalid choice {shown(value)} (choose from {listed})")
     return value

@@ -20,6 +20,7 @@ CORE = {
     "errors",
     "examples",
     "files",
+    "limits",
     "fileio",
     "model_report",
     "models",

@@ -152,7 +152,7 @@ def test_read_limit_names_itself_and_how_to_raise_it(tmp_path: Path, monkeypatch
     big.write_bytes(b"x" * 2000)
     with pytest.raises(FileTooLarge, match=MAX_FILE_BYTES_ENV) as info:
         read_text(big, limit=1000)
-    assert "1,000-byte limit" in str(info.value)
+    assert "1,000-byte file limit" in str(info.value)
     monkeypatch.setenv(MAX_FILE_BYTES_ENV, "1500")
     with pytest.raises(FileTooLarge):
         read_bytes(big)

@@ -304,6 +304,7 @@ SURFACE: dict[str, list[str]] = {
         "choice",
         "parse_whole_number",
         "savable_text",
+        "shown",
         "whole_number",
     ],
     "ctx_lab.token_budget": [

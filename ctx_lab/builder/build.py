@@ -14,9 +14,11 @@ from ..display import RichResult, escape, html_table
 from ..errors import (
     ContextNotFound,
     ExactContentTooLarge,
+    FileTooLarge,
     InputFileError,
 )
 from ..files import decode_text, is_binary, read_bytes
+from ..limits import LIMITS
 from ..models import ModelRegistry
 from ..packet.context import load_context
 from ..severity import fit_severity
@@ -224,23 +226,42 @@ def _read_file(
     warnings: list[str],
     priorities: Mapping[str, int] | None,
     exact: set[str],
+    room: int,
 ) -> tuple[ContentBlock, int] | None:
+    """The file's block; a file over the per-file limit, or beyond what the build may still
+    read, becomes a reference that says so (never read, never failing the build)."""
     label = display_path(path, base)
     try:
-        binary = is_binary(path)
+        size = path.stat().st_size
+        over = _over_limit(size, room)
+        binary = over is not None or is_binary(path)
         if binary:
-            text, size = "", path.stat().st_size
+            text = ""
         else:
             data = read_bytes(path)
             text, size = decode_text(data, label, warnings), len(data)
+    except FileTooLarge as exc:  # grew while being read
+        over, binary, text = str(exc), True, ""
     except (InputFileError, OSError) as exc:
         warnings.append(f"{label}: {exc}; skipped")
         return None
+    if over is not None:
+        warnings.append(f"{label}: {over}; referenced, not read")
     policy = "exact" if label in exact or str(path) in exact else None
     block = ContentBlock.for_file(
         label, text, policy=policy, binary=binary, priorities=dict(priorities or {})
     )
     return block, size
+
+
+def _over_limit(size: int, room: int) -> str | None:
+    rule = LIMITS["file"]
+    if size > rule.value():
+        return f"{size:,} bytes is over {rule.describe()}"
+    if size > room:
+        build = LIMITS["build"]
+        return f"reading it would pass {build.describe()}"
+    return None
 
 
 class _Builder:
@@ -334,10 +355,12 @@ def build_context(
             paths.append(os.fspath(item))
     found, missing = collect_paths(paths, base, confined=confined)
     warnings += missing
+    room = LIMITS["build"].value()
     for path in found:
-        read = _read_file(path, base, warnings, priorities, exact_paths)
+        read = _read_file(path, base, warnings, priorities, exact_paths, room)
         if read is not None:
             blocks.append(read)
+            room -= read[1] if not read[0].binary else 0
 
     builder = _Builder(tokens)
     states: list[_State] = []

@@ -23,7 +23,16 @@ class Compressed:
 
 
 def structural(path: str, text: str) -> str:
-    """The structural skeleton of a code or data file; :class:`SkeletonError` if there is none."""
+    """The structural skeleton of a code or data file; :class:`SkeletonError` if there is none
+    (nesting deeper than the parsers and walkers can follow included: the file then falls to
+    the next policy instead of failing the build)."""
+    try:
+        return _structural(path, text)
+    except RecursionError:
+        raise SkeletonError("nested too deeply for a skeleton") from None
+
+
+def _structural(path: str, text: str) -> str:
     suffix = PurePath(path).suffix.lower()
     language = CODE_EXTENSIONS.get(suffix)
     if language == "python":

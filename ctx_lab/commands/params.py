@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from ..errors import UsageError
-from ..validate import parse_whole_number
+from ..validate import parse_whole_number, shown
 
 __all__ = [
     "add_allow_private",
@@ -53,11 +53,14 @@ def parse_lines(text: str) -> tuple[int, int]:
 def parse_now(text: str) -> datetime:
     """An ISO 8601 date or date-time (``Z`` allowed); naive values are local time."""
     try:
-        return datetime.fromisoformat(text)
-    except ValueError:
+        moment = datetime.fromisoformat(text)
+        moment.astimezone(UTC)  # a time at the very edge of the calendar cannot be used
+    except (ValueError, OverflowError):
         raise UsageError(
-            f"{text!r} is not an ISO 8601 date or date-time (e.g. 2026-06-15T12:00:00Z)"
+            f"{shown(text)} is not an ISO 8601 date or date-time in range "
+            "(e.g. 2026-06-15T12:00:00Z)"
         ) from None
+    return moment
 
 
 def whole(name: str) -> Callable[[str], int]:

@@ -704,8 +704,8 @@ class ContextManager:
         violation); ``model`` overrides the saved model."""
         try:
             data = json.loads(read_text(Path(path), []))
-        except ValueError as exc:
-            raise HistoryCorrupted(f"{path}: not JSON ({exc})") from None
+        except (ValueError, RecursionError) as exc:
+            raise HistoryCorrupted(f"{path}: not JSON ({type(exc).__name__})") from None
         if not isinstance(data, dict):
             raise HistoryCorrupted(f"{path}: not a history object")
         version = data.get("format_version", FORMAT_VERSION)

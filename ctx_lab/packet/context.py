@@ -6,12 +6,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..display import RichResult
 from ..errors import ContextNotFound
 from ..files import confine, decode_text, normalize_newlines, read_bytes, resolve_root
+from ..limits import LIMITS
 from ..token_budget import CONFIG_FILES, CTXRC, config_budget, read_ctxrc, resolve_token_budget
+from ..validate import shown
 from .markdown import (
     Convention,
     Entry,
@@ -35,6 +37,7 @@ __all__ = [
     "load_context",
 ]
 
+T = TypeVar("T")
 READ_ORDER = (
     "CONSTITUTION.md",
     "TASKS.md",
@@ -119,7 +122,7 @@ def _settings(root: Path, warnings: list[str]) -> ContextSettings:
         value = data.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
             warnings.append(
-                f"{root / CTXRC}: {key} {value!r} ignored (need a fraction between 0 and 1)"
+                f"{root / CTXRC}: {key} {shown(value)} ignored (need a fraction between 0 and 1)"
             )
             return default
         return float(value)
@@ -164,16 +167,29 @@ def load_context(
         for name in READ_ORDER
         if name in texts and not is_effectively_empty(texts[name])
     )
+
+    def capped(name: str, items: list[T]) -> tuple[T, ...]:
+        rule = LIMITS["entries"]
+        most = rule.value()
+        if len(items) <= most:
+            return tuple(items)
+        warnings.append(
+            f".context/{name}: {len(items):,} entries is over {rule.describe()}; "
+            f"the last {most:,} were read"
+        )
+        return tuple(items[-most:])
+
+    settings = _settings(project, warnings)
     return ProjectContext(
         root=project,
         context_dir=context_dir,
-        rules=tuple(parse_constitution(texts.get("CONSTITUTION.md", ""))),
-        tasks=tuple(parse_tasks(texts.get("TASKS.md", ""))),
-        conventions=tuple(parse_conventions(texts.get("CONVENTIONS.md", ""))),
-        decisions=tuple(parse_entries(texts.get("DECISIONS.md", ""), "decision")),
-        learnings=tuple(parse_entries(texts.get("LEARNINGS.md", ""), "learning")),
+        rules=capped("CONSTITUTION.md", parse_constitution(texts.get("CONSTITUTION.md", ""))),
+        tasks=capped("TASKS.md", parse_tasks(texts.get("TASKS.md", ""))),
+        conventions=capped("CONVENTIONS.md", parse_conventions(texts.get("CONVENTIONS.md", ""))),
+        decisions=capped("DECISIONS.md", parse_entries(texts.get("DECISIONS.md", ""), "decision")),
+        learnings=capped("LEARNINGS.md", parse_entries(texts.get("LEARNINGS.md", ""), "learning")),
         read_order=read_order,
-        settings=_settings(project, warnings),
+        settings=settings,
         warnings=tuple(warnings),
     )
 

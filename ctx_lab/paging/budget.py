@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..display import RichResult, html_table, meter_html
-from ..errors import CtxLabError
+from ..errors import CtxLabError, UsageError
 from ..severity import Severity, severity, worst
 from ..validate import whole_number
 
@@ -87,12 +87,14 @@ class PagingBudget(RichResult):
             raise CtxLabError(f"not a paging budget: expected an object, got {type(data).__name__}")
         try:
             return cls(
-                int(data["max_pages"]),
-                int(data["max_tokens"]),
-                int(data.get("pages_used", 0)),
-                int(data.get("tokens_used", 0)),
+                data["max_pages"],
+                data["max_tokens"],
+                data.get("pages_used", 0),
+                data.get("tokens_used", 0),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except KeyError as exc:
+            raise CtxLabError(f"not a paging budget: {exc} is missing") from None
+        except UsageError as exc:  # Infinity, 1e999, "10", -1 …
             raise CtxLabError(f"not a paging budget: {exc}") from None
 
     def to_text(self) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from ..errors import ArtifactNotFound, CtxLabError, InputFileError
+from ..errors import ArtifactNotFound, CtxLabError, FileTooLarge, InputFileError
 from ..files import confine, decode_text, is_binary, normalize_newlines, read_bytes, write_atomic
 from .budget import PagingBudget
 
@@ -75,7 +75,9 @@ class DirectoryStore:
         """The file's text (UTF-8, bad bytes replaced); binary files are refused."""
         path = self.resolve(artifact_id)
         try:
-            data = read_bytes(path)
+            data = read_bytes(path, kind="page")
+        except FileTooLarge:
+            raise
         except InputFileError as exc:
             raise ArtifactNotFound(f"{artifact_id!r}: {exc}") from None
         if is_binary(data):

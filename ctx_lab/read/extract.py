@@ -9,6 +9,7 @@ import io
 import mimetypes
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ..files import is_binary, normalize_newlines
 from .errors import CorruptDocument, LimitExceeded, UnsupportedContent
@@ -143,20 +144,58 @@ def decode_body(data: bytes, content_type: str | None = None) -> str:
     return normalize_newlines(data.decode(body_charset(data, content_type), "replace"))
 
 
-def _visible_text_length(html: str) -> int:
-    body = re.sub(r"(?is)<(script|style|noscript)\b.*?</\1>", " ", html)
-    return len(" ".join(re.sub(r"(?s)<[^>]+>", " ", body).split()))
+MAX_HTML_DEPTH = 100  # deeper elements are unwrapped (their text kept) before conversion
+_INVISIBLE = ("script", "style", "noscript", "template")
+
+
+def _visible(node: Any) -> int:
+    return len(" ".join(node.text_content().split()))
+
+
+def _tree(html: str) -> Any:
+    """The page parsed once by lxml (linear time, nesting bounded): invisible elements removed,
+    elements nested deeper than :data:`MAX_HTML_DEPTH` unwrapped. None for an empty page."""
+    import lxml.etree
+    import lxml.html
+
+    try:
+        root = lxml.html.document_fromstring(html)
+    except (lxml.etree.ParserError, ValueError):
+        return None
+    for node in [n for n in root.iter(*_INVISIBLE)]:
+        node.drop_tree()
+    for node in [n for n in root.iter(lxml.etree.Comment, lxml.etree.ProcessingInstruction)]:
+        node.drop_tree()
+    deep = []
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_HTML_DEPTH:
+            deep.append(node)
+        stack.extend((child, depth + 1) for child in node if isinstance(child.tag, str))
+    for node in deep:
+        node.drop_tag()
+    return root
 
 
 def extract_html(html: str) -> str:
     """Main content as Markdown (trafilatura); the whole body through markdownify when the
-    extraction keeps very little or the page is mostly links (link lists, tiny pages)."""
+    extraction keeps very little or the page is mostly links (link lists, tiny pages).
+
+    The page is parsed once (lxml: linear, depth-bounded) and cleaned before either converter
+    sees it, so neither script floods nor deep nesting cost more than the page's size.
+    """
+    import lxml.html
     import trafilatura
     from markdownify import markdownify
 
+    root = _tree(html)
+    if root is None:
+        return ""
+    cleaned = lxml.html.tostring(root, encoding="unicode")
     extracted = (
         trafilatura.extract(
-            html,
+            cleaned,
             output_format="markdown",
             include_links=True,
             include_tables=True,
@@ -164,14 +203,19 @@ def extract_html(html: str) -> str:
         )
         or ""
     )
-    visible = _visible_text_length(html)
-    link_text = sum(_visible_text_length(m) for m in re.findall(r"(?is)<a\b[^>]*>(.*?)</a>", html))
+    visible = _visible(root)
+    link_text = sum(_visible(a) for a in root.iter("a"))
     link_list = visible > 0 and link_text / visible > MAX_LINK_SHARE
     if not link_list and len(extracted.strip()) >= max(MIN_EXTRACTED_SHARE * visible, 1):
         return normalize_newlines(extracted.strip()) + "\n"
-    body = re.search(r"(?is)<body\b[^>]*>(.*)</body>", html)
-    fragment = body.group(1) if body else html
-    fragment = re.sub(r"(?is)<(script|style|noscript)\b.*?</\1>", "", fragment)
+    body = root.find("body")
+    fragment = (
+        "".join(lxml.html.tostring(child, encoding="unicode") for child in body)
+        if body is not None
+        else cleaned
+    )
+    if body is not None and body.text:
+        fragment = body.text + fragment
     converted = markdownify(fragment, heading_style="ATX")
     text = re.sub(r"\n{3,}", "\n\n", normalize_newlines(converted)).strip()
     return text + "\n" if text else ""
@@ -181,7 +225,7 @@ def extract_pdf(data: bytes, max_pages: int) -> tuple[str, ...]:
     """The text of every page (pypdf). Encrypted or damaged files raise :class:`CorruptDocument`;
     more than ``max_pages`` pages raise :class:`LimitExceeded`."""
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    from pypdf.errors import PyPdfError
 
     if not data.startswith(b"%PDF-"):
         raise CorruptDocument("not a PDF: the file does not start with %PDF-")
@@ -195,5 +239,16 @@ def extract_pdf(data: bytes, max_pages: int) -> tuple[str, ...]:
         return tuple(normalize_newlines(page.extract_text() or "") for page in reader.pages)
     except (CorruptDocument, LimitExceeded):
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-        raise CorruptDocument(f"cannot read the PDF: {exc}") from None
+    except (
+        PyPdfError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        IndexError,
+        AssertionError,
+        RecursionError,
+        ZeroDivisionError,
+        OverflowError,
+    ) as exc:  # pypdf reports damage in all of these ways
+        raise CorruptDocument(f"cannot read the PDF: {type(exc).__name__}: {exc}") from None

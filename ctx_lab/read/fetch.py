@@ -17,12 +17,13 @@ from urllib.parse import unquote, urljoin, urlsplit
 from ..errors import (
     AccessDenied,
     FetchError,
+    FileTooLarge,
     InputFileError,
     LimitExceeded,
     PathOutsideRoot,
     ReadError,
 )
-from ..files import confine
+from ..files import confine, read_bytes
 from .addresses import IPAddress, blocked_reason, parse_ip
 
 __all__ = [
@@ -91,15 +92,13 @@ def read_local(path: Path, max_bytes: int) -> tuple[bytes, tuple[str, ...]]:
     """The file's bytes and validators (size, mtime, content hash)."""
     try:
         stat = path.stat()
-        if not path.is_file():
-            raise ReadError(f"{path}: not a file")
-        if stat.st_size > max_bytes:
-            raise LimitExceeded(f"{path} is {stat.st_size} bytes; the limit is {max_bytes}")
-        data = path.read_bytes()
+        data = read_bytes(path, limit=max_bytes, kind="read")
     except FileNotFoundError:
         raise ReadError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise ReadError(f"{path}: cannot read ({exc.strerror})") from None
+    except FileTooLarge as exc:
+        raise LimitExceeded(str(exc)) from None
+    except (OSError, InputFileError) as exc:
+        raise ReadError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
     digest = hashlib.sha256(data).hexdigest()[:16]
     return data, (f"size={len(data)}", f"mtime={stat.st_mtime_ns}", f"sha256={digest}")
 

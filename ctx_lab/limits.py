@@ -1,0 +1,67 @@
+"""Every size limit of ctx_lab, in one table with its default and the environment variable that
+raises it. Over a limit, the operation stops with an error naming the limit and its variable
+(CLI exit 1, REST 413) — or, in the builder, the file becomes a reference saying so.
+
+The defaults admit real work: a 20k-entry ``.context/``, paging an 85 MB log, reading a 20 MB
+text, a 4.8 MB generated module in a build.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+__all__ = ["LIMITS", "Limit", "limit"]
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One limit: its name, default, the variable that overrides it, and what it bounds."""
+
+    name: str
+    default: int
+    env: str
+    bounds: str
+    unit: str = "bytes"
+
+    def value(self) -> int:
+        """The variable's value when it is a positive integer, else the default."""
+        raw = os.environ.get(self.env, "").strip().replace("_", "")
+        if raw.isdigit() and int(raw) > 0:
+            return int(raw)
+        return self.default
+
+    def describe(self, value: int | None = None) -> str:
+        """``the 33,554,432-byte file limit (CTX_LAB_MAX_FILE_BYTES)``."""
+        amount = self.value() if value is None else value
+        return f"the {amount:,}-{self.unit.rstrip('s')} {self.name} limit ({self.env})"
+
+
+MIB = 1024 * 1024
+LIMITS: dict[str, Limit] = {
+    limit.name: limit
+    for limit in (
+        Limit(
+            "file",
+            32 * MIB,
+            "CTX_LAB_MAX_FILE_BYTES",
+            "one file read by tokens, compress, build, history and .context/ loading",
+        ),
+        Limit("page", 256 * MIB, "CTX_LAB_MAX_PAGE_BYTES", "one file paged by `page`"),
+        Limit("read", 25 * MIB, "CTX_LAB_MAX_READ_BYTES", "one resource read by `read`"),
+        Limit("build", 256 * MIB, "CTX_LAB_MAX_BUILD_BYTES", "all files of one build together"),
+        Limit(
+            "entries",
+            200_000,
+            "CTX_LAB_MAX_ENTRIES",
+            "entries parsed from one .context/ file",
+            unit="entries",
+        ),
+        Limit("pdf", 2000, "CTX_LAB_MAX_PDF_PAGES", "pages of one PDF", unit="pages"),
+    )
+}
+
+
+def limit(name: str) -> int:
+    """The value in force of limit ``name``."""
+    return LIMITS[name].value()
