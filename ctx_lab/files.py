@@ -30,6 +30,7 @@ __all__ = [
     "confine",
     "decode_text",
     "display_path",
+    "entry_kind",
     "is_binary",
     "max_file_bytes",
     "normalize_newlines",
@@ -64,8 +65,28 @@ def resolve_root(root: Pathish) -> Path:
 
 
 def real_path(path: Pathish) -> Path:
-    """``path`` made absolute with every symlink resolved (it need not exist)."""
-    return Path(path).resolve()
+    """``path`` made absolute with every symlink resolved (it need not exist);
+    :class:`InputFileError` for names the system refuses (too long, symlink loops)."""
+    try:
+        return Path(path).resolve()
+    except (
+        OSError,
+        RuntimeError,
+    ) as exc:  # ENAMETOOLONG, ELOOP; 3.11 reports loops as RuntimeError
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise InputFileError(f"{os.fspath(path)[:200]}: {reason}") from None
+
+
+def entry_kind(path: Pathish) -> str:
+    """``file``, ``dir``, ``other`` (FIFO, socket, device) or ``missing`` — never raising, for
+    names the system refuses (too long, loops) too."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return "missing"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "dir" if stat.S_ISDIR(mode) else "other"
 
 
 def display_path(path: Pathish, base: Pathish) -> str:

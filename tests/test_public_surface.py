@@ -281,6 +281,7 @@ SURFACE: dict[str, list[str]] = {
         "confine",
         "decode_text",
         "display_path",
+        "entry_kind",
         "is_binary",
         "max_file_bytes",
         "normalize_newlines",

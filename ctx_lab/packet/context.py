@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from ..display import RichResult
 from ..errors import ContextNotFound
-from ..files import confine, decode_text, normalize_newlines, read_bytes, resolve_root
+from ..files import confine, decode_text, entry_kind, normalize_newlines, read_bytes, resolve_root
 from ..limits import LIMITS
 from ..token_budget import CONFIG_FILES, CTXRC, config_budget, read_ctxrc, resolve_token_budget
 from ..validate import shown
@@ -99,14 +99,15 @@ class ProjectContext:
 
 
 def _find_context_dir(path: Path) -> Path:
-    if not path.exists():
+    kind = entry_kind(path)
+    if kind == "missing":
         raise ContextNotFound(f"{path}: no such directory")
-    if not path.is_dir():
+    if kind != "dir":
         raise ContextNotFound(f"{path}: not a directory")
     if path.name == ".context":
         return path
     candidate = path / ".context"
-    if candidate.is_dir():
+    if entry_kind(candidate) == "dir":
         return candidate
     raise ContextNotFound(
         f"{path} has no .context/ directory; pass the project directory or its .context/"

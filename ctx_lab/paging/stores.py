@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..errors import ArtifactNotFound, CtxLabError, FileTooLarge, InputFileError
-from ..files import confine, decode_text, is_binary, normalize_newlines, read_bytes, write_atomic
+from ..files import (
+    confine,
+    decode_text,
+    entry_kind,
+    is_binary,
+    normalize_newlines,
+    read_bytes,
+    write_atomic,
+)
 from .budget import PagingBudget
 
 if TYPE_CHECKING:
@@ -67,7 +75,7 @@ class DirectoryStore:
         if not artifact_id:
             raise ArtifactNotFound("an empty artifact id names no file")
         candidate = confine(self.root, artifact_id, what="artifact id")
-        if not candidate.is_file():
+        if entry_kind(candidate) != "file":
             raise ArtifactNotFound(f"no file {artifact_id!r} under {self.root}")
         return candidate
 

@@ -9,6 +9,8 @@ import io
 import mimetypes
 import re
 from dataclasses import dataclass
+from html import escape as html_escape
+from html.parser import HTMLParser
 from typing import Any
 
 from ..files import is_binary, normalize_newlines
@@ -152,6 +154,57 @@ def _visible(node: Any) -> int:
     return len(" ".join(node.text_content().split()))
 
 
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+
+
+class _Flattener(HTMLParser):
+    """One linear pass over the markup: drops invisible elements and comments, and leaves out
+    the tags (not the text) of elements nested deeper than :data:`MAX_HTML_DEPTH`, so no parser
+    or converter after it meets a deep tree."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.stack: list[tuple[str, bool]] = []  # (tag, written)
+        self.hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag in _VOID:
+            if not self.hidden and len(self.stack) < MAX_HTML_DEPTH:
+                self.out.append(self.get_starttag_text() or "")
+            return
+        invisible = tag in _INVISIBLE
+        written = not self.hidden and not invisible and len(self.stack) < MAX_HTML_DEPTH
+        if written:
+            self.out.append(self.get_starttag_text() or f"<{tag}>")
+        if invisible:
+            self.hidden += 1
+        self.stack.append((tag, written))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _VOID or not any(open_tag == tag for open_tag, _ in self.stack):
+            return  # a stray end tag
+        while self.stack:
+            open_tag, written = self.stack.pop()
+            if open_tag in _INVISIBLE:
+                self.hidden -= 1
+            if written:
+                self.out.append(f"</{open_tag}>")
+            if open_tag == tag:
+                return
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.out.append(html_escape(data, quote=False))
+
+
+def _flatten(html: str) -> str:
+    flattener = _Flattener()
+    flattener.feed(html)
+    flattener.close()
+    return "".join(flattener.out)
+
+
 def _tree(html: str) -> Any:
     """The page parsed once by lxml (linear time, nesting bounded): invisible elements removed,
     elements nested deeper than :data:`MAX_HTML_DEPTH` unwrapped. None for an empty page."""
@@ -159,7 +212,7 @@ def _tree(html: str) -> Any:
     import lxml.html
 
     try:
-        root = lxml.html.document_fromstring(html)
+        root = lxml.html.document_fromstring(_flatten(html))
     except (lxml.etree.ParserError, ValueError):
         return None
     for node in [n for n in root.iter(*_INVISIBLE)]:
