@@ -28,6 +28,7 @@ __all__ = [
     "MAX_FILE_BYTES_ENV",
     "SNIFF_BYTES",
     "confine",
+    "create_exclusive",
     "decode_text",
     "display_path",
     "entry_kind",
@@ -285,27 +286,52 @@ def read_text(
 # -- writing -------------------------------------------------------------------------------------
 
 
-def write_atomic(path: Pathish, data: str | bytes) -> Path:
-    """Write ``data`` to ``path`` atomically: a unique temporary file in the same directory,
-    fsync, rename over the target, fsync the directory. Nothing partial is left behind."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise CtxLabError(f"cannot write {target}: directory {directory} does not exist")
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
+def _sweep_leftovers(directory: Path, name: str) -> None:
+    """Remove temporary files of earlier writes to ``name`` whose writer died (SIGKILL, power
+    loss): their names carry the writer's process id."""
+    prefix = f".{name}."
+    try:
+        candidates = [p for p in directory.iterdir() if p.name.startswith(prefix)]
+    except OSError:
+        return
+    for leftover in candidates:
+        parts = leftover.name[len(prefix) :].split(".")
+        if len(parts) != 3 or parts[2] != "tmp" or not parts[0].isdigit():
+            continue
+        pid = int(parts[0])
+        if pid != os.getpid() and not _alive(pid):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+
+
+def _durable_temp(directory: Path, name: str, payload: bytes, mode: int | None) -> str:
+    _sweep_leftovers(directory, name)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.{os.getpid()}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
             os.fsync(handle.fileno())
-        os.replace(tmp_name, target)
-    except BaseException as exc:
+    except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
-        if isinstance(exc, OSError):
-            raise CtxLabError(f"cannot write {target}: {exc.strerror or exc}") from exc
         raise
+    return tmp_name
+
+
+def _fsync_directory(directory: Path) -> None:
     dir_fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(dir_fd)
@@ -313,4 +339,46 @@ def write_atomic(path: Pathish, data: str | bytes) -> Path:
         pass  # some file systems cannot fsync a directory; the rename is still atomic
     finally:
         os.close(dir_fd)
+
+
+def create_exclusive(path: Pathish, data: str | bytes, *, mode: int = 0o600) -> bool:
+    """Create ``path`` with ``data`` only if it does not exist, atomically: the file appears
+    complete or not at all (written and synced first, then linked into place). False when it
+    existed already."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    tmp_name = _durable_temp(directory, target.name, payload, mode)
+    try:
+        os.link(tmp_name, target)
+    except FileExistsError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+    _fsync_directory(directory)
+    return True
+
+
+def write_atomic(path: Pathish, data: str | bytes, *, mode: int | None = None) -> Path:
+    """Write ``data`` to ``path`` atomically: a unique temporary file in the same directory,
+    fsync, rename over the target, fsync the directory. Readers see the old content or the new
+    one; temporary files of writers that were killed are swept away by the next write.
+    ``mode`` sets the file's permissions (default: the temporary file's, 0600)."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise CtxLabError(f"cannot write {target}: directory {directory} does not exist")
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        tmp_name = _durable_temp(directory, target.name, payload, mode)
+        try:
+            os.replace(tmp_name, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+            raise
+    except OSError as exc:
+        raise CtxLabError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    _fsync_directory(directory)
     return target

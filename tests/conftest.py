@@ -12,6 +12,10 @@ settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile("dev", max_examples=200, deadline=None)
+# the long fuzzing run: HYPOTHESIS_PROFILE=long bash scripts/test.sh -k "fuzz or property"
+settings.register_profile(
+    "long", max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck)
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parent.parent

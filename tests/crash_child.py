@@ -1,5 +1,6 @@
-"""A child process for the crash tests: streams deltas into a journal, or saves a growing
-history, acknowledging each durable step on stdout, until it is killed."""
+"""A child process for the crash tests: streams deltas into a journal, records tool results,
+saves a growing history, creates cursor keys or writes files atomically — acknowledging each
+durable step on stdout — until it is killed."""
 
 from __future__ import annotations
 
@@ -31,6 +32,46 @@ def history(path: str, count: int) -> None:
     time.sleep(60)
 
 
+def tools(db: str, count: int) -> None:
+    from ctx_lab.conversation.tool_journal import ToolCall, ToolJournal, ToolResult
+
+    journal = ToolJournal.open(db)
+    calls = [ToolCall(f"c{i}", "search", {"i": i}) for i in range(count)]
+    batch = journal.begin_batch("child-model", "checking", calls)
+    print("batch", flush=True)
+    for i in range(count):
+        journal.record_result(batch, ToolResult(f"c{i}", f"result {i} " + "r" * 500))
+        print(i, flush=True)
+    time.sleep(60)
+
+
+def cursor_key(base: str, count: int) -> None:
+    import os
+
+    from ctx_lab.read.cursor import user_cursor_secret
+
+    for i in range(count):
+        os.environ["XDG_CACHE_HOME"] = f"{base}/{i}"
+        print(i, user_cursor_secret().hex(), flush=True)
+    time.sleep(60)
+
+
+def atomic(path: str, count: int) -> None:
+    from ctx_lab.files import write_atomic
+
+    for i in range(count):
+        write_atomic(path, f"version {i}\n" + "x" * 200_000)
+        print(i, flush=True)
+    time.sleep(60)
+
+
 if __name__ == "__main__":
     mode, target, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    (stream if mode == "stream" else history)(target, n)
+    modes = {
+        "stream": stream,
+        "history": history,
+        "tools": tools,
+        "cursor_key": cursor_key,
+        "atomic": atomic,
+    }
+    modes[mode](target, n)

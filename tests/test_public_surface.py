@@ -279,6 +279,7 @@ SURFACE: dict[str, list[str]] = {
         "MAX_FILE_BYTES_ENV",
         "SNIFF_BYTES",
         "confine",
+        "create_exclusive",
         "decode_text",
         "display_path",
         "entry_kind",

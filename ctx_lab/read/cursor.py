@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import CursorInvalid
+from ..errors import CtxLabError, CursorInvalid
+from ..files import create_exclusive, write_atomic
 
 __all__ = [
     "CURSOR_VERSION",
@@ -87,17 +88,35 @@ def decode_cursor(token: str, uri: str, secret: bytes) -> Cursor:
     return Cursor(kind, cache_id, offset, page)
 
 
+KEY_BYTES = 16
+
+
+def _read_key(key: Path) -> bytes | None:
+    try:
+        value = bytes.fromhex(key.read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        return None
+    return value if len(value) == KEY_BYTES else None
+
+
 def user_cursor_secret() -> bytes:
     """A per-user key for signing cursors that must survive the process (the CLI's), kept in
-    ``$XDG_CACHE_HOME/ctx-lab/cursor.key`` (created once, mode 0600)."""
+    ``$XDG_CACHE_HOME/ctx-lab/cursor.key`` (mode 0600).
+
+    Created atomically — written in full to a temporary file, then linked into place only if
+    no key exists yet — so a crash never leaves an empty or half key, and two processes
+    starting at once agree on one key. A damaged key is replaced the same way.
+    """
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ctx-lab"
     key = base / "cursor.key"
-    try:
-        return bytes.fromhex(key.read_text().strip())
-    except (OSError, ValueError):
-        base.mkdir(parents=True, exist_ok=True)
-        value = secrets.token_bytes(16)
-        fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(value.hex())
-        return value
+    found = _read_key(key)
+    if found is not None:
+        return found
+    base.mkdir(parents=True, exist_ok=True)
+    fresh = secrets.token_bytes(KEY_BYTES).hex()
+    if not create_exclusive(key, fresh, mode=0o600) and _read_key(key) is None:
+        write_atomic(key, fresh, mode=0o600)  # a damaged key (older versions could leave one)
+    value = _read_key(key)
+    if value is None:
+        raise CtxLabError(f"cannot create the cursor key {key}")
+    return value
