@@ -11,7 +11,19 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-__all__ = ["LIMITS", "Limit", "limit"]
+__all__ = [
+    "DEFAULT_MAX_CHARS",
+    "DEFAULT_MAX_PAGES",
+    "DEFAULT_MAX_TOKENS",
+    "LIMITS",
+    "Limit",
+    "limit",
+]
+
+# Per-call defaults that are not limits but are shown in help texts before any engine loads.
+DEFAULT_MAX_PAGES = 10  # paging quota: pages per task
+DEFAULT_MAX_TOKENS = 8000  # paging quota: tokens per task
+DEFAULT_MAX_CHARS = 8000  # characters per read chunk
 
 
 @dataclass(frozen=True)

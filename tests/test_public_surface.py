@@ -56,6 +56,7 @@ SURFACE: dict[str, list[str]] = {
     ],
     "ctx_lab.tokens": [
         "COUNTER_ENTRY_POINTS",
+        "MESSAGE_OVERHEAD",
         "ByteEstimateCounter",
         "CharEstimateCounter",
         "CounterInfo",

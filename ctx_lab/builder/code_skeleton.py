@@ -27,11 +27,24 @@ SHORT_ASSIGNMENT = 120
 # -- Python -----------------------------------------------------------------------------------
 
 
+def _cut(line: str, start: int | None, end: int | None) -> str:
+    """A line cut at UTF-8 byte offsets (what ``ast`` reports as columns)."""
+    if line.isascii():
+        return line[start:end]
+    return line.encode("utf-8")[start:end].decode("utf-8", "replace")
+
+
 def _segment(source_lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
+    """The source between two ``(line, byte column)`` positions; the lines are split once
+    per file, so each segment costs only its own length."""
     (l1, c1), (l2, c2) = start, end
     if l1 == l2:
-        return source_lines[l1 - 1][c1:c2]
-    parts = [source_lines[l1 - 1][c1:], *source_lines[l1 : l2 - 1], source_lines[l2 - 1][:c2]]
+        return _cut(source_lines[l1 - 1], c1, c2)
+    parts = [
+        _cut(source_lines[l1 - 1], c1, None),
+        *source_lines[l1 : l2 - 1],
+        _cut(source_lines[l2 - 1], None, c2),
+    ]
     return "\n".join(parts)
 
 
@@ -56,7 +69,11 @@ class _PythonSkeleton:
         self.lines = source.split("\n")
 
     def text(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.source, node) or ast.unparse(node)
+        end_line, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+        if end_line is None or end_col is None:
+            return ast.unparse(node)
+        start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        return _segment(self.lines, start, (end_line, end_col)) or ast.unparse(node)
 
     def signature(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
         start = (node.lineno, node.col_offset)

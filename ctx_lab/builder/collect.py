@@ -53,26 +53,37 @@ def _expand(pattern: str, base: Path, warnings: list[str], confined: bool) -> li
     return []
 
 
+def _work_tree(directory: Path, known: dict[Path, Path | None]) -> Path | None:
+    """The git work tree holding ``directory`` (a parent with ``.git``), found on the file
+    system and remembered per directory: one ``git`` call per repository, not per file."""
+    walked: list[Path] = []
+    current: Path | None = real_path(directory)
+    found: Path | None = None
+    while current is not None:
+        if current in known:
+            found = known[current]
+            break
+        walked.append(current)
+        if (current / ".git").exists():
+            found = current
+            break
+        current = current.parent if current.parent != current else None
+    for path in walked:
+        known[path] = found
+    return found
+
+
 def _git_ignored(paths: list[Path]) -> set[Path]:
     git = shutil.which("git")
     if git is None or not paths:
         return set()
     ignored: set[Path] = set()
     by_repo: dict[str, list[Path]] = {}
+    tops: dict[Path, Path | None] = {}
     for p in paths:
-        try:
-            top = subprocess.run(
-                [git, "rev-parse", "--show-toplevel"],
-                cwd=p.parent,
-                capture_output=True,
-                text=True,
-                timeout=20,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if top.returncode == 0:
-            by_repo.setdefault(top.stdout.strip(), []).append(p)
+        top = _work_tree(p.parent, tops)
+        if top is not None:
+            by_repo.setdefault(str(top), []).append(p)
     for repo, members in by_repo.items():
         listing = "\0".join(str(real_path(p)) for p in members) + "\0"
         done = subprocess.run(

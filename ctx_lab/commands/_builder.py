@@ -7,13 +7,15 @@ import argparse
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..builder import POLICIES, BuildResult, CompressPreview, build_context, preview_compression
 from ..errors import UsageError
 from ..files import confine, display_path, read_text
 from .params import add_budget_or_model, add_counter
 from .registry import Command, Invocation, command, default_of
+
+if TYPE_CHECKING:
+    from ..builder import BuildResult, CompressPreview
 
 __all__ = ["build", "compress"]
 
@@ -40,6 +42,8 @@ def build(
         raise UsageError("the task is empty; give it with --task TEXT or --task-file F")
     if budget is not None and model is not None:
         raise UsageError("give either a budget or a model, not both")
+    from ..builder import build_context
+
     return build_context(
         task,
         [os.fspath(p) for p in paths],
@@ -61,6 +65,8 @@ def compress(
 ) -> CompressPreview:
     """``file`` under ``policy`` (default: the file's own default policy), with token counts
     before and after. With ``root`` the file must resolve inside it."""
+    from ..builder import POLICIES, preview_compression
+
     if policy is not None and policy not in POLICIES:
         raise UsageError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
     if root is None:
@@ -99,7 +105,11 @@ def _build_arguments(p: argparse.ArgumentParser) -> None:
 
 def _compress_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--policy", choices=POLICIES, help="default: the file's default policy")
+    p.add_argument(
+        "--policy",
+        metavar="NAME",
+        help="exact, structural, summarizable or reference (default: the file's own)",
+    )
     add_counter(p, default_of(compress, "counter"))
 
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
-from ..conversation.manager import ContextManager
-from ..conversation.recovery import JournalReport, inspect_journal
-from ..conversation.report import HistoryReport, history_report
 from ..files import confine
 from ..validate import choice
 from .registry import Command, command
+
+if TYPE_CHECKING:
+    from ..conversation.recovery import JournalReport
+    from ..conversation.report import HistoryReport
 
 __all__ = ["history", "journal"]
 
@@ -24,6 +26,9 @@ def history(
     """Usage, segments and what needs summarizing in a history saved with
     ``ContextManager.save()``, against its own model or ``model``; with ``check`` the CLI
     exits 1 unless the context fits."""
+    from ..conversation.manager import ContextManager
+    from ..conversation.report import history_report
+
     path = confine(root, file, what="file") if root is not None else file
     manager = ContextManager.load(path, model)
     return history_report(manager, os.fspath(file), check)
@@ -32,6 +37,8 @@ def history(
 def journal(action: str, db: PathArg, *, root: PathArg | None = None) -> JournalReport:
     """What recovery would find in a crash journal (``recover``), or its counts (``stats``);
     the journal is opened read-only."""
+    from ..conversation.recovery import inspect_journal
+
     choice(action, JOURNAL_ACTIONS, "action")
     path = confine(root, db, what="db") if root is not None else db
     return inspect_journal(path, action)

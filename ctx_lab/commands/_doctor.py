@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from ..doctor import DoctorReport, run_doctor
 from .registry import Command, command
+
+if TYPE_CHECKING:
+    from ..doctor import DoctorReport
 
 __all__ = ["doctor"]
 
 
 def doctor() -> DoctorReport:
     """Check the counters, Node, Chromium and the Jupyter extensions, with fixes."""
+    from ..doctor import run_doctor
+
     return run_doctor()
 
 

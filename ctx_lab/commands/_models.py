@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from ..models import ModelInfo, ModelList, describe_model, list_models, registry_names
 from ..validate import choice
 from .params import whole
 from .registry import Command, command
+
+if TYPE_CHECKING:
+    from ..models import ModelInfo, ModelList
 
 __all__ = ["models"]
 
@@ -17,6 +20,8 @@ def models(
 ) -> ModelInfo | ModelList:
     """The limits of model ``name`` — or every model of ``registry`` when ``name`` is None —
     with ``reserve`` output tokens held back instead of the model's max output."""
+    from ..models import describe_model, list_models, registry_names
+
     choice(registry, registry_names(), "registry")
     if name:
         return describe_model(name, registry, reserve)
@@ -27,7 +32,7 @@ def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", nargs="?", metavar="NAME", help="a model name; omit to list models")
     p.add_argument(
         "--registry",
-        choices=registry_names(),
+        metavar="NAME",
         help="builtin prefix table, the offline models.dev data, or an installed model source "
         "(default builtin)",
     )

@@ -6,19 +6,14 @@ from __future__ import annotations
 import argparse
 import os
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..examples import EXAMPLE_DIR, EXAMPLE_NOW
-from ..packet import (
-    ContextLocation,
-    EntriesReport,
-    Packet,
-    assemble_packet,
-    find_context,
-    load_context,
-)
 from .params import add_budget_or_model, add_counter, flag, parse_now
 from .registry import Command, command
+
+if TYPE_CHECKING:
+    from ..packet import ContextLocation, EntriesReport, Packet
 
 __all__ = ["context", "entries", "packet"]
 
@@ -41,6 +36,9 @@ def packet(
     ``budget`` or ``model`` (its effective input budget) set the size, else the project's
     configuration does. With ``root`` every file read must resolve inside it.
     """
+    from ..examples import EXAMPLE_DIR, EXAMPLE_NOW
+    from ..packet import assemble_packet, load_context
+
     if example and directory:
         raise UsageError("give either DIR or --example, not both")
     if budget is not None and model is not None:
@@ -65,6 +63,8 @@ def entries(
 ) -> EntriesReport:
     """The scored entries of :func:`packet` for the same arguments: kept, summarized or left
     out, and why."""
+    from ..packet import EntriesReport
+
     return EntriesReport(
         packet(
             directory,
@@ -81,6 +81,8 @@ def entries(
 def context(directory: PathArg = ".", *, root: PathArg = ".") -> ContextLocation:
     """The nearest directory at or above ``directory`` (not above ``root``) with a
     ``.context/``, and a signature of its files."""
+    from ..packet import find_context
+
     return find_context(directory, root=root)
 
 

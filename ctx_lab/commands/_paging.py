@@ -6,37 +6,37 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..errors import AccessDenied
 from ..files import resolve_root
-from ..paging import (
-    DirectoryStore,
-    Pager,
-    PageRequest,
-    PageResult,
-    PagingBudget,
-    ReaderStore,
-    load_budget,
-    save_budget,
-)
-from ..read import DEFAULT_MAX_CHARS, Reader, ReadResult
-from ..read.cursor import user_cursor_secret
-from ..read.fetch import is_http
+from ..limits import DEFAULT_MAX_CHARS, DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS
 from .params import add_allow_private, add_counter, flag, parse_lines, whole
 from .registry import Command, command, default_of
+
+if TYPE_CHECKING:
+    from ..paging import PageResult, PagingBudget
+    from ..read import Reader, ReadResult
 
 __all__ = ["budget", "page", "read"]
 
 PathArg = str | os.PathLike[str]
 
 
+def _is_http(uri: str) -> bool:
+    return uri.lower().startswith(("http://", "https://"))
+
+
 def _is_uri(artifact: str) -> bool:
-    return is_http(artifact) or artifact.lower().startswith("file:")
+    return _is_http(artifact) or artifact.lower().startswith("file:")
 
 
 def _reader(root: PathArg, allow_private: bool, allow_remote: bool) -> Reader:
     """The reader of one call: one root and a per-user cursor key, so cursors survive the
     process (a cursor continues only into the same text: its id carries the text's hash)."""
+    from ..read import Reader
+    from ..read.cursor import user_cursor_secret
+
     return Reader(
         [root],
         allow_private,
@@ -67,6 +67,8 @@ def page(
     else the one saved in the ``state`` file (created with ``max_pages``/``max_tokens``, saved
     after the page), else a fresh one.
     """
+    from ..paging import DirectoryStore, Pager, PageRequest, ReaderStore, load_budget, save_budget
+
     start, end = parse_lines(lines) if isinstance(lines, str) else lines
     request = PageRequest(artifact, start, end)
     warnings: list[str] = []
@@ -74,7 +76,7 @@ def page(
         budget = load_budget(state, max_pages, max_tokens, warnings)
     base = resolve_root(root)
     if _is_uri(artifact):
-        if is_http(artifact) and not allow_remote:
+        if _is_http(artifact) and not allow_remote:
             raise AccessDenied("remote reads are off here (CtxLab.allow_remote_reads)")
         store: DirectoryStore | ReaderStore = ReaderStore(
             reader or _reader(base, allow_private, allow_remote)
@@ -89,6 +91,8 @@ def page(
 
 def budget(*, state: PathArg | None = None) -> PagingBudget:
     """The paging budget saved in ``state`` (a fresh one when there is none)."""
+    from ..paging import load_budget
+
     return load_budget(state)
 
 
@@ -104,7 +108,7 @@ def read(
 ) -> ReadResult:
     """One chunk of ``uri`` (a path under ``root``, a ``file:`` URI or an http(s) URL) of at
     most ``max_chars`` characters; pass the previous ``next_cursor`` to continue."""
-    if is_http(uri) and not allow_remote:
+    if _is_http(uri) and not allow_remote:
         raise AccessDenied("remote reads are off here (CtxLab.allow_remote_reads)")
     use = reader or _reader(resolve_root(root), allow_private, allow_remote)
     return use.read(uri, cursor, max_chars)
@@ -126,14 +130,14 @@ def _page_arguments(p: argparse.ArgumentParser) -> None:
         dest="max_pages",
         type=whole("--max-pages"),
         metavar="N",
-        help=f"page quota (default {PagingBudget.max_pages})",
+        help=f"page quota (default {DEFAULT_MAX_PAGES})",
     )
     p.add_argument(
         "--max-tokens",
         dest="max_tokens",
         type=whole("--max-tokens"),
         metavar="N",
-        help=f"token quota (default {PagingBudget.max_tokens})",
+        help=f"token quota (default {DEFAULT_MAX_TOKENS})",
     )
     p.add_argument("--state", metavar="FILE", help="keep the budget in FILE across calls")
     add_allow_private(p)

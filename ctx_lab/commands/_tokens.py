@@ -7,22 +7,16 @@ import argparse
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..display import RichResult, html_table, text_table
 from ..errors import UsageError
 from ..files import confine, display_path
-from ..tokens import (
-    CounterInfo,
-    TextInput,
-    TokenReport,
-    count_texts,
-    counter_info,
-    get_counter,
-    read_text_file,
-)
 from .params import add_counter
 from .registry import Command, Invocation, command, default_of
+
+if TYPE_CHECKING:
+    from ..tokens import CounterInfo, TokenReport
 
 __all__ = ["CounterList", "counters", "tokens"]
 
@@ -43,6 +37,8 @@ def tokens(
 
     Binary files are skipped with a warning. With ``root`` every path must resolve inside it.
     """
+    from ..tokens import TextInput, count_texts, get_counter, read_text_file
+
     if counter != "all":
         get_counter(counter)  # an unknown name is a usage error before any file is read
     names = [os.fspath(p) for p in paths]
@@ -84,6 +80,8 @@ class CounterList(RichResult):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CounterList:
         """The inverse of :meth:`to_dict`."""
+        from ..tokens import CounterInfo
+
         return cls(tuple(CounterInfo.from_dict(c) for c in data.get("counters", ())))
 
     def _rows(self) -> list[list[object]]:
@@ -105,10 +103,14 @@ class CounterList(RichResult):
 
 def counters() -> CounterList:
     """The token counters this installation has (plugins included)."""
+    from ..tokens import counter_info
+
     return CounterList(tuple(counter_info()))
 
 
 def _prepare_tokens(kwargs: dict[str, Any], inv: Invocation) -> dict[str, Any]:
+    from ..tokens import get_counter
+
     counter = kwargs.get("counter", default_of(tokens, "counter"))
     if counter != "all":
         get_counter(counter)  # an unknown name fails before standard input is waited for

@@ -27,7 +27,7 @@ from ..errors import (
 )
 from ..files import read_text, write_atomic
 from ..models import ModelRegistry, ResolvedModelLimits, get_registry
-from ..tokens import CounterLike, count_message, get_counter
+from ..tokens import MESSAGE_OVERHEAD, CounterLike, count_message, get_counter
 from ..validate import whole_number
 from .history import FORMAT_VERSION, FullHistory, HistoryCorrupted, Summary
 from .messages import Message
@@ -212,6 +212,7 @@ class ContextManager:
             raise UsageError(f"target_ratio must be in (0, 1], got {target_ratio!r}")
         self.registry = get_registry(registry)
         self.counter = get_counter(counter)
+        self._role_tokens: dict[str, int] = {}
         self.clock = clock or (lambda: datetime.now(UTC))
         self.history = FullHistory()
         self._settings = _Settings(preserve_recent, target_ratio)
@@ -287,7 +288,10 @@ class ContextManager:
     def count(self, message: Message) -> int:
         """A message's tokens: content + role + 4 (tool calls as assistant, results as user)."""
         role, content = message.counted_as()
-        return count_message(role, content, self.counter)
+        roles = self._role_tokens
+        if role not in roles:
+            roles[role] = count_message(role, "", self.counter) - MESSAGE_OVERHEAD
+        return self.counter.count(content) + roles[role] + MESSAGE_OVERHEAD
 
     def summary_tokens(self, content: str) -> int:
         """Tokens of a summary as it is sent: a system message with the summary prefix."""
@@ -522,7 +526,8 @@ class ContextManager:
         if bad:
             raise UsageError(f"no messages with ids {bad} (history has {n})")
         start = end = wanted[0]
-        while end + 1 in wanted:
+        present = set(wanted)
+        while end + 1 in present:
             end += 1
         ranges = self.tool_units() + [
             (s.start, s.end - 1)

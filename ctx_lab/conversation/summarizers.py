@@ -77,24 +77,35 @@ class ExtractiveSummarizer:
         self.counter = get_counter(counter)
 
     def summarize(self, messages: Sequence[Message], target_tokens: int) -> str:
-        """Sentences in chronological order, within ``target_tokens``."""
+        """Sentences in chronological order, within ``target_tokens``.
+
+        Linear in the input: each candidate sentence is counted once (with the space that joins
+        it) and the running total decides; the finished summary is then counted as a whole and,
+        should joining have cost more than the parts, trimmed until the real count fits.
+        """
         sentences = [
             [s.strip() for s in _SENTENCE.split(" ".join(_line(m).split())) if s.strip()]
             for m in messages
         ]
         chosen = [0] * len(sentences)
+        used = 0
+        order: list[int] = []  # which message grew, in order, for trimming
         for depth in range(max((len(s) for s in sentences), default=0)):
             grew = False
             for i, items in enumerate(sentences):
                 if depth < len(items) and chosen[i] == depth:
-                    chosen[i] += 1
-                    if self.counter.count(self._render(sentences, chosen)) > target_tokens:
-                        chosen[i] -= 1
-                    else:
+                    cost = self.counter.count(" " + items[depth])
+                    if used + cost <= target_tokens:
+                        chosen[i] += 1
+                        used += cost
+                        order.append(i)
                         grew = True
             if not grew:
                 break
         text = self._render(sentences, chosen)
+        while order and self.counter.count(text) > target_tokens:
+            chosen[order.pop()] -= 1
+            text = self._render(sentences, chosen)
         if not text:  # not even one sentence fits: the start of the first one
             first = next((s[0] for s in sentences if s), "")
             text = first[: max(target_tokens * 3, 20)]

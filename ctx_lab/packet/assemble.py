@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from ..models import ModelRegistry, get_registry
 from ..token_budget import resolve_token_budget
@@ -33,7 +33,14 @@ from .layout import (
 )
 from .markdown import Convention, Entry, Task
 from .packet import AllocationRow, EntrySummary, LedgerRow, Packet, PacketEntry
-from .scoring import DEFAULT_STOP_WORDS, EntryScore, extract_keywords, local_date, score_entry
+from .scoring import (
+    DEFAULT_STOP_WORDS,
+    EntryScore,
+    extract_keywords,
+    local_date,
+    match_keys,
+    score_entry,
+)
 
 __all__ = ["PacketAssembler", "assemble_packet", "resolve_budget"]
 
@@ -122,6 +129,9 @@ class PacketAssembler:
         self.counter: TokenCounter = get_counter(counter)
         self.stop_words = frozenset(w.lower() for w in stop_words)
         self.counts = CountingCache(self.counter)
+        self._keys: dict[int, frozenset[str]] = {}
+        self._entry_costs: dict[int, int] = {}  # by entry identity: the context's own entries
+        self._score_cache: dict[tuple[tuple[str, ...], date], dict[str, dict[int, EntryScore]]] = {}
 
     # -- counting ---------------------------------------------------------------------------
 
@@ -135,6 +145,27 @@ class PacketAssembler:
         for (section, _), tokens in zip(parts, counts, strict=True):
             used[section] = used.get(section, 0) + tokens
         return used
+
+    def _scores(self, keywords: tuple[str, ...], today: date) -> dict[str, dict[int, EntryScore]]:
+        """Scores of every decision and learning, kept per (keywords, day): moving the budget
+        slider re-scores nothing unless the included tasks change."""
+        key = (keywords, today)
+        found = self._score_cache.get(key)
+        if found is None:
+            if not self._keys:
+                for entry in (*self.ctx.decisions, *self.ctx.learnings):
+                    self._keys[id(entry)] = match_keys(f"{entry.title}\n{entry.body}")
+            found = {
+                side: {e.line: score_entry(e, keywords, today, self._keys[id(e)]) for e in entries}
+                for side, entries in (
+                    ("decisions", self.ctx.decisions),
+                    ("learnings", self.ctx.learnings),
+                )
+            }
+            if len(self._score_cache) >= 32:
+                self._score_cache.pop(next(iter(self._score_cache)))
+            self._score_cache[key] = found
+        return found
 
     # -- the pipeline -----------------------------------------------------------------------
 
@@ -179,10 +210,7 @@ class PacketAssembler:
             )
 
         pending = list(ctx.pending_tasks)
-        scores = {
-            side: {e.line: score_entry(e, (), today) for e in entries}
-            for side, entries in (("decisions", ctx.decisions), ("learnings", ctx.learnings))
-        }
+        scores = dict(self._scores((), today))
         empty = _Draft(
             [],
             [],
@@ -231,8 +259,7 @@ class PacketAssembler:
 
         # Tiers 4–5: decisions and learnings, scored against the included tasks' keywords.
         keywords = extract_keywords((t.text for t in tasks_in), self.stop_words)
-        for side_name, entries in (("decisions", ctx.decisions), ("learnings", ctx.learnings)):
-            scores[side_name] = {e.line: score_entry(e, keywords, today) for e in entries}
+        scores.update(self._scores(tuple(keywords), today))
         decisions = _Side("decisions", list(ctx.decisions), scores["decisions"])
         learnings = _Side("learnings", list(ctx.learnings), scores["learnings"])
         self._fit_entries(decisions, learnings, max(remaining, 0), fates, hidden)
@@ -339,7 +366,10 @@ class PacketAssembler:
         return taken, rest, used
 
     def _entry_cost(self, entry: Entry) -> int:
-        return self.cost(entry_block(entry.text))
+        found = self._entry_costs.get(id(entry))
+        if found is None:
+            found = self._entry_costs[id(entry)] = self.cost(entry_block(entry.text))
+        return found
 
     def _rank(self, side: _Side) -> list[Entry]:
         def order(e: Entry) -> tuple[float, float, int]:

@@ -18,6 +18,7 @@ __all__ = [
     "EntryScore",
     "extract_keywords",
     "local_date",
+    "match_keys",
     "matched_keywords",
     "recency_score",
     "relevance_score",
@@ -70,10 +71,27 @@ def _matches(keyword: str, word: str) -> bool:
     return word in (keyword, keyword + "s", keyword + "es") or keyword in (word + "s", word + "es")
 
 
-def matched_keywords(keywords: Sequence[str], text: str) -> list[str]:
-    """The keywords that match a whole word of ``text`` (plural -s/-es either way)."""
-    vocabulary = set(words(text))
-    return [k for k in keywords if any(_matches(k, w) for w in vocabulary)]
+def match_keys(text: str) -> frozenset[str]:
+    """Every keyword that would match a word of ``text``: each word, the word plus -s/-es, and
+    the word less a final -s/-es. ``k`` matches ``text`` exactly when ``k`` is in this set
+    (the rule of :func:`_matches`), so matching costs one lookup per keyword."""
+    keys: set[str] = set()
+    for word in set(words(text)):
+        keys.update((word, word + "s", word + "es"))
+        if word.endswith("s"):
+            keys.add(word[:-1])
+            if word.endswith("es"):
+                keys.add(word[:-2])
+    return frozenset(keys)
+
+
+def matched_keywords(
+    keywords: Sequence[str], text: str, keys: frozenset[str] | None = None
+) -> list[str]:
+    """The keywords that match a whole word of ``text`` (plural -s/-es either way), in
+    keyword order; ``keys`` (:func:`match_keys` of ``text``) saves computing them again."""
+    found = match_keys(text) if keys is None else keys
+    return [k for k in keywords if k in found]
 
 
 def relevance_score(matches: int) -> float:
@@ -115,8 +133,11 @@ class EntryScore:
     note: str = ""
 
 
-def score_entry(entry: Entry, keywords: Sequence[str], today: date) -> EntryScore:
-    """Score one entry against the task keywords on the local date ``today``."""
+def score_entry(
+    entry: Entry, keywords: Sequence[str], today: date, keys: frozenset[str] | None = None
+) -> EntryScore:
+    """Score one entry against the task keywords on the local date ``today`` (``keys``: the
+    entry's :func:`match_keys`, when already known)."""
     if entry.day is None:
         age = None
         note = f"malformed timestamp [{entry.stamp}]: scored as undated"
@@ -124,7 +145,7 @@ def score_entry(entry: Entry, keywords: Sequence[str], today: date) -> EntryScor
         age = max((today - entry.day).days, 0)
         note = "dated in the future: age 0" if entry.day > today else ""
     recency = recency_score(age)
-    found = tuple(matched_keywords(keywords, f"{entry.title}\n{entry.body}"))
+    found = tuple(matched_keywords(keywords, f"{entry.title}\n{entry.body}", keys))
     relevance = relevance_score(len(found))
     if entry.superseded:
         return EntryScore(age, recency, relevance, found, 0.0, "superseded")

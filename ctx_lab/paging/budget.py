@@ -14,8 +14,7 @@ from ..validate import whole_number
 
 __all__ = ["PagingBudget", "budget_html", "format_budget"]
 
-DEFAULT_MAX_PAGES = 10
-DEFAULT_MAX_TOKENS = 8000
+from ..limits import DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS
 
 
 @dataclass

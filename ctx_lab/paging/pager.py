@@ -9,16 +9,16 @@ artifacts cost nothing.
 
 from __future__ import annotations
 
-import bisect
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..display import RichResult, escape
 from ..errors import BudgetExhausted, InvalidPageRequest
 from ..tokens import CounterLike, TokenCounter, get_counter
 from .budget import PagingBudget, budget_html
+from .lines import LineIndex
 from .stores import ContentStore
 
 __all__ = ["LineIndex", "PageRequest", "PageResult", "Pager", "format_page_result"]
@@ -135,41 +135,6 @@ def format_page_result(result: PageResult) -> str:
     return f"{head}\n\n{result.content}" if result.content else head
 
 
-@dataclass
-class LineIndex:
-    """Start offsets of every line of one text, so slicing costs only the slice."""
-
-    text: str
-    starts: list[int] = field(default_factory=list)
-
-    @classmethod
-    def build(cls, text: str) -> LineIndex:
-        """Index ``text`` (a trailing newline does not start an extra line)."""
-        starts = [0] if text else []
-        position = text.find("\n")
-        while position != -1 and position + 1 < len(text):
-            starts.append(position + 1)
-            position = text.find("\n", position + 1)
-        return cls(text, starts)
-
-    @property
-    def total(self) -> int:
-        """Number of lines."""
-        return len(self.starts)
-
-    def slice(self, start: int, end: int) -> str:
-        """Lines ``start``…``end`` (1-based, inclusive) joined by newlines, no trailing one."""
-        begin = self.starts[start - 1]
-        stop = self.starts[end] - 1 if end < self.total else len(self.text)
-        if end == self.total and self.text.endswith("\n"):
-            stop -= 1
-        return self.text[begin:stop]
-
-    def line_at(self, offset: int) -> int:
-        """The 1-based line holding character ``offset``."""
-        return bisect.bisect_right(self.starts, offset)
-
-
 class Pager:
     """Pages artifacts of a store under a budget (``pager.budget`` is the live budget)."""
 
@@ -187,7 +152,13 @@ class Pager:
         self.index_builds = 0
 
     def index(self, artifact_id: str, content: str) -> LineIndex:
-        """The line index of this content, rebuilt only when the content changed."""
+        """The line index of this content, rebuilt only when the content changed (a store
+        that keeps indexes — :class:`DirectoryStore` does, by file identity — supplies it)."""
+        supplied = getattr(self.store, "line_index", None)
+        if supplied is not None:
+            found = supplied(artifact_id, content)
+            if found is not None:
+                return found
         with self._lock:
             known = self._indexes.get(artifact_id)
             if known is not None and (known.text is content or known.text == content):

@@ -9,7 +9,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from cachetools import LRUCache
 
 from ..errors import ArtifactNotFound, CtxLabError, FileTooLarge, InputFileError
 from ..files import (
@@ -22,6 +24,7 @@ from ..files import (
     write_atomic,
 )
 from .budget import PagingBudget
+from .lines import LineIndex
 
 if TYPE_CHECKING:
     from ..read import Reader
@@ -60,6 +63,13 @@ class MemoryStore:
             raise ArtifactNotFound(f"no artifact {artifact_id!r}") from None
 
 
+# Decoded texts and line indexes of paged files, by file identity, bounded by characters.
+_TEXTS: LRUCache[tuple[Any, ...], tuple[str, LineIndex]] = LRUCache(
+    maxsize=256 * 1024 * 1024, getsizeof=lambda entry: max(len(entry[0]), 1)
+)
+_TEXTS_LOCK = threading.Lock()
+
+
 class DirectoryStore:
     """Files under ``root``; the id is the path relative to it.
 
@@ -79,9 +89,17 @@ class DirectoryStore:
             raise ArtifactNotFound(f"no file {artifact_id!r} under {self.root}")
         return candidate
 
-    def get_content(self, artifact_id: str) -> str:
-        """The file's text (UTF-8, bad bytes replaced); binary files are refused."""
+    def _entry(self, artifact_id: str) -> tuple[str, LineIndex]:
         path = self.resolve(artifact_id)
+        try:
+            info = os.stat(path)
+        except OSError as exc:
+            raise ArtifactNotFound(f"{artifact_id!r}: {exc.strerror}") from None
+        identity = (str(path), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+        with _TEXTS_LOCK:
+            cached = _TEXTS.get(identity)
+        if cached is not None:
+            return cached
         try:
             data = read_bytes(path, kind="page")
         except FileTooLarge:
@@ -90,7 +108,23 @@ class DirectoryStore:
             raise ArtifactNotFound(f"{artifact_id!r}: {exc}") from None
         if is_binary(data):
             raise ArtifactNotFound(f"{artifact_id!r} is a binary file; page text files only")
-        return normalize_newlines(decode_text(data, artifact_id, []))
+        text = normalize_newlines(decode_text(data, artifact_id, []))
+        entry = (text, LineIndex.build(text))
+        with _TEXTS_LOCK:
+            if len(text) <= _TEXTS.maxsize:
+                _TEXTS[identity] = entry
+        return entry
+
+    def get_content(self, artifact_id: str) -> str:
+        """The file's text (UTF-8, bad bytes replaced); binary files are refused. Texts and
+        their line indexes are kept by file identity (path, device, inode, size, mtime), so
+        paging the same file again — a new pager per REST request included — reads nothing."""
+        return self._entry(artifact_id)[0]
+
+    def line_index(self, artifact_id: str, content: str) -> LineIndex | None:
+        """The kept line index of ``artifact_id`` when ``content`` is its current text."""
+        text, index = self._entry(artifact_id)
+        return index if text is content else None
 
 
 class ReaderStore:

@@ -31,7 +31,8 @@ from .paginate import chunk_pdf, chunk_text, page_marker
 
 __all__ = ["DEFAULT_MAX_CHARS", "MAX_CHARS_LIMIT", "ReadResult", "Reader", "read"]
 
-DEFAULT_MAX_CHARS = 8000
+from ..limits import DEFAULT_MAX_CHARS
+
 MAX_CHARS_LIMIT = 20_000
 
 
@@ -183,8 +184,16 @@ class Reader:
     def _local_document(self, uri: str) -> tuple[Document, bool]:
         path = resolve_local(uri, self.roots)
         key = path.as_uri()
-        data, validators = read_local(path, self.max_bytes)
         cached = self.cache.get(key)
+        if cached is not None:
+            try:
+                info = path.stat()
+            except OSError:
+                info = None
+            identity = (f"size={info.st_size}", f"mtime={info.st_mtime_ns}") if info else ()
+            if identity and cached.validators[:2] == identity:
+                return cached, True  # same size and mtime: not read, not hashed again
+        data, validators = read_local(path, self.max_bytes)
         if cached is not None and cached.validators[: len(validators)] == validators:
             return cached, True
         kind, content_type = classify(None, data, path.name)

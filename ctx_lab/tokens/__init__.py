@@ -52,6 +52,7 @@ from .report import FileCount, TextInput, TokenReport, count_texts, read_text_fi
 
 __all__ = [
     "COUNTER_ENTRY_POINTS",
+    "MESSAGE_OVERHEAD",
     "ByteEstimateCounter",
     "CharEstimateCounter",
     "CounterInfo",
@@ -78,4 +79,4 @@ __all__ = [
 ]
 
 # kept importable for callers and tests of the registry's internals
-_INTERNAL = (O200K_SHA256, O200K_URL, MESSAGE_OVERHEAD, _load_cl100k, _load_o200k, _registry)
+_INTERNAL = (O200K_SHA256, O200K_URL, _load_cl100k, _load_o200k, _registry)

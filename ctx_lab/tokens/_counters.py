@@ -106,6 +106,23 @@ class FunctionCounter:
         return [self.count(t) for t in texts]
 
 
+BATCH_THRESHOLD = 256
+_POOL: Any = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> Any:
+    """One thread pool for the process's large batches (tiktoken releases the GIL)."""
+    global _POOL
+    if _POOL is None:
+        with _POOL_LOCK:
+            if _POOL is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                _POOL = ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1))
+    return _POOL
+
+
 class TiktokenCounter:
     """An exact counter backed by a tiktoken encoding that is loaded once per process.
 
@@ -135,10 +152,12 @@ class TiktokenCounter:
         return len(self.encoding.encode_ordinary(text))
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
-        """Count many texts with tiktoken's batched encoder."""
-        if not texts:
-            return []
-        return [len(tokens) for tokens in self.encoding.encode_ordinary_batch(list(texts))]
+        """Count many texts: one by one for small batches (tiktoken's batch encoder starts a
+        thread pool per call), on one persistent pool for large ones."""
+        encode = self.encoding.encode_ordinary
+        if len(texts) < BATCH_THRESHOLD:
+            return [len(encode(text)) for text in texts]
+        return [len(tokens) for tokens in _pool().map(encode, texts, chunksize=64)]
 
     def __repr__(self) -> str:
         return f"TiktokenCounter({self.name!r})"

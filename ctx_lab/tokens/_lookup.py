@@ -250,8 +250,7 @@ MESSAGE_OVERHEAD = 4
 def count_message(role: str, content: str, counter: CounterLike = "cl100k") -> int:
     """Tokens of one chat message as the conversation design counts it: content + role + 4."""
     c = get_counter(counter)
-    content_tokens, role_tokens = c.count_many([content, role])
-    return content_tokens + role_tokens + MESSAGE_OVERHEAD
+    return c.count(content) + c.count(role) + MESSAGE_OVERHEAD
 
 
 for _name, _counter in (

@@ -1,0 +1,7 @@
+"""``python -m bench``."""
+
+import sys
+
+from .run import main
+
+sys.exit(main())

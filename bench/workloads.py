@@ -1,0 +1,76 @@
+"""Deterministic workloads: generated ``.context/`` directories, chats, logs, documents and
+source trees, sized as the benchmark issue measured them."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+WORDS = (
+    "ingest retry backoff sensor reading device clock queue broker partition shard index cache "
+    "budget packet ledger token counter window summary session journal cursor page quota "
+    "timeout deadline schema migration rollout canary alert metric trace span latency error "
+    "refund invoice customer order payment ledger export import archive compress decode"
+).split()
+
+
+def sentence(rng: random.Random, n: int = 12) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def context_dir(root: Path, decisions: int, learnings: int, tasks: int, seed: int = 7) -> Path:
+    """A ``.context/`` with that many entries (dated, tagged, with bodies) under ``root``."""
+    rng = random.Random(seed)
+    ctx = root / ".context"
+    ctx.mkdir(parents=True, exist_ok=True)
+    (ctx / "CONSTITUTION.md").write_text(
+        "# Constitution\n\n" + "".join(f"- {sentence(rng, 8)}\n" for _ in range(8))
+    )
+    (ctx / "CONVENTIONS.md").write_text(
+        "# Conventions\n\n" + "".join(f"- **{rng.choice(WORDS)}**: {sentence(rng)}\n" for _ in range(60))
+    )
+    (ctx / "TASKS.md").write_text(
+        "# Tasks\n\n"
+        + "".join(
+            f"- [{' ' if i % 4 else 'x'}] {sentence(rng, 8)} #added:2026-0{1 + i % 6}-1{i % 9}"
+            f"{' #priority:high' if i % 7 == 0 else ''}\n"
+            for i in range(tasks)
+        )
+    )
+    for name, count in (("DECISIONS.md", decisions), ("LEARNINGS.md", learnings)):
+        parts = [f"# {name[:-3].title()}\n\n"]
+        for i in range(count):
+            day = f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}-{i % 24:02d}0000"
+            body = "\n".join(sentence(rng, 14) for _ in range(4))
+            parts.append(f"## [{day}] {sentence(rng, 6)}\n\n**Status**: Accepted\n\n{body}\n\n")
+        (ctx / name).write_text("".join(parts))
+    return root
+
+
+def log_file(path: Path, lines: int) -> Path:
+    with path.open("w") as handle:
+        for i in range(lines):
+            handle.write(f"2026-06-15T12:{i // 60 % 60:02d}:{i % 60:02d}Z ingest line {i} ok\n")
+    return path
+
+
+def source_tree(root: Path, files: int, seed: int = 3) -> Path:
+    """Python modules of realistic shape (~14 KB each)."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    for f in range(files):
+        lines = [f'"""Module {f}: {sentence(rng)}"""', "", "import os", "import json", ""]
+        for c in range(6):
+            lines += [f"class Thing{c}:", f'    """{sentence(rng)}"""', ""]
+            for m in range(6):
+                lines += [
+                    f"    def method_{m}(self, value: int, *, name: str = 'x') -> dict:",
+                    f'        """{sentence(rng, 8)}"""',
+                    "        total = 0",
+                    "        for i in range(value):",
+                    "            total += i * 2  # " + rng.choice(WORDS),
+                    "        return {'total': total, 'name': name}",
+                    "",
+                ]
+        (root / f"module_{f:03d}.py").write_text("\n".join(lines) + "\n")
+    return root
