@@ -56,7 +56,7 @@ def measure(fn: Callable[[], object], repeat: int) -> list[float]:
 
 def p90(times: list[float]) -> float:
     ordered = sorted(times)
-    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
 
 
 def row(
@@ -70,8 +70,16 @@ def row(
     median = statistics.median(times)
     base = statistics.median(baseline) if baseline else None
     ratio = median / base if base else None
-    return Row(name, round(median, 3), round(p90(times), 3), None if base is None else round(base, 3),
-               None if ratio is None else round(ratio, 3), target, bool(ok(median, ratio)), note)
+    return Row(
+        name,
+        round(median, 3),
+        round(p90(times), 3),
+        None if base is None else round(base, 3),
+        None if ratio is None else round(ratio, 3),
+        target,
+        bool(ok(median, ratio)),
+        note,
+    )
 
 
 class Bench:
@@ -101,17 +109,40 @@ class Bench:
         cycle = iter(budgets * 100)
         rebudget = measure(lambda: assembler.assemble(next(cycle), EXAMPLE_NOW), self.size(14, 7))
         self.rows.append(
-            row(f"packet re-budget, {d + learn + t:,} entries (reused assembler)", rebudget,
-                "≤ 20 ms median", lambda m, r: m <= 20, parse, "baseline: parsing the .context/")
+            row(
+                f"packet re-budget, {d + learn + t:,} entries (reused assembler)",
+                rebudget,
+                "≤ 20 ms median",
+                lambda m, r: m <= 20,
+                parse,
+                "baseline: parsing the .context/",
+            )
         )
-        command = [sys.executable, "-m", "ctx_lab", "packet", str(root), "--budget", "8000",
-                   "--now", "2026-06-15T12:00:00Z"]
-        startup = measure(lambda: subprocess.run([sys.executable, "-c", "import ctx_lab"], check=True), 3)
+        command = [
+            sys.executable,
+            "-m",
+            "ctx_lab",
+            "packet",
+            str(root),
+            "--budget",
+            "8000",
+            "--now",
+            "2026-06-15T12:00:00Z",
+        ]
+        startup = measure(
+            lambda: subprocess.run([sys.executable, "-c", "import ctx_lab"], check=True), 3
+        )
         cold = measure(lambda: subprocess.run(command, check=True, capture_output=True), 3)
         self.rows.append(
-            row(f"packet cold CLI, {megabytes:.1f} MB .context/", cold, "≤ 1.5 s",
-                lambda m, r: m <= 1500, startup,
-                f"{megabytes / (statistics.median(cold) / 1000):.1f} MB/s; baseline: import ctx_lab")
+            row(
+                f"packet cold CLI, {megabytes:.1f} MB .context/",
+                cold,
+                "≤ 1.5 s",
+                lambda m, r: m <= 1500,
+                startup,
+                f"{megabytes / (statistics.median(cold) / 1000):.1f} MB/s; "
+                "baseline: import ctx_lab",
+            )
         )
         small, large = self.size(1000, 100), self.size(20000, 2000)
 
@@ -124,8 +155,13 @@ class Bench:
         t1 = measure(cold_assemble(one), 3)
         t20 = measure(cold_assemble(twenty), 3)
         self.rows.append(
-            row(f"packet scaling {small:,} → {large:,} entries", t20, "ratio ≤ 25 (linear)",
-                lambda m, r: r is not None and r <= 25, t1)
+            row(
+                f"packet scaling {small:,} → {large:,} entries",
+                t20,
+                "ratio ≤ 25 (linear)",
+                lambda m, r: r is not None and r <= 25,
+                t1,
+            )
         )
 
     # -- tokens and conversation -----------------------------------------------------------
@@ -138,10 +174,19 @@ class Bench:
         counter = get_counter("cl100k")
         encoding = counter.encoding
         text = workloads.sentence(__import__("random").Random(1), 40)
-        baseline = measure(lambda: (encoding.encode_ordinary(text), encoding.encode_ordinary("user")), 2000)
+        baseline = measure(
+            lambda: (encoding.encode_ordinary(text), encoding.encode_ordinary("user")), 2000
+        )
         ours = measure(lambda: count_message("user", text, counter), 2000)
-        self.rows.append(row("count_message vs two encode_ordinary", ours, "≤ 1.5×",
-                             lambda m, r: r is not None and r <= 1.5, baseline))
+        self.rows.append(
+            row(
+                "count_message vs two encode_ordinary",
+                ours,
+                "≤ 1.5×",
+                lambda m, r: r is not None and r <= 1.5,
+                baseline,
+            )
+        )
 
         n = self.size(100_000, 2000)
         manager = ContextManager("gpt-4o", counter="cl100k")
@@ -151,10 +196,18 @@ class Bench:
             manager.push_message(message)
         per = (time.perf_counter() - start) * 1e6 / n
         base = measure(lambda: counter.count(messages[0].content), 2000)
-        self.rows.append(Row(f"push_message, {n:,} messages (cl100k)", round(per / 1000, 4),
-                             round(per / 1000, 4), round(statistics.median(base), 4),
-                             round(per / 1000 / statistics.median(base), 2), "≤ 30 µs per message",
-                             per <= 30, "per message; baseline: one count"))
+        self.rows.append(
+            Row(
+                f"push_message, {n:,} messages (cl100k)",
+                round(per / 1000, 4),
+                round(per / 1000, 4),
+                round(statistics.median(base), 4),
+                round(per / 1000 / statistics.median(base), 2),
+                "≤ 30 µs per message",
+                per <= 30,
+                "per message; baseline: one count",
+            )
+        )
 
         def history(size: int) -> ContextManager:
             m = ContextManager("gpt-4", counter="bytes/4", preserve_recent=4)
@@ -175,8 +228,15 @@ class Bench:
             return call
 
         p_big, p_small = measure(prepare(big_m), 5), measure(prepare(small_m), 5)
-        self.rows.append(row(f"prepare() at {big:,} messages (vs {small:,})", p_big,
-                             "≤ 50 ms; ratio ≤ 12", lambda m, r: m <= 50 and (r or 0) <= 12, p_small))
+        self.rows.append(
+            row(
+                f"prepare() at {big:,} messages (vs {small:,})",
+                p_big,
+                "≤ 50 ms; ratio ≤ 12",
+                lambda m, r: m <= 50 and (r or 0) <= 12,
+                p_small,
+            )
+        )
 
         class Constant:
             name = "constant"
@@ -188,17 +248,34 @@ class Bench:
         s_small = measure(lambda: history(small).summarize_pending(Constant()), 1)
         build_big = measure(lambda: history(big), 1)
         s_big = [max(a - b, 0.001) for a, b in zip(s_big, build_big, strict=True)]
-        self.rows.append(row(f"summarize_pending at {big:,} (constant summarizer)", s_big,
-                             "≤ 2 s; linear", lambda m, r: m <= 2000, s_small,
-                             "history building subtracted"))
+        self.rows.append(
+            row(
+                f"summarize_pending at {big:,} (constant summarizer)",
+                s_big,
+                "≤ 2 s; linear",
+                lambda m, r: m <= 2000,
+                s_small,
+                "history building subtracted",
+            )
+        )
 
         summarizer = ExtractiveSummarizer("bytes/4")
-        few = [Message.user(workloads.sentence(__import__("random").Random(i), 30)) for i in range(self.size(500, 50))]
+        few = [
+            Message.user(workloads.sentence(__import__("random").Random(i), 30))
+            for i in range(self.size(500, 50))
+        ]
         many = few * 16
         t_few = measure(lambda: summarizer.summarize(few, 2048), 3)
         t_many = measure(lambda: summarizer.summarize(many, 2048), 3)
-        self.rows.append(row(f"ExtractiveSummarizer {len(few):,} → {len(many):,} messages", t_many,
-                             "linear (ratio ≤ 24 for 16× input)", lambda m, r: (r or 99) <= 24, t_few))
+        self.rows.append(
+            row(
+                f"ExtractiveSummarizer {len(few):,} → {len(many):,} messages",
+                t_many,
+                "linear (ratio ≤ 24 for 16× input)",
+                lambda m, r: (r or 99) <= 24,
+                t_few,
+            )
+        )
 
     # -- paging and reading --------------------------------------------------------------
 
@@ -219,9 +296,16 @@ class Bench:
         page("big.log")()
         page("small.log")()
         big, small = measure(page("big.log"), 20), measure(page("small.log"), 20)
-        self.rows.append(row(f"page a {lines:,}-line file via DirectoryStore, repeated", big,
-                             "each ≤ 1 ms; ratio ≤ 2", lambda m, r: m <= 1 and (r or 99) <= 2, small,
-                             "baseline: a 1,000-line file"))
+        self.rows.append(
+            row(
+                f"page a {lines:,}-line file via DirectoryStore, repeated",
+                big,
+                "each ≤ 1 ms; ratio ≤ 2",
+                lambda m, r: m <= 1 and (r or 99) <= 2,
+                small,
+                "baseline: a 1,000-line file",
+            )
+        )
 
     def reading(self) -> None:
         from ctx_lab.read import Reader
@@ -230,19 +314,27 @@ class Bench:
         root.mkdir(exist_ok=True)
         size = self.size(20 * 1024 * 1024, 512 * 1024)
         (root / "big.txt").write_text(("lorem ipsum dolor sit amet " * 40 + "\n") * (size // 1081))
-        html = "<html><body>" + "".join(
-            f"<h2>Section {i}</h2><p>{'words in a paragraph ' * 40}</p>" for i in range(self.size(2500, 60))
-        ) + "</body></html>"
+        html = (
+            "<html><body>"
+            + "".join(
+                f"<h2>Section {i}</h2><p>{'words in a paragraph ' * 40}</p>"
+                for i in range(self.size(2500, 60))
+            )
+            + "</body></html>"
+        )
         (root / "page.html").write_text(html)
-        from tests_read_helpers import make_pdf  # type: ignore[import-not-found]
-
-        make_pdf(root / "doc.pdf", [f"page {i} " + "text " * 200 for i in range(self.size(100, 5))])
+        workloads.pdf_file(
+            root / "doc.pdf", [f"page {i} " + "text " * 200 for i in range(self.size(100, 5))]
+        )
         reader = Reader([root])
         for name in ("big.txt", "page.html", "doc.pdf"):
             first = reader.read(name, None, 4000)
-            times = measure(lambda first=first, name=name: reader.read(name, first.next_cursor, 4000), 20)
-            self.rows.append(row(f"read continuation from cache: {name}", times, "≤ 2 ms",
-                                 lambda m, r: m <= 2))
+            times = measure(
+                lambda first=first, name=name: reader.read(name, first.next_cursor, 4000), 20
+            )
+            self.rows.append(
+                row(f"read continuation from cache: {name}", times, "≤ 2 ms", lambda m, r: m <= 2)
+            )
 
     # -- builder and journal ----------------------------------------------------------------
 
@@ -251,9 +343,18 @@ class Bench:
 
         root = workloads.source_tree(self.work / "src", self.size(200, 10))
         for budget in (4000, 16000, 64000):
-            times = measure(lambda budget=budget: build_context("Add retries", [str(root)], budget=budget), self.size(3, 1))
-            self.rows.append(row(f"builder, {self.size(200, 10)} files at {budget:,}", times,
-                                 "≤ 1 s", lambda m, r: m <= 1000))
+            times = measure(
+                lambda budget=budget: build_context("Add retries", [str(root)], budget=budget),
+                self.size(3, 1),
+            )
+            self.rows.append(
+                row(
+                    f"builder, {self.size(200, 10)} files at {budget:,}",
+                    times,
+                    "≤ 1 s",
+                    lambda m, r: m <= 1000,
+                )
+            )
 
     def journal(self) -> None:
         from ctx_lab.conversation import StreamJournal
@@ -266,21 +367,56 @@ class Bench:
         db = sqlite3.connect(raw_path, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
-        db.execute("CREATE TABLE t (step INTEGER, seq INTEGER, kind TEXT, content TEXT, at TEXT, sealed INTEGER)")
+        db.execute(
+            "CREATE TABLE t (step INTEGER, seq INTEGER, kind TEXT, content TEXT, at TEXT, "
+            "sealed INTEGER)"
+        )
         seq = iter(range(10**9))
-        raw = measure(lambda: db.execute("INSERT INTO t VALUES (1, ?, 'text_delta', 'delta of text ', '2026', 0)", (next(seq),)), n)
+        raw = measure(
+            lambda: db.execute(
+                "INSERT INTO t VALUES (1, ?, 'text_delta', 'delta of text ', '2026', 0)",
+                (next(seq),),
+            ),
+            n,
+        )
         speed = statistics.median(raw) / statistics.median(ours)
-        self.rows.append(Row("journal append_text vs raw sqlite3", round(statistics.median(ours), 4),
-                             round(p90(ours), 4), round(statistics.median(raw), 4), round(speed, 3),
-                             "≥ 0.8× raw speed", speed >= 0.8, "ratio = raw time / ours"))
+        self.rows.append(
+            Row(
+                "journal append_text vs raw sqlite3",
+                round(statistics.median(ours), 4),
+                round(p90(ours), 4),
+                round(statistics.median(raw), 4),
+                round(speed, 3),
+                "≥ 0.8× raw speed",
+                speed >= 0.8,
+                "ratio = raw time / ours",
+            )
+        )
 
     def startup(self) -> None:
-        imp = measure(lambda: subprocess.run([sys.executable, "-c", "import ctx_lab"], check=True), 5)
+        imp = measure(
+            lambda: subprocess.run([sys.executable, "-c", "import ctx_lab"], check=True), 5
+        )
         bare = measure(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), 5)
-        self.rows.append(row("import ctx_lab (process)", imp, "≤ 0.3 s", lambda m, r: m <= 300, bare,
-                             "baseline: an empty Python"))
-        helped = measure(lambda: subprocess.run([sys.executable, "-m", "ctx_lab", "--help"], check=True, capture_output=True), 5)
-        self.rows.append(row("ctx-lab --help (process)", helped, "≤ 0.3 s", lambda m, r: m <= 300, bare))
+        self.rows.append(
+            row(
+                "import ctx_lab (process)",
+                imp,
+                "≤ 0.3 s",
+                lambda m, r: m <= 300,
+                bare,
+                "baseline: an empty Python",
+            )
+        )
+        helped = measure(
+            lambda: subprocess.run(
+                [sys.executable, "-m", "ctx_lab", "--help"], check=True, capture_output=True
+            ),
+            5,
+        )
+        self.rows.append(
+            row("ctx-lab --help (process)", helped, "≤ 0.3 s", lambda m, r: m <= 300, bare)
+        )
 
 
 SUITES = ("startup", "packet", "conversation", "paging", "reading", "builder", "journal")
@@ -292,8 +428,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-k", metavar="TEXT", default="", help="only suites containing TEXT")
     parser.add_argument("--out", metavar="FILE", default=str(REPORT), help="the JSON report")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-    sys.modules.setdefault("tests_read_helpers", __import__("read_helpers"))
     with tempfile.TemporaryDirectory(prefix="ctx-bench-") as tmp:
         bench = Bench(args.quick, Path(tmp))
         for suite in SUITES:
@@ -302,16 +436,21 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "version": 1,
         "quick": args.quick,
-        "machine": {"python": platform.python_version(), "platform": platform.platform(),
-                    "cpus": os.cpu_count()},
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+        },
         "rows": [asdict(r) for r in bench.rows],
     }
     Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
     width = max(len(r.name) for r in bench.rows)
-    print(f"{'workload':<{width}}  {'median ms':>10} {'p90 ms':>10} {'base ms':>10} {'ratio':>7}  target")
+    head = f"{'median ms':>10} {'p90 ms':>10} {'base ms':>10} {'ratio':>7}"
+    print(f"{'workload':<{width}}  {head}  target")
     for r in bench.rows:
         base = "" if r.baseline_ms is None else f"{r.baseline_ms:10.3f}"
         ratio = "" if r.ratio is None else f"{r.ratio:7.2f}"
         mark = "pass" if r.passed else "FAIL"
-        print(f"{r.name:<{width}}  {r.median_ms:10.3f} {r.p90_ms:10.3f} {base:>10} {ratio:>7}  {mark} {r.target}  {r.note}")
+        numbers = f"{r.median_ms:10.3f} {r.p90_ms:10.3f} {base:>10} {ratio:>7}"
+        print(f"{r.name:<{width}}  {numbers}  {mark} {r.target}  {r.note}")
     return 0

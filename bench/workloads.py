@@ -27,7 +27,8 @@ def context_dir(root: Path, decisions: int, learnings: int, tasks: int, seed: in
         "# Constitution\n\n" + "".join(f"- {sentence(rng, 8)}\n" for _ in range(8))
     )
     (ctx / "CONVENTIONS.md").write_text(
-        "# Conventions\n\n" + "".join(f"- **{rng.choice(WORDS)}**: {sentence(rng)}\n" for _ in range(60))
+        "# Conventions\n\n"
+        + "".join(f"- **{rng.choice(WORDS)}**: {sentence(rng)}\n" for _ in range(60))
     )
     (ctx / "TASKS.md").write_text(
         "# Tasks\n\n"
@@ -51,6 +52,19 @@ def log_file(path: Path, lines: int) -> Path:
     with path.open("w") as handle:
         for i in range(lines):
             handle.write(f"2026-06-15T12:{i // 60 % 60:02d}:{i % 60:02d}Z ingest line {i} ok\n")
+    return path
+
+
+def pdf_file(path: Path, pages: list[str]) -> Path:
+    """A PDF with one page per string (fpdf2, a test dependency)."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for text in pages:
+        pdf.add_page()
+        pdf.multi_cell(0, 6, text)
+    pdf.output(str(path))
     return path
 
 

@@ -172,7 +172,8 @@ _SIGNATURES = (
     b"wOF2",
 )
 _TEXT_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-_CONTROL = frozenset(range(0x00, 0x09)) | frozenset(range(0x0E, 0x1B)) | {0x1C, 0x1D, 0x1F, 0x7F}
+_CONTROL = bytes(sorted(set(range(0x00, 0x09)) | set(range(0x0E, 0x1B)) | {0x1C, 0x1D, 0x1F, 0x7F}))
+_HIGH = bytes(range(0x80, 0x100))
 
 
 def _sniff(sample: bytes) -> bool:
@@ -184,7 +185,7 @@ def _sniff(sample: bytes) -> bool:
         return True
     if b"\x00" in sample:
         return True
-    controls = sum(1 for byte in sample if byte in _CONTROL)
+    controls = len(sample) - len(sample.translate(None, _CONTROL))
     if controls * 10 > len(sample):
         return True
     try:
@@ -192,7 +193,7 @@ def _sniff(sample: bytes) -> bool:
     except UnicodeDecodeError as exc:
         if exc.start >= len(sample) - 3 and exc.reason == "unexpected end of data":
             return False  # the sample cut a character in two
-        high = sum(1 for byte in sample if byte >= 0x80)
+        high = len(sample) - len(sample.translate(None, _HIGH))
         return high * 10 > len(sample) * 3
     return False
 

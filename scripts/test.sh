@@ -36,9 +36,9 @@ echo "==> installing ctx-lab with its test extras"
 "$PY" -m pip install --quiet --disable-pip-version-check -c scripts/constraints.txt -e ".[test]"
 
 echo "==> ruff lint"
-"$PY" -m ruff check ctx_lab tests
+"$PY" -m ruff check ctx_lab tests bench
 echo "==> ruff format check"
-"$PY" -m ruff format --check ctx_lab tests
+"$PY" -m ruff format --check ctx_lab tests bench
 echo "==> mypy (core)"
 "$PY" -m mypy
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import PurePath
+
+from cachetools import LRUCache
 
 from .blocks import CODE_EXTENSIONS, DATA_EXTENSIONS, POLICIES, ContentBlock
 from .code_skeleton import SkeletonError, python_skeleton, treesitter_skeleton
@@ -45,9 +48,33 @@ def _structural(path: str, text: str) -> str:
     return treesitter_skeleton(text, suffix)  # installed grammars of other languages
 
 
+# weighed by the characters a cached entry holds: its key's text and its result's
+_CACHE: LRUCache[tuple[str, str, str, bool, int | None], tuple[Compressed, int]] = LRUCache(
+    maxsize=64 * 1024 * 1024, getsizeof=lambda entry: entry[1]
+)
+_CACHE_LOCK = threading.Lock()
+
+
 def apply_policy(block: ContentBlock, policy: str, size: int | None = None) -> Compressed:
     """``policy`` applied to the block's original text. A structural form that cannot be made
-    (parse failure, no grammar) falls to summarizable, and the note says why."""
+    (parse failure, no grammar) falls to summarizable, and the note says why.
+
+    Results are kept by (path, policy, text): building the same files again at another budget
+    parses nothing twice."""
+    key = (block.path or block.id, policy, block.text, block.binary, size)
+    with _CACHE_LOCK:
+        cached = _CACHE.get(key)
+    if cached is not None:
+        return cached[0]
+    found = _apply_policy(block, policy, size)
+    weight = len(block.text) + len(found.text) + 1
+    if weight <= _CACHE.maxsize:
+        with _CACHE_LOCK:
+            _CACHE[key] = (found, weight)
+    return found
+
+
+def _apply_policy(block: ContentBlock, policy: str, size: int | None = None) -> Compressed:
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
     label = block.path or block.id

