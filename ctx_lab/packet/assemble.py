@@ -65,13 +65,21 @@ def resolve_budget(
     return ctx.configured_budget(environ)
 
 
+def _ordered(hits: tuple[str, ...], position: dict[str, int]) -> tuple[str, ...]:
+    """The ``hits`` that are keywords now, in keyword order."""
+    found = [k for k in hits if k in position]
+    if len(found) > 1:
+        found.sort(key=position.__getitem__)
+    return tuple(found)
+
+
 def _timestamp(now: datetime) -> str:
     aware = now if now.tzinfo is not None else now.astimezone()
     return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _date(entry: Entry) -> str | None:
-    return None if entry.day is None else entry.day.isoformat()
+    return entry.day_text
 
 
 @dataclass
@@ -129,7 +137,7 @@ class PacketAssembler:
         self.counter: TokenCounter = get_counter(counter)
         self.stop_words = frozenset(w.lower() for w in stop_words)
         self.counts = CountingCache(self.counter)
-        self._keys: dict[int, frozenset[str]] = {}
+        self._universe: tuple[frozenset[str], dict[int, tuple[str, ...]]] | None = None
         self._entry_costs: dict[int, int] = {}  # by entry identity: the context's own entries
         self._score_cache: dict[tuple[tuple[str, ...], date], dict[str, dict[int, EntryScore]]] = {}
 
@@ -152,20 +160,37 @@ class PacketAssembler:
         key = (keywords, today)
         found = self._score_cache.get(key)
         if found is None:
-            if not self._keys:
-                for entry in (*self.ctx.decisions, *self.ctx.learnings):
-                    self._keys[id(entry)] = match_keys(f"{entry.title}\n{entry.body}")
+            hits = self._hits(keywords)
+            position = {k: i for i, k in enumerate(keywords)}
+            sides = (("decisions", self.ctx.decisions), ("learnings", self.ctx.learnings))
             found = {
-                side: {e.line: score_entry(e, keywords, today, self._keys[id(e)]) for e in entries}
-                for side, entries in (
-                    ("decisions", self.ctx.decisions),
-                    ("learnings", self.ctx.learnings),
-                )
+                side: {
+                    e.line: score_entry(e, keywords, today, None, _ordered(hits[id(e)], position))
+                    for e in entries
+                }
+                for side, entries in sides
             }
             if len(self._score_cache) >= 32:
                 self._score_cache.pop(next(iter(self._score_cache)))
             self._score_cache[key] = found
         return found
+
+    def _hits(self, keywords: tuple[str, ...]) -> dict[int, tuple[str, ...]]:
+        """Per entry, which keywords of every pending task (a superset of any budget's
+        keywords) match it: computed once, so a budget's scoring only filters short lists."""
+        if self._universe is None or not set(keywords) <= self._universe[0]:
+            words = set(keywords) | set(
+                extract_keywords((t.text for t in self.ctx.pending_tasks), self.stop_words)
+            )
+            entries = (*self.ctx.decisions, *self.ctx.learnings)
+            self._universe = (
+                frozenset(words),
+                {
+                    id(e): tuple(k for k in match_keys(f"{e.title}\n{e.body}") if k in words)
+                    for e in entries
+                },
+            )
+        return self._universe[1]
 
     # -- the pipeline -----------------------------------------------------------------------
 
@@ -487,10 +512,11 @@ class PacketAssembler:
                 also_charged = True
             else:
                 hidden.add(side.name)
+            counted = _Fate(
+                "counted", f"{side.name} share of {share} tokens used up; counted in one line"
+            )
             for e in side.counted:
-                fates[(side.name, e.line)] = _Fate(
-                    "counted", f"{side.name} share of {share} tokens used up; counted in one line"
-                )
+                fates[(side.name, e.line)] = counted
         return also_charged
 
     # -- final count ------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import cached_property
 
 __all__ = [
     "Convention",
@@ -130,10 +131,15 @@ class Entry:
     index: int
     superseded: bool = False
 
-    @property
+    @cached_property
     def day(self) -> date | None:
         """The entry's local date."""
         return None if self.timestamp is None else self.timestamp.date()
+
+    @cached_property
+    def day_text(self) -> str | None:
+        """The entry's local date as ``YYYY-MM-DD`` (None when undated)."""
+        return None if self.day is None else self.day.isoformat()
 
 
 def parse_stamp(stamp: str) -> datetime | None:

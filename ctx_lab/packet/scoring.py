@@ -134,10 +134,14 @@ class EntryScore:
 
 
 def score_entry(
-    entry: Entry, keywords: Sequence[str], today: date, keys: frozenset[str] | None = None
+    entry: Entry,
+    keywords: Sequence[str],
+    today: date,
+    keys: frozenset[str] | None = None,
+    matched: tuple[str, ...] | None = None,
 ) -> EntryScore:
     """Score one entry against the task keywords on the local date ``today`` (``keys``: the
-    entry's :func:`match_keys`, when already known)."""
+    entry's :func:`match_keys`; ``matched``: the keywords already known to match)."""
     if entry.day is None:
         age = None
         note = f"malformed timestamp [{entry.stamp}]: scored as undated"
@@ -145,7 +149,11 @@ def score_entry(
         age = max((today - entry.day).days, 0)
         note = "dated in the future: age 0" if entry.day > today else ""
     recency = recency_score(age)
-    found = tuple(matched_keywords(keywords, f"{entry.title}\n{entry.body}", keys))
+    found = (
+        matched
+        if matched is not None
+        else tuple(matched_keywords(keywords, f"{entry.title}\n{entry.body}", keys))
+    )
     relevance = relevance_score(len(found))
     if entry.superseded:
         return EntryScore(age, recency, relevance, found, 0.0, "superseded")
