@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
+from typing import Any
 
 from ..models import ModelRegistry, get_registry
 from ..token_budget import resolve_token_budget
@@ -32,7 +33,7 @@ from .layout import (
     task_text,
 )
 from .markdown import Convention, Entry, Task
-from .packet import AllocationRow, EntrySummary, LedgerRow, Packet, PacketEntry
+from .packet import AllocationRow, EntrySummary, LazyRows, LedgerRow, Packet, PacketEntry
 from .scoring import (
     DEFAULT_STOP_WORDS,
     EntryScore,
@@ -138,6 +139,9 @@ class PacketAssembler:
         self.stop_words = frozenset(w.lower() for w in stop_words)
         self.counts = CountingCache(self.counter)
         self._universe: tuple[frozenset[str], dict[int, tuple[str, ...]]] | None = None
+        self._ranked: dict[tuple[Any, ...], Any] = {}
+        self._totals: dict[tuple[str, bool], int] = {}
+        self._task_costs: dict[int, int] | None = None
         self._entry_costs: dict[int, int] = {}  # by entry identity: the context's own entries
         self._score_cache: dict[tuple[tuple[str, ...], date], dict[str, dict[int, EntryScore]]] = {}
 
@@ -308,7 +312,15 @@ class PacketAssembler:
         if not pending:
             return [], [], 0
         header = self.cost(section_heading("tasks"))
-        lines = {t.line: self.cost(task_line(task_text(t))) for t in pending}
+        if self._task_costs is None:  # the same tasks at every budget: priced once
+            self._task_costs = {
+                t.line: self.cost(task_line(task_text(t))) for t in self.ctx.pending_tasks
+            }
+        known = self._task_costs
+        lines = {
+            t.line: known[t.line] if t.line in known else self.cost(task_line(task_text(t)))
+            for t in pending
+        }
         pct = round(self.ctx.settings.task_budget_pct * 100)
         cap_text = f"tasks cap {pct} % = {cap} tokens"
         total = header + sum(lines.values())
@@ -397,11 +409,37 @@ class PacketAssembler:
         return found
 
     def _rank(self, side: _Side) -> list[Entry]:
+        """The side's entries by score, newest first on ties, then file order — sorted once per
+        set of scores (the scores themselves are kept per keyword set)."""
+        key = (side.name, id(side.scores))
+        known = self._ranked.get(key)
+        if known is not None and known[0] is side.scores:
+            return known[1]
+
         def order(e: Entry) -> tuple[float, float, int]:
             stamp = -e.timestamp.timestamp() if e.timestamp is not None else math.inf
             return (-side.scores[e.line].score, stamp, e.index)
 
-        return sorted(side.entries, key=order)
+        ranked = sorted(side.entries, key=order)
+        if len(self._ranked) >= 64:
+            self._ranked.clear()
+        self._ranked[key] = (side.scores, ranked)
+        return ranked
+
+    def _live(self, side: _Side) -> tuple[list[Entry], list[int]]:
+        """The ranked entries that are not superseded, and the suffix minimum of their costs
+        (so filling stops as soon as nothing further down the ranking can fit)."""
+        key = (side.name, id(side.scores), "live")
+        known = self._ranked.get(key)
+        if known is not None and known[0] is side.scores:
+            return known[1], known[2]
+        live = [e for e in self._rank(side) if not e.superseded]
+        suffix = [0] * (len(live) + 1)
+        suffix[len(live)] = math.inf  # type: ignore[call-overload]
+        for i in range(len(live) - 1, -1, -1):
+            suffix[i] = min(self._entry_cost(live[i]), suffix[i + 1])
+        self._ranked[key] = (side.scores, live, suffix)
+        return live, suffix
 
     def _fit_entries(
         self,
@@ -415,8 +453,12 @@ class PacketAssembler:
         header = {s.name: self.cost(section_heading(s.name)) for s in sides}
 
         def total(side: _Side, include_superseded: bool) -> int:
-            chosen = [e for e in side.entries if include_superseded or not e.superseded]
-            return header[side.name] + sum(self._entry_cost(e) for e in chosen) if chosen else 0
+            key = (side.name, include_superseded)
+            if key not in self._totals:
+                chosen = [e for e in side.entries if include_superseded or not e.superseded]
+                cost = sum(self._entry_cost(e) for e in chosen)
+                self._totals[key] = header[side.name] + cost if chosen else 0
+            return self._totals[key]
 
         everything = sum(total(s, True) for s in sides)
         current = sum(total(s, False) for s in sides)
@@ -443,9 +485,7 @@ class PacketAssembler:
                         )
             return
 
-        content = {
-            s.name: sum(self._entry_cost(e) for e in s.entries if not e.superseded) for s in sides
-        }
+        content = {s.name: max(total(s, False) - header[s.name], 0) for s in sides}
         both = content["decisions"] + content["learnings"]
         decisions.cap = remaining * content["decisions"] // both if both else 0
         learnings.cap = remaining - decisions.cap
@@ -468,15 +508,17 @@ class PacketAssembler:
         share = side.cap
         full_room = share * FULL_SHARE_PERCENT // 100
         used = 0
-        ranked = [e for e in self._rank(side) if not e.superseded]
+        ranked, cheapest = self._live(side)
+        superseded = _Fate("superseded", "superseded: dropped (only included when everything fits)")
         for e in side.entries:
             if e.superseded:
                 side.dropped.append(e)
-                fates[(side.name, e.line)] = _Fate(
-                    "superseded", "superseded: dropped (only included when everything fits)"
-                )
+                fates[(side.name, e.line)] = superseded
         rest: list[Entry] = []
-        for e in ranked:
+        for position, e in enumerate(ranked):
+            if used + cheapest[position] + (0 if side.full else header) > full_room:
+                rest.extend(ranked[position:])  # nothing from here on fits in full
+                break
             extra = self._entry_cost(e) + (0 if side.full else header)
             if used + extra <= full_room:
                 used += extra
@@ -638,7 +680,7 @@ class PacketAssembler:
             tokens_used=tokens_used,
             states_tokens_used=states,
             est_cost_usd=est_cost,
-            ledger_rows=tuple(self._ledger(draft, fates, keywords)),
+            ledger_rows=LazyRows(lambda: self._ledger(draft, fates, keywords)),
             allocation_rows=tuple(self._allocation(draft, caps, used_by)),
             budget_source=source,
             warnings=ctx.warnings,

@@ -7,9 +7,10 @@ restored with :meth:`Packet.from_dict` renders byte-identically.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from ..display import RichResult, escape, html_table
 from ..severity import fit_severity
@@ -125,6 +126,51 @@ class AllocationRow:
 ALLOCATION_COLUMNS = tuple(AllocationRow.__dataclass_fields__)
 
 
+class LazyRows(Sequence[LedgerRow]):
+    """Ledger rows made on first use: moving a budget slider assembles packets whose ledger
+    nobody reads, and a row per entry is most of an assembly's cost. Compares equal to the
+    tuple of its rows."""
+
+    def __init__(self, build: Callable[[], Iterable[LedgerRow]]) -> None:
+        self._build: Callable[[], Iterable[LedgerRow]] | None = build
+        self._rows: tuple[LedgerRow, ...] = ()
+        self._lock = threading.Lock()
+
+    def _all(self) -> tuple[LedgerRow, ...]:
+        if self._build is not None:
+            with self._lock:
+                if self._build is not None:
+                    self._rows = tuple(self._build())
+                    self._build = None
+        return self._rows
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    @overload
+    def __getitem__(self, index: int) -> LedgerRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[LedgerRow, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> LedgerRow | tuple[LedgerRow, ...]:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[LedgerRow]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return f"LazyRows({len(self)} rows)"
+
+
 @dataclass(frozen=True)
 class Packet(RichResult):
     """A context packet: what went in, what it cost, and the ledger of every decision."""
@@ -145,7 +191,7 @@ class Packet(RichResult):
     summaries: tuple[EntrySummary, ...]
     instruction: str = INSTRUCTION
     counted: dict[str, int] = field(default_factory=dict)
-    ledger_rows: tuple[LedgerRow, ...] = ()
+    ledger_rows: Sequence[LedgerRow] = ()
     allocation_rows: tuple[AllocationRow, ...] = ()
     budget_source: str = "argument"
     states_tokens_used: bool = True
