@@ -42,6 +42,7 @@ from .scoring import (
     match_keys,
     score_entry,
 )
+from .scoring import words as text_words
 
 __all__ = ["PacketAssembler", "assemble_packet", "resolve_budget"]
 
@@ -187,13 +188,17 @@ class PacketAssembler:
                 extract_keywords((t.text for t in self.ctx.pending_tasks), self.stop_words)
             )
             entries = (*self.ctx.decisions, *self.ctx.learnings)
-            self._universe = (
-                frozenset(words),
-                {
-                    id(e): tuple(k for k in match_keys(f"{e.title}\n{e.body}") if k in words)
-                    for e in entries
-                },
-            )
+            matching: dict[str, list[str]] = {}  # a word → the keywords it matches
+            for keyword in words:
+                for form in match_keys(keyword):
+                    matching.setdefault(form, []).append(keyword)
+            hits: dict[int, tuple[str, ...]] = {}
+            for e in entries:
+                found = {
+                    k for w in set(text_words(f"{e.title}\n{e.body}")) for k in matching.get(w, ())
+                }
+                hits[id(e)] = tuple(found)
+            self._universe = (frozenset(words), hits)
         return self._universe[1]
 
     # -- the pipeline -----------------------------------------------------------------------

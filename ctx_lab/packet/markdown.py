@@ -142,15 +142,19 @@ class Entry:
         return None if self.day is None else self.day.isoformat()
 
 
+_STAMP = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:-(\d{2})(\d{2})(\d{2}))?")
+
+
 def parse_stamp(stamp: str) -> datetime | None:
     """``YYYY-MM-DD-HHMMSS`` (or ``YYYY-MM-DD``) as a naive local datetime; None if malformed."""
-    stamp = stamp.strip()
-    for fmt in ("%Y-%m-%d-%H%M%S", "%Y-%m-%d"):
-        try:
-            return datetime.strptime(stamp, fmt)
-        except ValueError:
-            continue
-    return None
+    match = _STAMP.fullmatch(stamp.strip())
+    if match is None:
+        return None
+    year, month, day, hour, minute, second = (int(g) if g else 0 for g in match.groups())
+    try:
+        return datetime(year, month, day, hour, minute, second)
+    except ValueError:  # a day or time that does not exist
+        return None
 
 
 def _parse_tags(text: str) -> tuple[str, dict[str, str]]:
