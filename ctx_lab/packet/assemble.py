@@ -515,10 +515,9 @@ class PacketAssembler:
         used = 0
         ranked, cheapest = self._live(side)
         superseded = _Fate("superseded", "superseded: dropped (only included when everything fits)")
-        for e in side.entries:
-            if e.superseded:
-                side.dropped.append(e)
-                fates[(side.name, e.line)] = superseded
+        gone = [e for e in side.entries if e.superseded]
+        side.dropped.extend(gone)
+        fates.update(dict.fromkeys(((side.name, e.line) for e in gone), superseded))
         rest: list[Entry] = []
         for position, e in enumerate(ranked):
             if used + cheapest[position] + (0 if side.full else header) > full_room:
@@ -562,8 +561,7 @@ class PacketAssembler:
             counted = _Fate(
                 "counted", f"{side.name} share of {share} tokens used up; counted in one line"
             )
-            for e in side.counted:
-                fates[(side.name, e.line)] = counted
+            fates.update(dict.fromkeys(((side.name, e.line) for e in side.counted), counted))
         return also_charged
 
     # -- final count ------------------------------------------------------------------------
