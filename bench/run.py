@@ -296,6 +296,22 @@ class Bench:
         page("big.log")()
         page("small.log")()
         big, small = measure(page("big.log"), 20), measure(page("small.log"), 20)
+        from ctx_lab.paging import LineIndex
+
+        index = LineIndex.build((root / "big.log").read_text())
+        per_line = index.starts.itemsize if hasattr(index.starts, "itemsize") else 64
+        self.rows.append(
+            Row(
+                "line index memory per line",
+                float(per_line),
+                float(per_line),
+                None,
+                None,
+                "≤ 8 bytes per line",
+                per_line <= 8,
+                "bytes, not ms",
+            )
+        )
         self.rows.append(
             row(
                 f"page a {lines:,}-line file via DirectoryStore, repeated",
