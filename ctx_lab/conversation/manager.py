@@ -212,6 +212,7 @@ class ContextManager:
         self.registry = get_registry(registry)
         self.counter = get_counter(counter)
         self._role_tokens: dict[str, int] = {}
+        self._units: tuple[tuple[int, int | None], tuple[tuple[int, int], ...]] = ((-1, None), ())
         self.clock = clock or (lambda: datetime.now(UTC))
         self.history = FullHistory()
         self._settings = _Settings(preserve_recent, target_ratio)
@@ -327,7 +328,17 @@ class ContextManager:
     def tool_units(self) -> list[tuple[int, int]]:
         """Inclusive id ranges from a tool_use to the last result answering it, merged when
         they overlap (parallel calls). A call still waiting for its result reaches to the end
-        of the history: it cannot be summarized before it is answered."""
+        of the history: it cannot be summarized before it is answered. Kept until the history
+        grows or shrinks (summaries change no role)."""
+        entries = self.history.entries
+        key = (len(entries), id(entries[-1].message) if entries else None)
+        if self._units[0] == key:
+            return list(self._units[1])
+        units = self._tool_units()
+        self._units = (key, tuple(units))
+        return units
+
+    def _tool_units(self) -> list[tuple[int, int]]:
         uses: dict[str, int] = {}
         answered: set[str] = set()
         spans: list[tuple[int, int]] = []
@@ -355,6 +366,8 @@ class ContextManager:
         """Runs of messages before ``end`` that share a summary (or none). A summary whose range
         cuts through a tool unit (one made before a result arrived, or a hand-edited history)
         is not used: its messages count as originals, so no tool pair is ever split."""
+        if not self.history.summaries:  # nothing summarized yet: one run of originals
+            return [_Block(list(range(end)), None)] if end else []
         blocks: list[_Block] = []
         for entry in self.history.entries[:end]:
             if blocks and blocks[-1].summary_id == entry.summary_id:

@@ -36,11 +36,13 @@ from .markdown import Convention, Entry, Task
 from .packet import AllocationRow, EntrySummary, LazyRows, LedgerRow, Packet, PacketEntry
 from .scoring import (
     DEFAULT_STOP_WORDS,
+    Age,
     EntryScore,
+    age_of,
     extract_keywords,
     local_date,
     match_keys,
-    score_entry,
+    score_with,
 )
 from .scoring import words as text_words
 
@@ -143,6 +145,7 @@ class PacketAssembler:
         self._ranked: dict[tuple[Any, ...], Any] = {}
         self._totals: dict[tuple[str, bool], int] = {}
         self._task_costs: dict[int, int] | None = None
+        self._ages: tuple[date | None, dict[int, Age]] = (None, {})
         self._entry_costs: dict[int, int] = {}  # by entry identity: the context's own entries
         self._score_cache: dict[tuple[tuple[str, ...], date], dict[str, dict[int, EntryScore]]] = {}
 
@@ -168,9 +171,12 @@ class PacketAssembler:
             hits = self._hits(keywords)
             position = {k: i for i, k in enumerate(keywords)}
             sides = (("decisions", self.ctx.decisions), ("learnings", self.ctx.learnings))
+            if self._ages[0] != today:
+                self._ages = (today, {id(e): age_of(e, today) for _, es in sides for e in es})
+            ages = self._ages[1]
             found = {
                 side: {
-                    e.line: score_entry(e, keywords, today, None, _ordered(hits[id(e)], position))
+                    e.line: score_with(ages[id(e)], _ordered(hits[id(e)], position), e.superseded)
                     for e in entries
                 }
                 for side, entries in sides

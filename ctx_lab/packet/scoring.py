@@ -16,6 +16,7 @@ __all__ = [
     "CTX_STOP_WORDS",
     "DEFAULT_STOP_WORDS",
     "EntryScore",
+    "age_of",
     "extract_keywords",
     "local_date",
     "match_keys",
@@ -23,6 +24,7 @@ __all__ = [
     "recency_score",
     "relevance_score",
     "score_entry",
+    "score_with",
     "words",
 ]
 
@@ -142,19 +144,29 @@ def score_entry(
 ) -> EntryScore:
     """Score one entry against the task keywords on the local date ``today`` (``keys``: the
     entry's :func:`match_keys`; ``matched``: the keywords already known to match)."""
-    if entry.day is None:
-        age = None
-        note = f"malformed timestamp [{entry.stamp}]: scored as undated"
-    else:
-        age = max((today - entry.day).days, 0)
-        note = "dated in the future: age 0" if entry.day > today else ""
-    recency = recency_score(age)
     found = (
         matched
         if matched is not None
         else tuple(matched_keywords(keywords, f"{entry.title}\n{entry.body}", keys))
     )
+    return score_with(age_of(entry, today), found, entry.superseded)
+
+
+Age = tuple[int | None, float, str]
+
+
+def age_of(entry: Entry, today: date) -> Age:
+    """What of a score depends only on the entry and the day: ``(age, recency, note)``."""
+    if entry.day is None:
+        return None, recency_score(None), f"malformed timestamp [{entry.stamp}]: scored as undated"
+    age = max((today - entry.day).days, 0)
+    return age, recency_score(age), "dated in the future: age 0" if entry.day > today else ""
+
+
+def score_with(age: Age, found: tuple[str, ...], superseded: bool) -> EntryScore:
+    """The score from an entry's :func:`age_of` and its matched keywords."""
+    days, recency, note = age
     relevance = relevance_score(len(found))
-    if entry.superseded:
-        return EntryScore(age, recency, relevance, found, 0.0, "superseded")
-    return EntryScore(age, recency, relevance, found, round(recency + relevance, 6), note)
+    if superseded:
+        return EntryScore(days, recency, relevance, found, 0.0, "superseded")
+    return EntryScore(days, recency, relevance, found, round(recency + relevance, 6), note)
