@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -213,6 +214,7 @@ class ContextManager:
         self.counter = get_counter(counter)
         self._role_tokens: dict[str, int] = {}
         self._units: tuple[tuple[int, int | None], tuple[tuple[int, int], ...]] = ((-1, None), ())
+        self._prefix: tuple[tuple[int, int | None], list[int]] = ((-1, None), [0])
         self.clock = clock or (lambda: datetime.now(UTC))
         self.history = FullHistory()
         self._settings = _Settings(preserve_recent, target_ratio)
@@ -338,6 +340,15 @@ class ContextManager:
         self._units = (key, tuple(units))
         return units
 
+    def _prefix_tokens(self) -> list[int]:
+        """Running totals of the messages' token counts (``[0, t0, t0+t1, …]``), kept until the
+        history grows or shrinks — counts never change, summaries only point at messages."""
+        entries = self.history.entries
+        key = (len(entries), id(entries[-1].message) if entries else None)
+        if self._prefix[0] != key:
+            self._prefix = (key, [0, *accumulate(e.token_count for e in entries)])
+        return self._prefix[1]
+
     def _tool_units(self) -> list[tuple[int, int]]:
         uses: dict[str, int] = {}
         answered: set[str] = set()
@@ -449,7 +460,12 @@ class ContextManager:
         marked.sort()
         error: ContextBuildError | None = None
         if marked:
-            excess = used + sum(entries[i].token_count for i in marked) - budget
+            if marked[-1] - marked[0] + 1 == len(marked):  # one run: a difference of prefix sums
+                prefix = self._prefix_tokens()
+                marked_tokens = prefix[marked[-1] + 1] - prefix[marked[0]]
+            else:
+                marked_tokens = sum(entries[i].token_count for i in marked)
+            excess = used + marked_tokens - budget
             error = SummarizationNeeded(
                 excess,
                 marked,
