@@ -6,16 +6,10 @@ from pathlib import Path
 
 
 def make_pdf(path: Path, pages: list[str]) -> Path:
-    """A PDF with one page per string (Helvetica, wrapped)."""
-    from fpdf import FPDF
+    """A PDF with one page per string (the benchmark workloads' generator)."""
+    from bench.workloads import pdf_file
 
-    pdf = FPDF()
-    pdf.set_font("Helvetica", size=11)
-    for text in pages:
-        pdf.add_page()
-        pdf.multi_cell(0, 6, text)
-    pdf.output(str(path))
-    return path
+    return pdf_file(path, pages)
 
 
 def walk(reader, uri: str, max_chars: int, limit: int = 10_000) -> list:
