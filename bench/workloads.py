@@ -4,6 +4,7 @@ source trees, sized as the benchmark issue measured them."""
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime
 from pathlib import Path
 
 WORDS = (
@@ -60,6 +61,7 @@ def pdf_file(path: Path, pages: list[str]) -> Path:
     from fpdf import FPDF
 
     pdf = FPDF()
+    pdf.set_creation_date(datetime(2026, 6, 15, 12, 0, tzinfo=UTC))  # the same bytes every run
     pdf.set_font("Helvetica", size=11)
     for text in pages:
         pdf.add_page()

@@ -4,6 +4,7 @@ a typed CtxLabError — never another exception, never a hang."""
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from pathlib import Path
 
@@ -182,3 +183,14 @@ def test_builder_inputs_per_language_never_crash(name: str, data) -> None:
             "summarizable",
             "reference",
         )
+
+
+def test_every_single_byte_damage_of_a_pdf_is_read_or_reported() -> None:
+    """Each byte of a (deterministic) PDF overwritten in turn: pypdf's internal failures —
+    NotImplementedError for an unknown filter among them — all surface as CorruptDocument."""
+    base = _sample_pdf()
+    for offset in range(len(base)):
+        for byte in (b"\x00", b"("):
+            data = base[:offset] + byte + base[offset + 1 :]
+            with contextlib.suppress(CtxLabError):
+                extract_pdf(data, 50)

@@ -303,5 +303,9 @@ def extract_pdf(data: bytes, max_pages: int) -> tuple[str, ...]:
         RecursionError,
         ZeroDivisionError,
         OverflowError,
-    ) as exc:  # pypdf reports damage in all of these ways
+        NotImplementedError,
+        LookupError,
+        UnicodeError,
+        EOFError,
+    ) as exc:  # pypdf reports damage in all of these ways (an unknown filter: NotImplementedError)
         raise CorruptDocument(f"cannot read the PDF: {type(exc).__name__}: {exc}") from None
