@@ -24,7 +24,9 @@ PathArg = str | os.PathLike[str]
 
 
 def _is_http(uri: str) -> bool:
-    return uri.lower().startswith(("http://", "https://"))
+    from ..read.fetch import is_http  # loaded with the command, not with `ctx-lab --help`
+
+    return is_http(uri)
 
 
 def _is_uri(artifact: str) -> bool:

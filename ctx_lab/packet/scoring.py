@@ -87,12 +87,10 @@ def match_keys(text: str) -> frozenset[str]:
     return frozenset(keys)
 
 
-def matched_keywords(
-    keywords: Sequence[str], text: str, keys: frozenset[str] | None = None
-) -> list[str]:
+def matched_keywords(keywords: Sequence[str], text: str) -> list[str]:
     """The keywords that match a whole word of ``text`` (plural -s/-es either way), in
-    keyword order; ``keys`` (:func:`match_keys` of ``text``) saves computing them again."""
-    found = match_keys(text) if keys is None else keys
+    keyword order."""
+    found = match_keys(text)
     return [k for k in keywords if k in found]
 
 
@@ -139,15 +137,14 @@ def score_entry(
     entry: Entry,
     keywords: Sequence[str],
     today: date,
-    keys: frozenset[str] | None = None,
     matched: tuple[str, ...] | None = None,
 ) -> EntryScore:
-    """Score one entry against the task keywords on the local date ``today`` (``keys``: the
-    entry's :func:`match_keys`; ``matched``: the keywords already known to match)."""
+    """Score one entry against the task keywords on the local date ``today`` (``matched``:
+    the keywords already known to match, in keyword order)."""
     found = (
         matched
         if matched is not None
-        else tuple(matched_keywords(keywords, f"{entry.title}\n{entry.body}", keys))
+        else tuple(matched_keywords(keywords, f"{entry.title}\n{entry.body}"))
     )
     return score_with(age_of(entry, today), found, entry.superseded)
 

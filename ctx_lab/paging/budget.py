@@ -9,12 +9,11 @@ from typing import Any
 
 from ..display import RichResult, html_table, meter_html
 from ..errors import CtxLabError, UsageError
+from ..limits import DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS
 from ..severity import Severity, severity, worst
 from ..validate import whole_number
 
 __all__ = ["PagingBudget", "budget_html", "format_budget"]
-
-from ..limits import DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS
 
 
 @dataclass

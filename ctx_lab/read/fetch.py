@@ -24,6 +24,7 @@ from ..errors import (
     ReadError,
 )
 from ..files import confine, read_bytes
+from ..limits import LIMITS
 from .addresses import IPAddress, blocked_reason, parse_ip
 
 __all__ = [
@@ -162,7 +163,7 @@ class HttpFetcher:
     def __init__(
         self,
         *,
-        max_bytes: int = 25 * 1024 * 1024,
+        max_bytes: int | None = None,
         deadline: float = 30.0,
         max_redirects: int = 5,
         allow_private: bool = False,
@@ -171,7 +172,7 @@ class HttpFetcher:
         clock: Callable[[], float] = time.monotonic,
         session: Any = None,
     ) -> None:
-        self.max_bytes = max_bytes
+        self.max_bytes = LIMITS["read"].value() if max_bytes is None else max_bytes
         self.deadline = deadline
         self.max_redirects = max_redirects
         self.allow_private = allow_private

@@ -13,6 +13,7 @@ from typing import Any
 from ..display import RichResult, escape
 from ..errors import UsageError
 from ..files import real_path
+from ..limits import DEFAULT_MAX_CHARS, LIMITS
 from ..validate import whole_number
 from .cache import DocumentCache
 from .cursor import Cursor, CursorInvalid, decode_cursor, encode_cursor
@@ -30,8 +31,6 @@ from .fetch import HttpFetcher, Resolver, is_http, read_local, resolve_local
 from .paginate import chunk_pdf, chunk_text, page_marker
 
 __all__ = ["DEFAULT_MAX_CHARS", "MAX_CHARS_LIMIT", "ReadResult", "Reader", "read"]
-
-from ..limits import DEFAULT_MAX_CHARS
 
 MAX_CHARS_LIMIT = 20_000
 
@@ -126,8 +125,10 @@ class Reader:
 
     ``allow_private`` lets http(s) reach loopback and private addresses (off by default, also
     after redirects). ``clock`` drives the cache's TTL and the fetch deadline (tests inject one).
-    ``secret`` signs cursors (default: random per reader, so cursors only work with the reader
-    that issued them).
+    ``max_bytes`` and ``max_pdf_pages`` default to the ``read`` and ``pdf`` limits of
+    :mod:`ctx_lab.limits` (``CTX_LAB_MAX_READ_BYTES``, ``CTX_LAB_MAX_PDF_PAGES``). ``secret``
+    signs cursors (default: random per reader, so cursors only work with the reader that issued
+    them).
     """
 
     def __init__(
@@ -135,9 +136,9 @@ class Reader:
         roots: Iterable[str | os.PathLike[str]] | None = None,
         allow_private: bool = False,
         *,
-        max_bytes: int = 25 * 1024 * 1024,
+        max_bytes: int | None = None,
         deadline: float = 30.0,
-        max_pdf_pages: int = 2000,
+        max_pdf_pages: int | None = None,
         max_redirects: int = 5,
         cache_ttl: float = 300.0,
         cache_entries: int = 50,
@@ -150,15 +151,15 @@ class Reader:
         secret: bytes | None = None,
     ) -> None:
         self.roots = tuple(real_path(r) for r in (roots if roots is not None else [os.getcwd()]))
-        self.max_bytes = max_bytes
-        self.max_pdf_pages = max_pdf_pages
+        self.max_bytes = LIMITS["read"].value() if max_bytes is None else max_bytes
+        self.max_pdf_pages = LIMITS["pdf"].value() if max_pdf_pages is None else max_pdf_pages
         self.allow_http = allow_http
         self.cache = DocumentCache(cache_ttl, cache_entries, cache_bytes, clock)
         fetch_options: dict[str, Any] = {}
         if resolver is not None:
             fetch_options["resolver"] = resolver
         self.fetcher = HttpFetcher(
-            max_bytes=max_bytes,
+            max_bytes=self.max_bytes,
             deadline=deadline,
             max_redirects=max_redirects,
             allow_private=allow_private,

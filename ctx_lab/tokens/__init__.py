@@ -21,23 +21,30 @@ from __future__ import annotations
 
 from ._cache import CountingCache
 from ._counters import (
-    O200K_SHA256,
-    O200K_URL,
+    O200K_SHA256 as O200K_SHA256,
+)
+from ._counters import (
+    O200K_URL as O200K_URL,
+)
+from ._counters import (
     ByteEstimateCounter,
     CharEstimateCounter,
     CounterLike,
     FunctionCounter,
     TiktokenCounter,
     TokenCounter,
-    _load_cl100k,
-    _load_o200k,
     tiktoken_cache_path,
+)
+from ._counters import (
+    _load_cl100k as _load_cl100k,
+)
+from ._counters import (
+    _load_o200k as _load_o200k,
 )
 from ._lookup import (
     COUNTER_ENTRY_POINTS,
     MESSAGE_OVERHEAD,
     CounterInfo,
-    _registry,
     available_counters,
     count_message,
     count_tokens,
@@ -47,6 +54,9 @@ from ._lookup import (
     discover_counters,
     get_counter,
     register_counter,
+)
+from ._lookup import (
+    _registry as _registry,
 )
 from .report import FileCount, TextInput, TokenReport, count_texts, read_text_file
 
@@ -77,6 +87,3 @@ __all__ = [
     "register_counter",
     "tiktoken_cache_path",
 ]
-
-# kept importable for callers and tests of the registry's internals
-_INTERNAL = (O200K_SHA256, O200K_URL, _load_cl100k, _load_o200k, _registry)
