@@ -60,6 +60,7 @@ SURFACE: dict[str, list[str]] = {
         "ByteEstimateCounter",
         "CharEstimateCounter",
         "CounterInfo",
+        "CounterList",
         "CounterLike",
         "CountingCache",
         "FileCount",

@@ -10,13 +10,14 @@ command from an argument list, as the CLI and the magic do.
 """
 
 from ..errors import ParserExit
+from ..tokens import CounterList
 from ._builder import build, compress
 from ._conversation import history, journal
 from ._doctor import doctor
 from ._models import models
 from ._packet import context, entries, packet
 from ._paging import budget, page, read
-from ._tokens import CounterList, counters, tokens
+from ._tokens import counters, tokens
 from .registry import (
     Command,
     Invocation,

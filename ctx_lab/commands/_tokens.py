@@ -5,20 +5,18 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..display import RichResult, html_table, text_table
 from ..errors import UsageError
 from ..files import confine, display_path
 from .params import add_counter
 from .registry import Command, Invocation, command, default_of
 
 if TYPE_CHECKING:
-    from ..tokens import CounterInfo, TokenReport
+    from ..tokens import CounterList, TokenReport
 
-__all__ = ["CounterList", "counters", "tokens"]
+__all__ = ["counters", "tokens"]
 
 PathArg = str | os.PathLike[str]
 STDIN = "-"
@@ -64,46 +62,9 @@ def tokens(
     return count_texts(inputs, counter, warnings=warnings)
 
 
-@dataclass(frozen=True)
-class CounterList(RichResult):
-    """Every token counter — built in, installed through the ``ctx_lab.counters`` entry points
-    or registered — with whether it is exact and whether it works here (and why not)."""
-
-    counters: tuple[CounterInfo, ...]
-
-    payload_kind = "counters"
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"counters": [{"name", "exact", "available", "reason"}, …]}``."""
-        return {"counters": [c.to_dict() for c in self.counters]}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> CounterList:
-        """The inverse of :meth:`to_dict`."""
-        from ..tokens import CounterInfo
-
-        return cls(tuple(CounterInfo.from_dict(c) for c in data.get("counters", ())))
-
-    def _rows(self) -> list[list[object]]:
-        return [
-            [c.name, "exact" if c.exact else "estimate", "yes" if c.available else "no", c.reason]
-            for c in self.counters
-        ]
-
-    def to_text(self) -> str:
-        """A table: name, exact or estimate, available, reason."""
-        return text_table(["counter", "kind", "available", "reason"], self._rows())
-
-    def html_body(self) -> str:
-        """The same table in HTML."""
-        return "<h4 data-ctx-counters>Token counters</h4>" + html_table(
-            ["counter", "kind", "available", "reason"], self._rows()
-        )
-
-
 def counters() -> CounterList:
     """The token counters this installation has (plugins included)."""
-    from ..tokens import counter_info
+    from ..tokens import CounterList, counter_info
 
     return CounterList(tuple(counter_info()))
 

@@ -58,7 +58,7 @@ from ._lookup import (
 from ._lookup import (
     _registry as _registry,
 )
-from .report import FileCount, TextInput, TokenReport, count_texts, read_text_file
+from .report import CounterList, FileCount, TextInput, TokenReport, count_texts, read_text_file
 
 __all__ = [
     "COUNTER_ENTRY_POINTS",
@@ -67,6 +67,7 @@ __all__ = [
     "CharEstimateCounter",
     "CounterInfo",
     "CounterLike",
+    "CounterList",
     "CountingCache",
     "FileCount",
     "FunctionCounter",

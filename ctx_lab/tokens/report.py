@@ -11,9 +11,16 @@ from ..display import RichResult, escape, html_table, text_table
 from ..errors import CounterUnavailableError
 from ..files import decode_text, is_binary, read_bytes
 from ._counters import CounterLike
-from ._lookup import counter_names, get_counter
+from ._lookup import CounterInfo, counter_names, get_counter
 
-__all__ = ["FileCount", "TextInput", "TokenReport", "count_texts", "read_text_file"]
+__all__ = [
+    "CounterList",
+    "FileCount",
+    "TextInput",
+    "TokenReport",
+    "count_texts",
+    "read_text_file",
+]
 
 
 @dataclass(frozen=True)
@@ -160,3 +167,38 @@ def count_texts(
         FileCount(t.label, t.bytes, {n: columns[n][i] for n in names}) for i, t in enumerate(inputs)
     )
     return TokenReport(files, names, unavailable, tuple(warnings))
+
+
+@dataclass(frozen=True)
+class CounterList(RichResult):
+    """Every token counter — built in, installed through the ``ctx_lab.counters`` entry points
+    or registered — with whether it is exact and whether it works here (and why not)."""
+
+    counters: tuple[CounterInfo, ...]
+
+    payload_kind = "counters"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"counters": [{"name", "exact", "available", "reason"}, …]}``."""
+        return {"counters": [c.to_dict() for c in self.counters]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CounterList:
+        """The inverse of :meth:`to_dict`."""
+        return cls(tuple(CounterInfo.from_dict(c) for c in data.get("counters", ())))
+
+    def _rows(self) -> list[list[object]]:
+        return [
+            [c.name, "exact" if c.exact else "estimate", "yes" if c.available else "no", c.reason]
+            for c in self.counters
+        ]
+
+    def to_text(self) -> str:
+        """A table: name, exact or estimate, available, reason."""
+        return text_table(["counter", "kind", "available", "reason"], self._rows())
+
+    def html_body(self) -> str:
+        """The same table in HTML."""
+        return "<h4 data-ctx-counters>Token counters</h4>" + html_table(
+            ["counter", "kind", "available", "reason"], self._rows()
+        )
