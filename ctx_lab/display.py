@@ -26,6 +26,7 @@ __all__ = [
     "meter_html",
     "mime_type",
     "text_table",
+    "warnings_html",
 ]
 
 PAYLOAD_VERSION = 1
@@ -121,6 +122,19 @@ def _looks_numeric(text: str) -> bool:
     return True
 
 
+def warnings_html(warnings: Sequence[str], shown: int = 3) -> str:
+    """Warnings as lines; more than ``shown`` of them as a count that expands to the list."""
+    items = "".join(
+        f'<div class="ctx-warn" data-ctx-warning>warning: {escape(w)}</div>' for w in warnings
+    )
+    if len(warnings) <= shown:
+        return items
+    return (
+        f'<details data-ctx-warnings><summary class="ctx-warn">{len(warnings)} warnings'
+        f"</summary>{items}</details>"
+    )
+
+
 class RichResult:
     """Base of every result object: a payload kind, a dict form and three representations.
 
@@ -185,10 +199,7 @@ class RichResult:
 
     def to_html(self) -> str:
         """Self-contained HTML: scoped styles, a container tagged with the kind, the body."""
-        warnings = "".join(
-            f'<div class="ctx-warn" data-ctx-warning>warning: {escape(w)}</div>'
-            for w in self.warnings
-        )
+        warnings = warnings_html(self.warnings)
         kind = escape(self.payload_kind)
         return (
             f'<div class="ctx-lab ctx-lab-{kind}" data-ctx-kind="{kind}">'

@@ -69,6 +69,13 @@ LIMITS: dict[str, Limit] = {
             "entries parsed from one .context/ file",
             unit="entries",
         ),
+        Limit(
+            "context_files",
+            2000,
+            "CTX_LAB_MAX_CONTEXT_FILES",
+            "files read from one .context/ (top level, theme folders and steering/)",
+            unit="files",
+        ),
         Limit("pdf", 2000, "CTX_LAB_MAX_PDF_PAGES", "pages of one PDF", unit="pages"),
     )
 }

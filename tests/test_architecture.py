@@ -250,8 +250,20 @@ def _strings(tree: ast.AST) -> list[ast.Constant]:
 
 
 def _joined_text(tree: ast.AST) -> list[tuple[int, str]]:
+    """Every string literal (f-strings by their constant parts), except the names listed in
+    ``__all__``."""
+    exported = {
+        id(item)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+        and isinstance(node.value, ast.List | ast.Tuple)
+        for item in node.value.elts
+    }
     out = []
     for node in ast.walk(tree):
+        if id(node) in exported:
+            continue
         if isinstance(node, ast.JoinedStr):
             text = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
             out.append((node.lineno, text))

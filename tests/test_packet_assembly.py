@@ -304,6 +304,7 @@ def test_json_shape_and_round_trip() -> None:
         "constitution",
         "tasks",
         "conventions",
+        "steering",
         "decisions",
         "learnings",
         "summaries",
@@ -349,6 +350,8 @@ def test_ledger_and_allocation_frames() -> None:
         "tokens",
         "action",
         "reason",
+        "source",
+        "warnings",
     ]
     assert set(ledger["action"]) <= {"full", "summary", "counted", "superseded"}
     assert len(ledger) == len(packet.ledger_rows)

@@ -1,4 +1,5 @@
-"""The budget is a promise: random .context/ trees and budgets, two counters."""
+"""The budget is a promise: random .context/ trees (theme folders and steering included) and
+budgets, two counters, both relevance rules, with and without a focus."""
 
 from __future__ import annotations
 
@@ -43,6 +44,32 @@ def context_files(draw: st.DrawFn) -> dict[str, str]:
             out.append(f"## [{stamp}] {title}\n\n{mark}**Context**: {body}\n\n---\n")
         return "# Entries\n\n" + "\n".join(out)
 
+    themes = {
+        f"{folder}/{name}.md": entries() if folder != "conventions" else "- themed convention\n"
+        for folder, name in draw(
+            st.lists(
+                st.tuples(st.sampled_from(["decisions", "learnings", "conventions"]), words),
+                max_size=3,
+            )
+        )
+    }
+    steering = {
+        f"steering/s{i}.md": f"---\nname: s{i}\ndescription: {desc}\ninclusion: {inclusion}\n"
+        f"priority: {priority}\n---\n{body}\n"
+        for i, (desc, inclusion, priority, body) in enumerate(
+            draw(
+                st.lists(
+                    st.tuples(
+                        st.sampled_from(["hooks and tests", "security rules", "x"]),
+                        st.sampled_from(["always", "auto", "manual"]),
+                        st.integers(0, 99),
+                        words,
+                    ),
+                    max_size=3,
+                )
+            )
+        )
+    }
     task_lines = []
     for mark, text, nested, in_progress in tasks:
         tag = " #in-progress" if in_progress else ""
@@ -55,18 +82,33 @@ def context_files(draw: st.DrawFn) -> dict[str, str]:
         + "".join(f"- {c}\n" + ("  - nested detail\n" if n else "") for c, n in conventions),
         "decisions": entries(),
         "learnings": entries(),
+        **{f"/{k}": v for k, v in {**themes, **steering}.items()},
     }
 
 
-def check(files: dict[str, str], extra: int, counter: str) -> None:
+def check(
+    files: dict[str, str],
+    extra: int,
+    counter: str,
+    relevance: str = "keywords",
+    focus: str | None = None,
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        ctx = load_context(make_context(Path(tmp), **files))
+        top = {k: v for k, v in files.items() if not k.startswith("/")}
+        root = make_context(Path(tmp), **top)
+        for name, text in files.items():
+            if name.startswith("/"):
+                path = root / ".context" / name[1:]
+                path.parent.mkdir(exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+        ctx = load_context(root)
+        options = {"relevance": relevance, "focus": focus}
         # The smallest budget that covers tier 1 (the header states the budget, so it moves).
-        covered = assemble_packet(ctx, 0, NOW, counter).tokens_used
-        while assemble_packet(ctx, covered, NOW, counter).over_budget:
+        covered = assemble_packet(ctx, 0, NOW, counter, **options).tokens_used
+        while assemble_packet(ctx, covered, NOW, counter, **options).over_budget:
             covered += 1
         budget = covered + extra
-        packet = assemble_packet(ctx, budget, NOW, counter)
+        packet = assemble_packet(ctx, budget, NOW, counter, **options)
         markdown = packet.to_markdown()
         assert not packet.over_budget
         assert packet.tokens_used <= budget
@@ -78,6 +120,17 @@ def check(files: dict[str, str], extra: int, counter: str) -> None:
 @given(context_files(), st.integers(min_value=0, max_value=2500))
 def test_budget_promise_bytes4(files: dict[str, str], extra: int) -> None:
     check(files, extra, "bytes/4")
+
+
+@given(
+    context_files(),
+    st.integers(min_value=0, max_value=2500),
+    st.sampled_from([None, "hooks", "security rules for tests", "the and"]),
+)
+def test_budget_promise_bm25_and_focus(
+    files: dict[str, str], extra: int, focus: str | None
+) -> None:
+    check(files, extra, "bytes/4", "bm25", focus)
 
 
 @settings(max_examples=40)

@@ -106,7 +106,7 @@ def test_entries_headers_bodies_and_superseded() -> None:
 
 def test_comments_never_close_and_are_not_content() -> None:
     assert strip_comments("a <!-- b\nc --> d\n<!-- e\nf") == "a \n d\n\n"
-    assert parse_entries("<!--\n## [2026-01-01-000000] Hidden\n", "decision") == []
+    assert parse_entries("<!--\n## [YYYY-MM-DD-HHMMSS] Placeholder\n", "decision") == []
 
 
 def test_effectively_empty() -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ..validate import choice
 from .params import add_budget_or_model, add_counter, flag, parse_now
 from .registry import Command, command
 
@@ -29,26 +31,35 @@ def packet(
     now: datetime | None = None,
     counter: str = "bytes/4",
     root: PathArg | None = None,
+    focus: str | None = None,
+    relevance: str = "keywords",
+    steering: Sequence[str] = (),
 ) -> Packet:
     """Assemble the packet of a project's ``.context/`` (``directory``, default ``.``) or of the
     shipped example (``example=True``, ``now`` pinned to its date).
 
     ``budget`` or ``model`` (its effective input budget) set the size, else the project's
-    configuration does. With ``root`` every file read must resolve inside it.
+    configuration does. ``focus`` (text whose keywords replace the included tasks'),
+    ``relevance`` (``keywords`` or ``bm25``) and ``steering`` (names of steering files to
+    include whatever their ``inclusion``) shape the choice of entries. With ``root`` every file
+    read must resolve inside it.
     """
     from ..examples import EXAMPLE_DIR, EXAMPLE_NOW
-    from ..packet import assemble_packet, load_context
+    from ..packet import RELEVANCE_RULES, assembler_for, load_context
 
     if example and directory:
         raise UsageError("give either DIR or --example, not both")
     if budget is not None and model is not None:
         raise UsageError("give either a budget or a model, not both")
+    choice(relevance, RELEVANCE_RULES, "--relevance")
     if example:
         ctx = load_context(EXAMPLE_DIR)
         now = now or EXAMPLE_NOW
     else:
         ctx = load_context(directory or (root if root is not None else "."), root=root)
-    return assemble_packet(ctx, budget, now, counter, model)
+    return assembler_for(ctx, counter).assemble(
+        budget, now, model, focus=focus, relevance=relevance, steering=steering
+    )
 
 
 def entries(
@@ -60,6 +71,9 @@ def entries(
     now: datetime | None = None,
     counter: str = "bytes/4",
     root: PathArg | None = None,
+    focus: str | None = None,
+    relevance: str = "keywords",
+    steering: Sequence[str] = (),
 ) -> EntriesReport:
     """The scored entries of :func:`packet` for the same arguments: kept, summarized or left
     out, and why."""
@@ -74,6 +88,9 @@ def entries(
             now=now,
             counter=counter,
             root=root,
+            focus=focus,
+            relevance=relevance,
+            steering=steering,
         )
     )
 
@@ -98,6 +115,22 @@ def _packet_arguments(p: argparse.ArgumentParser) -> None:
     add_budget_or_model(p)
     p.add_argument("--now", type=flag(parse_now), metavar="ISO", help="the current time")
     add_counter(p, "bytes/4")
+    p.add_argument(
+        "--focus",
+        metavar="TEXT",
+        help="score entries against TEXT's keywords instead of the included tasks'",
+    )
+    p.add_argument(
+        "--relevance",
+        choices=("keywords", "bm25"),
+        help="relevance rule: keywords (matched keywords / 3, the default) or bm25",
+    )
+    p.add_argument(
+        "--steering",
+        action="append",
+        metavar="NAME",
+        help="include steering file NAME whatever its inclusion (repeatable)",
+    )
 
 
 def _packet_options(p: argparse.ArgumentParser) -> None:
@@ -134,7 +167,9 @@ command(
         formats=("md", "json"),
         epilog="examples:\n  ctx-lab packet --example --budget 2000\n"
         "  ctx-lab packet ~/src/billing --model gpt-4o --counter cl100k\n"
-        "  ctx-lab packet . --format json -o packet.json",
+        "  ctx-lab packet . --format json -o packet.json\n"
+        '  ctx-lab packet . --focus "hook edge cases" --relevance bm25\n'
+        "  ctx-lab packet . --steering release-checklist",
     )
 )
 command(
@@ -145,7 +180,8 @@ command(
         _entries_options,
         formats=("table", "csv", "json"),
         epilog="examples:\n  ctx-lab entries --example --budget 2000\n"
-        "  ctx-lab entries . --format csv",
+        "  ctx-lab entries . --format csv\n"
+        '  ctx-lab entries . --focus "webhook retries" --relevance bm25',
     )
 )
 command(

@@ -7,17 +7,26 @@
 from .._deprecated import module_getattr
 from ..errors import ContextNotFound
 from .analysis import diff, sweep
-from .assemble import PacketAssembler, assemble_packet, resolve_budget
+from .assemble import (
+    RELEVANCE_RULES,
+    PacketAssembler,
+    assemble_packet,
+    assembler_for,
+    resolve_budget,
+)
 from .context import ContextLocation, ContextSettings, ProjectContext, find_context, load_context
 from .entries import EntriesReport
-from .packet import AllocationRow, EntrySummary, LedgerRow, Packet, PacketEntry
+from .markdown import Steering
+from .packet import AllocationRow, EntrySummary, LedgerRow, Packet, PacketEntry, PacketSteering
 from .plots import plot_allocation, plot_sweep
-from .scoring import CTX_STOP_WORDS, DEFAULT_STOP_WORDS, extract_keywords, matched_keywords
+from .scoring import CTX_STOP_WORDS, DEFAULT_STOP_WORDS, Bm25, extract_keywords, matched_keywords
 
 __all__ = [
     "CTX_STOP_WORDS",
     "DEFAULT_STOP_WORDS",
+    "RELEVANCE_RULES",
     "AllocationRow",
+    "Bm25",
     "ContextLocation",
     "ContextNotFound",
     "ContextSettings",
@@ -27,8 +36,11 @@ __all__ = [
     "Packet",
     "PacketAssembler",
     "PacketEntry",
+    "PacketSteering",
     "ProjectContext",
+    "Steering",
     "assemble_packet",
+    "assembler_for",
     "diff",
     "extract_keywords",
     "find_context",

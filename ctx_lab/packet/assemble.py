@@ -2,23 +2,28 @@
 smart-retrieval-packet.md, refined by the packet issue).
 
 Tier 1 (read order, constitution, instruction) always goes in full. Tasks get up to 40 % of the
-budget, conventions up to 20 %, decisions and learnings share what remains in proportion to
-their content. Every item lands in the ledger with its action and the reason for it, and the
-rendered Markdown is counted once more at the end: the packet never exceeds its budget when the
-budget covers tier 1.
+budget, conventions up to 20 %, steering files up to 20 % (whole files, by priority), decisions
+and learnings share what remains in proportion to their content. Every item lands in the
+ledger with its action and the reason for it, and the rendered Markdown is counted once more at
+the end: the packet never exceeds its budget when the budget covers tier 1.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Any
 
+from cachetools import LRUCache
+
+from ..errors import UsageError
 from ..models import ModelRegistry, get_registry
 from ..token_budget import resolve_token_budget
 from ..tokens import CounterLike, CountingCache, TokenCounter, get_counter
+from ..validate import choice
 from .context import DEFAULT_TOKEN_BUDGET, ProjectContext
 from .layout import (
     SECTION_TIERS,
@@ -29,26 +34,46 @@ from .layout import (
     render_parts,
     rule_line,
     section_heading,
+    steering_block,
     task_line,
     task_text,
 )
-from .markdown import Convention, Entry, Task
-from .packet import AllocationRow, EntrySummary, LazyRows, LedgerRow, Packet, PacketEntry
+from .markdown import Convention, Entry, Steering, Task
+from .packet import (
+    AllocationRow,
+    EntrySummary,
+    LazyRows,
+    LedgerRow,
+    Packet,
+    PacketEntry,
+    PacketSteering,
+)
 from .scoring import (
     DEFAULT_STOP_WORDS,
     Age,
+    Bm25,
     EntryScore,
     age_of,
     extract_keywords,
     local_date,
     match_keys,
     score_with,
+    terms,
 )
 from .scoring import words as text_words
 
-__all__ = ["PacketAssembler", "assemble_packet", "resolve_budget"]
+__all__ = [
+    "RELEVANCE_RULES",
+    "PacketAssembler",
+    "assemble_packet",
+    "assembler_for",
+    "resolve_budget",
+]
 
 FULL_SHARE_PERCENT = 80  # full entries may use this much of their side's share
+STEERING_SHARE = 0.20  # steering files may use this much of the budget
+RELEVANCE_RULES = ("keywords", "bm25")
+Key = tuple[str, str, int]  # (section, source file, line): one item of the ledger
 _TRIMMED = "trimmed after counting the rendered packet ({count} > budget {budget})"
 
 
@@ -86,6 +111,19 @@ def _date(entry: Entry) -> str | None:
     return entry.day_text
 
 
+def _key(section: str, item: Task | Convention | Entry | Steering) -> Key:
+    return section, item.source, item.line
+
+
+def _entry_warnings(entry: Entry) -> tuple[str, ...]:
+    found = []
+    if entry.in_comment:
+        found.append("inside an HTML comment: move it below the comment's closing -->")
+    if entry.timestamp is None:
+        found.append(f"no such date [{entry.stamp}]: scored as undated")
+    return tuple(found)
+
+
 @dataclass
 class _Fate:
     action: str
@@ -98,7 +136,7 @@ class _Side:
 
     name: str
     entries: list[Entry]
-    scores: dict[int, EntryScore]
+    scores: dict[tuple[str, int], EntryScore]
     full: list[Entry] = field(default_factory=list)
     summary: list[Entry] = field(default_factory=list)
     counted: list[Entry] = field(default_factory=list)
@@ -115,11 +153,14 @@ class _Draft:
     decisions: _Side
     learnings: _Side
     hidden_counts: set[str] = field(default_factory=set)
+    steering: list[Steering] = field(default_factory=list)
+    steering_counted: list[Steering] = field(default_factory=list)
 
     def counted(self) -> dict[str, int]:
         numbers = {
             "tasks": len(self.tasks_counted),
             "conventions": len(self.conventions_counted),
+            "steering": len(self.steering_counted),
             "decisions": len(self.decisions.counted),
             "learnings": len(self.learnings.counted),
         }
@@ -147,7 +188,12 @@ class PacketAssembler:
         self._task_costs: dict[int, int] | None = None
         self._ages: tuple[date | None, dict[int, Age]] = (None, {})
         self._entry_costs: dict[int, int] = {}  # by entry identity: the context's own entries
-        self._score_cache: dict[tuple[tuple[str, ...], date], dict[str, dict[int, EntryScore]]] = {}
+        self._score_cache: dict[
+            tuple[tuple[str, ...], date, str], dict[str, dict[tuple[str, int], EntryScore]]
+        ] = {}
+        self._bm25: Bm25 | None = None
+        # one assembly at a time: the REST server and widgets share assemblers across threads
+        self._lock = threading.RLock()
 
     # -- counting ---------------------------------------------------------------------------
 
@@ -162,29 +208,59 @@ class PacketAssembler:
             used[section] = used.get(section, 0) + tokens
         return used
 
-    def _scores(self, keywords: tuple[str, ...], today: date) -> dict[str, dict[int, EntryScore]]:
-        """Scores of every decision and learning, kept per (keywords, day): moving the budget
-        slider re-scores nothing unless the included tasks change."""
-        key = (keywords, today)
+    def _scores(
+        self, keywords: tuple[str, ...], today: date, relevance: str = "keywords"
+    ) -> dict[str, dict[tuple[str, int], EntryScore]]:
+        """Scores of every decision and learning, kept per (keywords, day, rule): moving the
+        budget slider re-scores nothing unless the included tasks change."""
+        key = (keywords, today, relevance)
         found = self._score_cache.get(key)
         if found is None:
-            hits = self._hits(keywords)
-            position = {k: i for i, k in enumerate(keywords)}
             sides = (("decisions", self.ctx.decisions), ("learnings", self.ctx.learnings))
             if self._ages[0] != today:
                 self._ages = (today, {id(e): age_of(e, today) for _, es in sides for e in es})
             ages = self._ages[1]
-            found = {
-                side: {
-                    e.line: score_with(ages[id(e)], _ordered(hits[id(e)], position), e.superseded)
-                    for e in entries
+            if relevance == "bm25":
+                found = self._bm25_scores(keywords, ages)
+            else:
+                hits = self._hits(keywords)
+                position = {k: i for i, k in enumerate(keywords)}
+                found = {
+                    side: {
+                        e.key: score_with(
+                            ages[id(e)], _ordered(hits[id(e)], position), e.superseded
+                        )
+                        for e in entries
+                    }
+                    for side, entries in sides
                 }
-                for side, entries in sides
-            }
             if len(self._score_cache) >= 32:
                 self._score_cache.pop(next(iter(self._score_cache)))
             self._score_cache[key] = found
         return found
+
+    def _bm25_scores(
+        self, query: tuple[str, ...], ages: dict[int, Age]
+    ) -> dict[str, dict[tuple[str, int], EntryScore]]:
+        """BM25 of every entry for ``query`` (IDF over the project's decisions and learnings),
+        divided by the highest score so relevance lies in 0–1."""
+        entries = (*self.ctx.decisions, *self.ctx.learnings)
+        if self._bm25 is None:
+            documents = [terms(f"{e.title}\n{e.body}", self.stop_words) for e in entries]
+            self._bm25 = Bm25(documents)
+        model = self._bm25
+        raw = model.scores(query)
+        top = max(raw, default=0.0)
+        holding = {t: model.frequencies(t) for t in dict.fromkeys(query)}
+        scored = {}
+        for index, (e, value) in enumerate(zip(entries, raw, strict=True)):
+            matched = tuple(t for t, found in holding.items() if index in found)
+            relevance = round(value / top, 6) if top > 0 else 0.0
+            scored[id(e)] = score_with(ages[id(e)], matched, e.superseded, relevance)
+        return {
+            side: {e.key: scored[id(e)] for e in es}
+            for side, es in (("decisions", self.ctx.decisions), ("learnings", self.ctx.learnings))
+        }
 
     def _hits(self, keywords: tuple[str, ...]) -> dict[int, tuple[str, ...]]:
         """Per entry, which keywords of every pending task (a superset of any budget's
@@ -215,19 +291,45 @@ class PacketAssembler:
         now: datetime | None = None,
         model: str | None = None,
         *,
+        focus: str | None = None,
+        relevance: str = "keywords",
+        steering: Iterable[str] = (),
         registry: str | ModelRegistry | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> Packet:
         """Assemble a packet; see :func:`assemble_packet`."""
+        choice(relevance, RELEVANCE_RULES, "relevance")
+        with self._lock:
+            return self._assemble(budget, now, model, focus, relevance, steering, registry, environ)
+
+    def _assemble(
+        self,
+        budget: int | None,
+        now: datetime | None,
+        model: str | None,
+        focus: str | None,
+        relevance: str,
+        steering: Iterable[str],
+        registry: str | ModelRegistry | None,
+        environ: Mapping[str, str] | None,
+    ) -> Packet:
+        named = self._named_steering(steering)
+        focus = focus.strip() if focus and focus.strip() else None
+        focus_keywords = extract_keywords([focus], self.stop_words) if focus is not None else None
         budget, source = resolve_budget(self.ctx, budget, model, registry, environ)
         now = now or datetime.now(UTC)
         generated = _timestamp(now)
         today = local_date(now)
         ctx = self.ctx
-        fates: dict[tuple[str, int], _Fate] = {}
-
-        def key(section: str, item: Task | Convention | Entry) -> tuple[str, int]:
-            return section, item.line
+        fates: dict[Key, _Fate] = {}
+        key = _key
+        extra_warnings: list[str] = []
+        if focus is not None and not focus_keywords:
+            extra_warnings.append(
+                f"focus {focus!r} has no keywords (words of 3 or more letters that are not "
+                "stop words): the included tasks' keywords are used"
+            )
+            focus_keywords = None
 
         def parts_for(draft: _Draft, used: int | None) -> list[tuple[str, str]]:
             return render_parts(
@@ -247,6 +349,7 @@ class PacketAssembler:
                     for e in side.summary
                 ),
                 counted=draft.counted(),
+                steering=tuple((s.name, s.body) for s in draft.steering),
             )
 
         pending = list(ctx.pending_tasks)
@@ -269,14 +372,30 @@ class PacketAssembler:
                 fates[key("tasks", t)] = _Fate("counted", reason)
             for c in ctx.conventions:
                 fates[key("conventions", c)] = _Fate("counted", reason)
+            for st in ctx.steering:
+                fates[key("steering", st)] = _Fate("counted", reason)
             for side in (empty.decisions, empty.learnings):
                 for e in side.entries:
                     fates[key(side.name, e)] = _Fate(
                         "superseded" if e.superseded else "counted", reason
                     )
-            empty.hidden_counts.update(("tasks", "conventions", "decisions", "learnings"))
+            empty.hidden_counts.update(
+                ("tasks", "conventions", "steering", "decisions", "learnings")
+            )
             return self._packet(
-                empty, fates, {}, budget, source, generated, model, registry, True, []
+                empty,
+                fates,
+                {},
+                budget,
+                source,
+                generated,
+                model,
+                registry,
+                True,
+                [],
+                relevance,
+                focus,
+                extra_warnings,
             )
 
         remaining = budget - tier1_cost
@@ -297,18 +416,54 @@ class PacketAssembler:
         )
         remaining -= conv_used
 
-        # Tiers 4–5: decisions and learnings, scored against the included tasks' keywords.
-        keywords = extract_keywords((t.text for t in tasks_in), self.stop_words)
-        scores.update(self._scores(tuple(keywords), today))
+        # The keywords: the focus's, else the included tasks'.
+        keywords = (
+            focus_keywords
+            if focus_keywords is not None
+            else extract_keywords((t.text for t in tasks_in), self.stop_words)
+        )
+
+        # Tier 3 too: steering files, whole, by priority — before history can starve them.
+        steer_cap = min(math.floor(budget * STEERING_SHARE + 1e-9), remaining)
+        caps["steering"] = steer_cap
+        steer_in, steer_out, steer_used = self._fit_steering(
+            steer_cap, set(keywords), named, fates, hidden
+        )
+        remaining -= steer_used
+
+        # Tiers 4–5: decisions and learnings, scored against the keywords.
+        scores.update(self._scores(tuple(keywords), today, relevance))
         decisions = _Side("decisions", list(ctx.decisions), scores["decisions"])
         learnings = _Side("learnings", list(ctx.learnings), scores["learnings"])
         self._fit_entries(decisions, learnings, max(remaining, 0), fates, hidden)
         caps["decisions"], caps["learnings"] = decisions.cap, learnings.cap
 
-        draft = _Draft(tasks_in, tasks_out, conv_in, conv_out, decisions, learnings, hidden)
+        draft = _Draft(
+            tasks_in,
+            tasks_out,
+            conv_in,
+            conv_out,
+            decisions,
+            learnings,
+            hidden,
+            steer_in,
+            steer_out,
+        )
         self._trim_to_budget(draft, budget, fates, parts_for)
         return self._packet(
-            draft, fates, caps, budget, source, generated, model, registry, False, keywords
+            draft,
+            fates,
+            caps,
+            budget,
+            source,
+            generated,
+            model,
+            registry,
+            False,
+            keywords,
+            relevance,
+            focus,
+            extra_warnings,
         )
 
     # -- tiers ------------------------------------------------------------------------------
@@ -317,7 +472,7 @@ class PacketAssembler:
         self,
         pending: list[Task],
         cap: int,
-        fates: dict[tuple[str, int], _Fate],
+        fates: dict[Key, _Fate],
         hidden: set[str],
     ) -> tuple[list[Task], list[Task], int]:
         if not pending:
@@ -337,7 +492,7 @@ class PacketAssembler:
         total = header + sum(lines.values())
         if total <= cap:
             for t in pending:
-                fates[("tasks", t.line)] = _Fate("full", f"all pending tasks fit in the {cap_text}")
+                fates[_key("tasks", t)] = _Fate("full", f"all pending tasks fit in the {cap_text}")
             return pending, [], total
         reserve = self.cost(counted_text("tasks", len(pending)))
 
@@ -359,9 +514,9 @@ class PacketAssembler:
         order = "in progress first, then newest #added, then untagged in file order"
         for t in pending:
             if t.line in taken:
-                fates[("tasks", t.line)] = _Fate("full", f"fits in the {cap_text} ({order})")
+                fates[_key("tasks", t)] = _Fate("full", f"fits in the {cap_text} ({order})")
             else:
-                fates[("tasks", t.line)] = _Fate("counted", f"{cap_text} reached")
+                fates[_key("tasks", t)] = _Fate("counted", f"{cap_text} reached")
         used = header + sum(lines[t.line] for t in tasks_in)
         used += self.cost(counted_text("tasks", len(tasks_out)))
         if used > cap:  # not even the header and the count line fit
@@ -373,43 +528,119 @@ class PacketAssembler:
         self,
         conventions: list[Convention],
         cap: int,
-        fates: dict[tuple[str, int], _Fate],
+        fates: dict[Key, _Fate],
         hidden: set[str],
     ) -> tuple[list[Convention], list[Convention], int]:
         if not conventions:
             return [], [], 0
         header = self.cost(section_heading("conventions"))
-        cost = {c.line: self.cost(convention_line(c.text)) for c in conventions}
+        cost = {_key("conventions", c): self.cost(convention_line(c.text)) for c in conventions}
         pct = round(self.ctx.settings.convention_budget_pct * 100)
         cap_text = f"conventions cap {pct} % = {cap} tokens"
         total = header + sum(cost.values())
         if total <= cap:
             for c in conventions:
-                fates[("conventions", c.line)] = _Fate(
+                fates[_key("conventions", c)] = _Fate(
                     "full", f"all conventions fit in the {cap_text}"
                 )
             return conventions, [], total
         used = header + self.cost(counted_text("conventions", len(conventions)))
         taken: list[Convention] = []
         for c in conventions:
-            if used + cost[c.line] > cap:
+            if used + cost[_key("conventions", c)] > cap:
                 break
-            used += cost[c.line]
+            used += cost[_key("conventions", c)]
             taken.append(c)
         rest = conventions[len(taken) :]
         for c in taken:
-            fates[("conventions", c.line)] = _Fate("full", f"fits in the {cap_text} (file order)")
+            fates[_key("conventions", c)] = _Fate("full", f"fits in the {cap_text} (file order)")
         for i, c in enumerate(rest):
             why = (
                 f"{cap_text} reached"
                 if i == 0
                 else f"after the first convention that did not fit ({cap_text})"
             )
-            fates[("conventions", c.line)] = _Fate("counted", why)
-        used = header + sum(cost[c.line] for c in taken)
+            fates[_key("conventions", c)] = _Fate("counted", why)
+        used = header + sum(cost[_key("conventions", c)] for c in taken)
         used += self.cost(counted_text("conventions", len(rest)))
         if used > cap:  # not even the header and the count line fit
             hidden.add("conventions")
+            return taken, rest, 0
+        return taken, rest, used
+
+    def _named_steering(self, names: Iterable[str]) -> set[str]:
+        """The steering files named by the caller (``manual`` ones are included only so)."""
+        wanted = {n.strip() for n in names if n and n.strip()}
+        known = {s.name for s in self.ctx.steering}
+        unknown = sorted(wanted - known)
+        if unknown:
+            listed = ", ".join(sorted(known)) or "none"
+            raise UsageError(
+                f"no steering file named {', '.join(unknown)} in .context/steering/ "
+                f"(known: {listed})"
+            )
+        return wanted
+
+    def _fit_steering(
+        self,
+        cap: int,
+        keywords: set[str],
+        named: set[str],
+        fates: dict[Key, _Fate],
+        hidden: set[str],
+    ) -> tuple[list[Steering], list[Steering], int]:
+        """Applicable steering files, whole or not at all, in priority order (then name)."""
+        candidates: list[Steering] = []
+        for st in self.ctx.steering:
+            if st.name in named or st.inclusion == "always":
+                candidates.append(st)
+            elif st.inclusion == "auto":
+                described = extract_keywords([st.description], self.stop_words)
+                if any(k in keywords for k in described):
+                    candidates.append(st)
+                else:
+                    why = (
+                        "auto: no keyword of its description among the focus or task keywords"
+                        if described
+                        else "auto: its description has no keywords"
+                    )
+                    fates[_key("steering", st)] = _Fate("skipped", why)
+            else:
+                fates[_key("steering", st)] = _Fate(
+                    "skipped", f"manual: included only when named (--steering {st.name})"
+                )
+        if not candidates:
+            return [], [], 0
+        header = self.cost(section_heading("steering"))
+        cap_text = f"steering cap {round(STEERING_SHARE * 100)} % = {cap} tokens"
+        cost = {
+            _key("steering", st): self.cost(steering_block(st.name, st.body)) for st in candidates
+        }
+        total = header + sum(cost.values())
+        if total <= cap:
+            for st in candidates:
+                fates[_key("steering", st)] = _Fate(
+                    "full", f"all applicable steering fits in the {cap_text}"
+                )
+            return candidates, [], total
+        used = header + self.cost(counted_text("steering", len(candidates)))
+        taken: list[Steering] = []
+        for st in candidates:
+            if used + cost[_key("steering", st)] <= cap:
+                used += cost[_key("steering", st)]
+                taken.append(st)
+                fates[_key("steering", st)] = _Fate(
+                    "full", f"fits whole in the {cap_text} (priority {st.priority}, then name)"
+                )
+            else:
+                fates[_key("steering", st)] = _Fate(
+                    "counted", f"does not fit whole in what is left of the {cap_text}"
+                )
+        rest = [st for st in candidates if st not in taken]
+        used = header + sum(cost[_key("steering", st)] for st in taken)
+        used += self.cost(counted_text("steering", len(rest)))
+        if used > cap:  # not even the header and the count line fit
+            hidden.add("steering")
             return taken, rest, 0
         return taken, rest, used
 
@@ -429,7 +660,7 @@ class PacketAssembler:
 
         def order(e: Entry) -> tuple[float, float, int]:
             stamp = -e.timestamp.timestamp() if e.timestamp is not None else math.inf
-            return (-side.scores[e.line].score, stamp, e.index)
+            return (-side.scores[e.key].score, stamp, e.index)
 
         ranked = sorted(side.entries, key=order)
         if len(self._ranked) >= 64:
@@ -457,7 +688,7 @@ class PacketAssembler:
         decisions: _Side,
         learnings: _Side,
         remaining: int,
-        fates: dict[tuple[str, int], _Fate],
+        fates: dict[Key, _Fate],
         hidden: set[str],
     ) -> None:
         sides = (decisions, learnings)
@@ -480,18 +711,18 @@ class PacketAssembler:
                 for e in self._rank(side):
                     if not e.superseded:
                         side.full.append(e)
-                        fates[(side.name, e.line)] = _Fate(
+                        fates[(side.name, e.source, e.line)] = _Fate(
                             "full",
                             f"all decisions and learnings fit in the remaining {remaining} tokens",
                         )
                     elif with_superseded:
                         side.full.append(e)
-                        fates[(side.name, e.line)] = _Fate(
+                        fates[(side.name, e.source, e.line)] = _Fate(
                             "full", "superseded, but everything including superseded entries fits"
                         )
                     else:
                         side.dropped.append(e)
-                        fates[(side.name, e.line)] = _Fate(
+                        fates[(side.name, e.source, e.line)] = _Fate(
                             "superseded", "superseded: dropped (only included when everything fits)"
                         )
             return
@@ -513,7 +744,7 @@ class PacketAssembler:
         header: int,
         also_header: int,
         also_charged: bool,
-        fates: dict[tuple[str, int], _Fate],
+        fates: dict[Key, _Fate],
         hidden: set[str],
     ) -> bool:
         share = side.cap
@@ -523,7 +754,7 @@ class PacketAssembler:
         superseded = _Fate("superseded", "superseded: dropped (only included when everything fits)")
         gone = [e for e in side.entries if e.superseded]
         side.dropped.extend(gone)
-        fates.update(dict.fromkeys(((side.name, e.line) for e in gone), superseded))
+        fates.update(dict.fromkeys(((side.name, e.source, e.line) for e in gone), superseded))
         rest: list[Entry] = []
         for position, e in enumerate(ranked):
             if used + cheapest[position] + (0 if side.full else header) > full_room:
@@ -533,9 +764,9 @@ class PacketAssembler:
             if used + extra <= full_room:
                 used += extra
                 side.full.append(e)
-                fates[(side.name, e.line)] = _Fate(
+                fates[(side.name, e.source, e.line)] = _Fate(
                     "full",
-                    f"score {side.scores[e.line].score:.2f}: fits in {FULL_SHARE_PERCENT} % of the "
+                    f"score {side.scores[e.key].score:.2f}: fits in {FULL_SHARE_PERCENT} % of the "
                     f"{side.name} share ({full_room} of {share} tokens)",
                 )
             else:
@@ -548,7 +779,7 @@ class PacketAssembler:
                 used += extra
                 also_charged = True
                 side.summary.append(e)
-                fates[(side.name, e.line)] = _Fate(
+                fates[(side.name, e.source, e.line)] = _Fate(
                     "summary",
                     f"full entry ({self._entry_cost(e)} tokens) does not fit in "
                     f"{FULL_SHARE_PERCENT} % of the {side.name} share ({full_room} tokens); "
@@ -567,7 +798,9 @@ class PacketAssembler:
             counted = _Fate(
                 "counted", f"{side.name} share of {share} tokens used up; counted in one line"
             )
-            fates.update(dict.fromkeys(((side.name, e.line) for e in side.counted), counted))
+            fates.update(
+                dict.fromkeys(((side.name, e.source, e.line) for e in side.counted), counted)
+            )
         return also_charged
 
     # -- final count ------------------------------------------------------------------------
@@ -592,7 +825,7 @@ class PacketAssembler:
         self,
         draft: _Draft,
         budget: int,
-        fates: dict[tuple[str, int], _Fate],
+        fates: dict[Key, _Fate],
         parts_for: Callable[[_Draft, int | None], list[tuple[str, str]]],
     ) -> None:
         while True:
@@ -603,33 +836,38 @@ class PacketAssembler:
             if not self._demote_one(draft, fates, why):
                 return
 
-    def _demote_one(self, draft: _Draft, fates: dict[tuple[str, int], _Fate], why: str) -> bool:
+    def _demote_one(self, draft: _Draft, fates: dict[Key, _Fate], why: str) -> bool:
         for side in (draft.learnings, draft.decisions):
             if side.summary:
                 e = side.summary.pop()
                 side.counted.append(e)
-                fates[(side.name, e.line)] = _Fate("counted", why)
+                fates[(side.name, e.source, e.line)] = _Fate("counted", why)
                 return True
         fulls = [(side, e) for side in (draft.decisions, draft.learnings) for e in side.full]
         if fulls:
-            side, e = min(fulls, key=lambda p: (p[0].scores[p[1].line].score, -p[1].index))
+            side, e = min(fulls, key=lambda p: (p[0].scores[p[1].key].score, -p[1].index))
             side.full.remove(e)
             if e.superseded:
                 side.dropped.append(e)
-                fates[(side.name, e.line)] = _Fate("superseded", why)
+                fates[(side.name, e.source, e.line)] = _Fate("superseded", why)
             else:
                 side.counted.append(e)
-                fates[(side.name, e.line)] = _Fate("counted", why)
+                fates[(side.name, e.source, e.line)] = _Fate("counted", why)
+            return True
+        if draft.steering:
+            st = draft.steering.pop()
+            draft.steering_counted.insert(0, st)
+            fates[_key("steering", st)] = _Fate("counted", why)
             return True
         if draft.conventions:
             c = draft.conventions.pop()
             draft.conventions_counted.insert(0, c)
-            fates[("conventions", c.line)] = _Fate("counted", why)
+            fates[_key("conventions", c)] = _Fate("counted", why)
             return True
         if draft.tasks:
             t = draft.tasks.pop()
             draft.tasks_counted.append(t)
-            fates[("tasks", t.line)] = _Fate("counted", why)
+            fates[_key("tasks", t)] = _Fate("counted", why)
             return True
         if draft.counted():
             draft.hidden_counts.update(draft.counted())
@@ -641,7 +879,7 @@ class PacketAssembler:
     def _packet(
         self,
         draft: _Draft,
-        fates: dict[tuple[str, int], _Fate],
+        fates: dict[Key, _Fate],
         caps: dict[str, int],
         budget: int,
         source: str,
@@ -650,6 +888,9 @@ class PacketAssembler:
         registry: str | ModelRegistry | None,
         over_budget: bool,
         keywords: list[str],
+        relevance: str,
+        focus: str | None,
+        extra_warnings: list[str],
     ) -> Packet:
         ctx = self.ctx
         probe = Packet(
@@ -664,6 +905,7 @@ class PacketAssembler:
             constitution=tuple(r.text for r in ctx.rules),
             tasks=tuple(task_text(t) for t in draft.tasks),
             conventions=tuple(c.text for c in draft.conventions),
+            steering=tuple(PacketSteering(st.name, st.source, st.body) for st in draft.steering),
             decisions=tuple(self._packet_entry(draft.decisions, e) for e in draft.decisions.full),
             learnings=tuple(self._packet_entry(draft.learnings, e) for e in draft.learnings.full),
             summaries=tuple(
@@ -689,18 +931,26 @@ class PacketAssembler:
             tokens_used=tokens_used,
             states_tokens_used=states,
             est_cost_usd=est_cost,
-            ledger_rows=LazyRows(lambda: self._ledger(draft, fates, keywords)),
+            ledger_rows=LazyRows(lambda: self._locked_ledger(draft, fates, keywords)),
             allocation_rows=tuple(self._allocation(draft, caps, used_by)),
             budget_source=source,
-            warnings=ctx.warnings,
+            warnings=(*ctx.warnings, *extra_warnings),
+            relevance=relevance,
+            focus=focus,
         )
+
+    def _locked_ledger(
+        self, draft: _Draft, fates: dict[Key, _Fate], keywords: list[str]
+    ) -> list[LedgerRow]:
+        with self._lock:
+            return self._ledger(draft, fates, keywords)
 
     @staticmethod
     def _packet_entry(side: _Side, e: Entry) -> PacketEntry:
-        return PacketEntry(e.title, _date(e), e.text, side.scores[e.line].score)
+        return PacketEntry(e.title, _date(e), e.text, side.scores[e.key].score)
 
     def _ledger(
-        self, draft: _Draft, fates: dict[tuple[str, int], _Fate], keywords: list[str]
+        self, draft: _Draft, fates: dict[Key, _Fate], keywords: list[str]
     ) -> list[LedgerRow]:
         ctx = self.ctx
         rows = [
@@ -710,11 +960,12 @@ class PacketAssembler:
                 r.text,
                 tokens=self.cost(rule_line(r.text)),
                 reason="tier 1: always included",
+                source=".context/CONSTITUTION.md",
             )
             for r in ctx.rules
         ]
         for t in ctx.pending_tasks:
-            fate = fates.get(("tasks", t.line), _Fate("counted", "no room for tasks"))
+            fate = fates.get(_key("tasks", t), _Fate("counted", "no room for tasks"))
             rows.append(
                 LedgerRow(
                     "tasks",
@@ -724,10 +975,11 @@ class PacketAssembler:
                     tokens=self.cost(task_line(task_text(t))),
                     action=fate.action,
                     reason=fate.reason,
+                    source=t.source or None,
                 )
             )
         for c in ctx.conventions:
-            fate = fates.get(("conventions", c.line), _Fate("counted", "no room for conventions"))
+            fate = fates.get(_key("conventions", c), _Fate("counted", "no room for conventions"))
             rows.append(
                 LedgerRow(
                     "conventions",
@@ -736,17 +988,33 @@ class PacketAssembler:
                     tokens=self.cost(convention_line(c.text)),
                     action=fate.action,
                     reason=fate.reason,
+                    source=c.source or None,
+                )
+            )
+        for st in ctx.steering:
+            fate = fates.get(_key("steering", st), _Fate("counted", "no room for steering"))
+            rows.append(
+                LedgerRow(
+                    "steering",
+                    3,
+                    st.name,
+                    tokens=self.cost(steering_block(st.name, st.body)),
+                    action=fate.action,
+                    reason=f"{fate.reason} ({st.inclusion}, priority {st.priority})",
+                    source=st.source,
                 )
             )
         for side, tier in ((draft.decisions, 4), (draft.learnings, 5)):
             for e in side.entries:
-                s = side.scores[e.line]
-                fate = fates.get((side.name, e.line), _Fate("counted", "no room left"))
+                s = side.scores[e.key]
+                fate = fates.get(_key(side.name, e), _Fate("counted", "no room left"))
                 reason = (
                     fate.reason
                     if not s.note or s.note == "superseded"
                     else f"{fate.reason}; {s.note}"
                 )
+                if e.in_comment:
+                    reason += "; inside an HTML comment"
                 rows.append(
                     LedgerRow(
                         side.name,
@@ -761,6 +1029,8 @@ class PacketAssembler:
                         tokens=self._entry_cost(e),
                         action=fate.action,
                         reason=reason,
+                        source=e.source or None,
+                        warnings=_entry_warnings(e),
                     )
                 )
         return rows
@@ -795,6 +1065,18 @@ class PacketAssembler:
                 len(draft.conventions_counted),
             )
         )
+        if draft.steering or draft.steering_counted:
+            rows.append(
+                AllocationRow(
+                    "steering",
+                    3,
+                    caps.get("steering"),
+                    used_by.get("steering", 0),
+                    len(draft.steering),
+                    0,
+                    len(draft.steering_counted),
+                )
+            )
         for side, tier in ((draft.decisions, 4), (draft.learnings, 5)):
             rows.append(
                 AllocationRow(
@@ -810,6 +1092,30 @@ class PacketAssembler:
         return rows
 
 
+_ASSEMBLERS: LRUCache[tuple[int, str], tuple[ProjectContext, PacketAssembler]] = LRUCache(
+    maxsize=16
+)
+_ASSEMBLERS_LOCK = threading.Lock()
+
+
+def assembler_for(ctx: ProjectContext, counter: CounterLike = "bytes/4") -> PacketAssembler:
+    """A shared assembler for ``ctx`` and a counter given by name: the CLI, ``%ctx`` and REST
+    re-assembling an unchanged ``.context/`` (which :func:`load_context` returns as the same
+    object) at another budget reuse its parsed scores and token counts. Other counters get a
+    fresh assembler."""
+    if not isinstance(counter, str):
+        return PacketAssembler(ctx, counter)
+    key = (id(ctx), counter)
+    with _ASSEMBLERS_LOCK:
+        found = _ASSEMBLERS.get(key)
+        if found is not None and found[0] is ctx:
+            return found[1]
+    made = PacketAssembler(ctx, counter)
+    with _ASSEMBLERS_LOCK:
+        _ASSEMBLERS[key] = (ctx, made)
+    return made
+
+
 def assemble_packet(
     ctx: ProjectContext,
     budget: int | None = None,
@@ -820,6 +1126,9 @@ def assemble_packet(
     registry: str | ModelRegistry | None = None,
     stop_words: Iterable[str] = DEFAULT_STOP_WORDS,
     environ: Mapping[str, str] | None = None,
+    focus: str | None = None,
+    relevance: str = "keywords",
+    steering: Iterable[str] = (),
 ) -> Packet:
     """Assemble a context packet from a loaded ``.context/``.
 
@@ -828,7 +1137,20 @@ def assemble_packet(
     the packet and the entries' ages; the same inputs and ``now`` give byte-identical output.
     Whenever the budget covers tier 1, the Markdown's count under ``counter`` is ≤ the budget
     and equals ``tokens_used``; otherwise the packet is tier 1 only with ``over_budget``.
+
+    Decisions and learnings are scored ``recency + relevance``; ``relevance`` picks the rule:
+    ``keywords`` (matched keywords / 3, capped at 1) or ``bm25`` (Okapi BM25 over the project's
+    decisions and learnings, divided by the highest score). The query is ``focus``'s keywords
+    when given, else the included tasks'. Steering files apply when ``always``, when ``auto``
+    and a keyword of their description is among those keywords, or when named in ``steering``.
     """
     return PacketAssembler(ctx, counter, stop_words=stop_words).assemble(
-        budget, now, model, registry=registry, environ=environ
+        budget,
+        now,
+        model,
+        focus=focus,
+        relevance=relevance,
+        steering=steering,
+        registry=registry,
+        environ=environ,
     )

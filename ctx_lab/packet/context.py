@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from cachetools import LRUCache
+
 from ..display import RichResult
 from ..errors import ContextNotFound
-from ..files import confine, decode_text, entry_kind, normalize_newlines, read_bytes, resolve_root
+from ..files import (
+    confine,
+    decode_text,
+    entry_kind,
+    normalize_newlines,
+    read_bytes,
+    real_path,
+    resolve_root,
+)
 from ..limits import LIMITS
 from ..token_budget import CONFIG_FILES, CTXRC, config_budget, read_ctxrc, resolve_token_budget
 from ..validate import shown
@@ -18,21 +30,26 @@ from .markdown import (
     Convention,
     Entry,
     Rule,
+    Steering,
     Task,
     is_effectively_empty,
     parse_constitution,
     parse_conventions,
     parse_entries,
+    parse_steering,
     parse_tasks,
 )
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
     "READ_ORDER",
+    "STEERING_FOLDER",
+    "THEME_FOLDERS",
     "ContextLocation",
     "ContextNotFound",
     "ContextSettings",
     "ProjectContext",
+    "context_files",
     "find_context",
     "load_context",
 ]
@@ -49,6 +66,13 @@ READ_ORDER = (
     "AGENT_PLAYBOOK.md",
 )
 DEFAULT_TOKEN_BUDGET = 8000
+# top-level file → its theme folder (one theme per file, the same entry format)
+THEME_FOLDERS = {
+    "CONVENTIONS.md": "conventions",
+    "DECISIONS.md": "decisions",
+    "LEARNINGS.md": "learnings",
+}
+STEERING_FOLDER = "steering"
 
 
 @dataclass(frozen=True)
@@ -76,6 +100,7 @@ class ProjectContext:
     conventions: tuple[Convention, ...] = ()
     decisions: tuple[Entry, ...] = ()
     learnings: tuple[Entry, ...] = ()
+    steering: tuple[Steering, ...] = ()
     read_order: tuple[str, ...] = ()
     settings: ContextSettings = field(default_factory=ContextSettings)
     warnings: tuple[str, ...] = ()
@@ -136,38 +161,110 @@ def _settings(root: Path, warnings: list[str]) -> ContextSettings:
     )
 
 
+def _listing(folder: Path) -> list[Path]:
+    """The ``*.md`` files directly inside ``folder``, by name (none when it is no directory)."""
+    if entry_kind(folder) != "dir":
+        return []
+    try:
+        names = sorted(p for p in folder.iterdir() if p.suffix == ".md")
+    except OSError:
+        return []
+    return [p for p in names if entry_kind(p) == "file"]
+
+
+def context_files(context_dir: Path) -> list[Path]:
+    """Every file :func:`load_context` reads from ``context_dir``: the top-level files of
+    :data:`READ_ORDER`, then each theme folder's and ``steering/``'s ``*.md`` by name."""
+    files = [context_dir / name for name in READ_ORDER if entry_kind(context_dir / name) == "file"]
+    for folder in (*THEME_FOLDERS.values(), STEERING_FOLDER):
+        files.extend(_listing(context_dir / folder))
+    return files
+
+
+def _signature(files: list[Path], project: Path) -> tuple[tuple[str, int, int], ...]:
+    stamps = []
+    for path in [*files, *(project / name for name in CONFIG_FILES)]:
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        stamps.append((os.fspath(path), info.st_size, info.st_mtime_ns))
+    return tuple(stamps)
+
+
+# A file changed within this long of now may change again without its size or modification
+# time moving (coarse file-system clocks): such loads are not kept.
+RACY_NS = 2_000_000_000
+_CACHE: LRUCache[tuple[str, str | None], tuple[Any, ProjectContext]] = LRUCache(maxsize=16)
+_CACHE_LOCK = threading.Lock()
+
+
 def load_context(
     path: str | os.PathLike[str] = ".", *, root: str | os.PathLike[str] | None = None
 ) -> ProjectContext:
     """Load ``path`` (a ``.context/`` directory or a directory containing one).
 
-    Never fails on content: undecodable bytes are replaced (with a warning naming file and
-    line), malformed entries keep what can be read. A missing directory raises
+    Reads the top-level files, the theme folders ``decisions/``, ``learnings/`` and
+    ``conventions/`` (their entries join the top-level file's, each with its ``source``) and
+    ``steering/``. Never fails on content: undecodable bytes are replaced and every parse
+    problem becomes a warning naming file and line. A missing directory raises
     :class:`ContextNotFound`. With ``root`` (the REST server's root), ``path`` and every file
     read — the ``.context/`` files and ``.ctxrc`` — must resolve inside it
     (:class:`~ctx_lab.errors.PathOutsideRoot` otherwise, e.g. for a symlink out).
+
+    Results are kept by the files' path, size and modification time: loading an unchanged
+    directory again (a slider, a sidebar poll, a REST call per budget) returns the same object.
     """
     start = confine(root, path, what="dir") if root is not None else Path(path)
     context_dir = _find_context_dir(start)
     project = context_dir.parent
-    warnings: list[str] = []
-    texts: dict[str, str] = {}
-    for name in READ_ORDER:
-        file = context_dir / name
-        if file.is_file():
-            if root is not None:
-                confine(root, file, what=f".context/{name}")
-            data = read_bytes(file)
-            texts[name] = normalize_newlines(decode_text(data, f".context/{name}", warnings))
+    files = context_files(context_dir)
+    most = LIMITS["context_files"].value()
+    skipped = max(len(files) - most, 0)
+    files = files[:most]
     if root is not None:
+        for file in files:
+            confine(root, file, what=_label(context_dir, file))
         for name in CONFIG_FILES:
             if (project / name).exists():
                 confine(root, project / name, what=name)
-    read_order = tuple(
-        f".context/{name}"
-        for name in READ_ORDER
-        if name in texts and not is_effectively_empty(texts[name])
-    )
+    key = (os.fspath(real_path(context_dir)), None if root is None else os.fspath(root))
+    signature = (_signature(files, project), most, LIMITS["entries"].value())
+    with _CACHE_LOCK:
+        cached = _CACHE.get(key)
+    if cached is not None and cached[0] == signature:
+        return cached[1]
+    loaded = _load(context_dir, files, skipped)
+    newest = max((stamp[2] for stamp in signature[0]), default=0)
+    if time.time_ns() - newest > RACY_NS:
+        with _CACHE_LOCK:
+            _CACHE[key] = (signature, loaded)
+    return loaded
+
+
+def _label(context_dir: Path, file: Path) -> str:
+    return ".context/" + file.relative_to(context_dir).as_posix()
+
+
+def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
+    project = context_dir.parent
+    warnings: list[str] = []
+    if skipped:
+        warnings.append(
+            f".context/: {skipped:,} files beyond {LIMITS['context_files'].describe()} "
+            "were not read"
+        )
+    texts: dict[str, str] = {}
+    for file in files:
+        label = _label(context_dir, file)
+        texts[label] = normalize_newlines(decode_text(read_bytes(file), label, warnings))
+
+    def themed(name: str) -> list[str]:
+        """The labels of the top-level file ``name`` and its theme folder's files."""
+        folder = THEME_FOLDERS.get(name)
+        prefix = f".context/{folder}/" if folder else None
+        top = [f".context/{name}"] if f".context/{name}" in texts else []
+        return top + [k for k in texts if prefix and k.startswith(prefix)]
 
     def capped(name: str, items: list[T]) -> tuple[T, ...]:
         rule = LIMITS["entries"]
@@ -180,16 +277,61 @@ def load_context(
         )
         return tuple(items[-most:])
 
+    def entries(name: str, kind: str) -> tuple[Entry, ...]:
+        found: list[Entry] = []
+        for label in themed(name):
+            found += parse_entries(
+                texts[label], kind, source=label, warnings=warnings, start_index=len(found)
+            )
+        return capped(name, found)
+
+    rules = capped("CONSTITUTION.md", parse_constitution(texts.get(".context/CONSTITUTION.md", "")))
+    tasks = capped(
+        "TASKS.md", parse_tasks(texts.get(".context/TASKS.md", ""), source=".context/TASKS.md")
+    )
+    conventions = capped(
+        "CONVENTIONS.md",
+        [
+            c
+            for label in themed("CONVENTIONS.md")
+            for c in parse_conventions(texts[label], source=label)
+        ],
+    )
+    decisions = entries("DECISIONS.md", "decision")
+    learnings = entries("LEARNINGS.md", "learning")
+    steering = []
+    for label, text in texts.items():
+        if label.startswith(f".context/{STEERING_FOLDER}/"):
+            stem = label.rsplit("/", 1)[1][: -len(".md")]
+            found = parse_steering(text, source=label, stem=stem, warnings=warnings)
+            if found is not None:
+                steering.append(found)
+    # A file is listed when it has content, or entries read from inside a comment.
+    sources = {e.source for e in (*decisions, *learnings)}
+
+    def listed(label: str) -> bool:
+        return label in sources or not is_effectively_empty(texts[label])
+
+    read_order: list[str] = []
+    for name in READ_ORDER:
+        label = f".context/{name}"
+        if label in texts and listed(label):
+            read_order.append(label)
+        folder = THEME_FOLDERS.get(name)
+        if folder and any(listed(k) for k in themed(name) if k != label):
+            read_order.append(f".context/{folder}/")
+
     settings = _settings(project, warnings)
     return ProjectContext(
         root=project,
         context_dir=context_dir,
-        rules=capped("CONSTITUTION.md", parse_constitution(texts.get("CONSTITUTION.md", ""))),
-        tasks=capped("TASKS.md", parse_tasks(texts.get("TASKS.md", ""))),
-        conventions=capped("CONVENTIONS.md", parse_conventions(texts.get("CONVENTIONS.md", ""))),
-        decisions=capped("DECISIONS.md", parse_entries(texts.get("DECISIONS.md", ""), "decision")),
-        learnings=capped("LEARNINGS.md", parse_entries(texts.get("LEARNINGS.md", ""), "learning")),
-        read_order=read_order,
+        rules=rules,
+        tasks=tasks,
+        conventions=conventions,
+        decisions=decisions,
+        learnings=learnings,
+        steering=tuple(sorted(steering, key=lambda s: (s.priority, s.name, s.source))),
+        read_order=tuple(read_order),
         settings=settings,
         warnings=tuple(warnings),
     )
@@ -233,11 +375,11 @@ def find_context(
         candidate = current / ".context"
         if candidate.is_dir():
             confine(base, candidate, what="dir")
-            stamps = sorted(
-                f"{p.name}:{p.stat().st_mtime_ns}:{p.stat().st_size}"
-                for p in candidate.glob("*.md")
-                if confine(base, p, what=f".context/{p.name}").is_file()
-            )
+            stamps = []
+            for p in context_files(candidate):
+                confine(base, p, what=_label(candidate, p))
+                info = p.stat()
+                stamps.append(f"{_label(candidate, p)}:{info.st_mtime_ns}:{info.st_size}")
             where = "." if current == base else current.relative_to(base).as_posix()
             return ContextLocation(True, where, "|".join(stamps))
         if current == base or base not in current.parents:

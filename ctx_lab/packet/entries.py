@@ -55,9 +55,23 @@ class EntriesReport(RichResult):
         """The inverse of :meth:`to_dict`: a packet holding the ledger rows."""
         return cls(Packet.from_dict({**data, "ledger": data.get("rows", [])}))
 
+    def _columns(self) -> tuple[bool, bool]:
+        """Whether the table needs a source column (entries from theme folders) and a
+        warnings column (a row has one)."""
+        rows = self.packet.ledger_rows
+        themed = any(r.source and r.source.count("/") > 1 for r in rows)
+        return themed, any(r.warnings for r in rows)
+
+    def _header(self) -> list[str]:
+        themed, warned = self._columns()
+        header = ["section", "title", "date", "score", "tokens", "action", "reason"]
+        return header + ["source"] * themed + ["warnings"] * warned
+
     def _rows(self, width: int) -> list[list[object]]:
-        return [
-            [
+        themed, warned = self._columns()
+        rows: list[list[object]] = []
+        for r in self.packet.ledger_rows:
+            row: list[object] = [
                 r.section,
                 _cut(r.title, width),
                 r.date or "",
@@ -66,15 +80,23 @@ class EntriesReport(RichResult):
                 r.action,
                 r.reason,
             ]
-            for r in self.packet.ledger_rows
-        ]
+            if themed:
+                row.append((r.source or "").removeprefix(".context/"))
+            if warned:
+                row.append("; ".join(r.warnings))
+            rows.append(row)
+        return rows
 
     def to_text(self) -> str:
-        """An aligned table: section, title, date, score, tokens, action, reason."""
-        header = ["section", "title", "date", "score", "tokens", "action", "reason"]
+        """An aligned table: section, title, date, score, tokens, action, reason (and source,
+        warnings when some row has them)."""
         p = self.packet
         summary = f"{p.tokens_used} of {p.budget} tokens ({p.counter}), generated {p.generated}"
-        return f"{text_table(header, self._rows(48))}\n\n{summary}"
+        if p.focus:
+            summary += f", focus {p.focus!r}"
+        if p.relevance != "keywords":
+            summary += f", relevance {p.relevance}"
+        return f"{text_table(self._header(), self._rows(48))}\n\n{summary}"
 
     def to_csv(self) -> str:
         """CSV with the ledger's columns (keywords joined by spaces)."""
@@ -84,6 +106,7 @@ class EntriesReport(RichResult):
         for r in self.packet.ledger_rows:
             d = r.to_dict()
             d["keywords"] = " ".join(r.keywords)
+            d["warnings"] = "; ".join(r.warnings)
             writer.writerow(["" if d[c] is None else d[c] for c in LEDGER_COLUMNS])
         return out.getvalue()
 
@@ -97,7 +120,6 @@ class EntriesReport(RichResult):
 
     def html_body(self) -> str:
         """The ledger as a table."""
-        header = ["section", "title", "date", "score", "tokens", "action", "reason"]
         return f"<h4>Scored entries ({escape(self.packet.counter)})</h4>" + html_table(
-            header, self._rows(80), numeric=(3, 4)
+            self._header(), self._rows(80), numeric=(3, 4)
         )

@@ -26,6 +26,7 @@ __all__ = [
     "render_parts",
     "rule_line",
     "section_heading",
+    "steering_block",
     "task_line",
     "task_text",
 ]
@@ -49,6 +50,7 @@ SECTION_TITLES = {
     "constitution": "Constitution (NEVER VIOLATE)",
     "tasks": "Current Tasks",
     "conventions": "Key Conventions",
+    "steering": "Steering",
     "decisions": "Recent Decisions",
     "learnings": "Key Learnings",
     "also_noted": "Also Noted",
@@ -62,12 +64,14 @@ SECTION_TIERS = {
     "instruction": 1,
     "tasks": 2,
     "conventions": 3,
+    "steering": 3,
     "decisions": 4,
     "learnings": 5,
 }
 _COUNTED_NOUNS = {
     "tasks": ("pending task", "pending tasks", "TASKS.md"),
     "conventions": ("convention", "conventions", "CONVENTIONS.md"),
+    "steering": ("steering file", "steering files", ".context/steering/"),
     "decisions": ("decision", "decisions", "DECISIONS.md"),
     "learnings": ("learning", "learnings", "LEARNINGS.md"),
 }
@@ -133,6 +137,11 @@ def entry_block(text: str) -> str:
     return f"\n{text}\n"
 
 
+def steering_block(name: str, body: str) -> str:
+    """A steering file shown whole, under its name."""
+    return f"\n### {name}\n\n{body}\n"
+
+
 def noted_line(title: str) -> str:
     """An entry shown by its title under Also Noted."""
     return f"- {title}\n"
@@ -158,6 +167,7 @@ def render_parts(
     summaries: Sequence[_Noted],
     counted: dict[str, int],
     instruction: str = INSTRUCTION,
+    steering: Sequence[tuple[str, str]] = (),
 ) -> list[tuple[str, str]]:
     """The packet's Markdown as ``(section, text)`` parts; joined they are the packet.
 
@@ -184,6 +194,10 @@ def render_parts(
     if counted.get("conventions"):
         convention_lines.append(counted_text("conventions", counted["conventions"]))
     section("conventions", convention_lines)
+    steering_lines = [steering_block(name, body) for name, body in steering]
+    if counted.get("steering"):
+        steering_lines.append(counted_text("steering", counted["steering"]))
+    section("steering", steering_lines)
     section("decisions", [entry_block(text) for text in decisions])
     section("learnings", [entry_block(text) for text in learnings])
     noted: list[tuple[str, str]] = []

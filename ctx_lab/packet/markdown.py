@@ -1,27 +1,40 @@
-"""Parsing the Markdown files of a ``.context/`` directory into rules, tasks, conventions and
-dated entries. Pure functions over text; no file access.
+"""Parsing the Markdown files of a ``.context/`` directory into rules, tasks, conventions,
+dated entries and steering files. Pure functions over text; no file access.
 
 Everything inside an HTML comment is not content (a comment that never closes runs to the end
-of the file). Lines keep their numbers so warnings can point at them.
+of the file) — except dated entries: the format's own ``add`` command files new entries inside
+the template's unclosed legend comment, so an entry header with a real date inside a comment is
+read (``in_comment``) and warned about. Lines keep their numbers so warnings point at them;
+every problem a parser notices is appended to its ``warnings`` list as ``file:line: message``.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import cached_property
+from typing import Any
+
+import yaml
+
+from ..validate import shown
 
 __all__ = [
+    "STEERING_PLACEHOLDER",
     "Convention",
     "Entry",
     "Rule",
+    "Steering",
     "Task",
     "is_effectively_empty",
     "parse_constitution",
     "parse_conventions",
     "parse_entries",
+    "parse_stamp",
+    "parse_steering",
     "parse_tasks",
     "strip_comments",
 ]
@@ -29,12 +42,18 @@ __all__ = [
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
 _RULE_LINE = re.compile(r"^\s*([-*_])(?:\s*\1){2,}\s*$")
-_CHECKBOX = re.compile(r"^(?P<indent>\s*)[-*+]\s*\[(?P<mark>[ xX-]?)\]\s*(?P<text>.*)$")
+_CHECKBOX = re.compile(r"^(?P<indent>\s*)[-*+]\s*\[(?P<mark>[ xX-]?)\]:?\s*(?P<text>.*)$")
 _BULLET = re.compile(r"^(?P<indent>\s*)[-*+]\s+(?P<text>.*)$")
 _ENTRY_HEADER = re.compile(r"^##\s+\[(?P<stamp>[^\]]*)\]\s*(?P<title>.*?)\s*$")
 _TAG = re.compile(r"(?<!\S)#(?P<name>[A-Za-z][\w-]*)(?::(?P<value>\S+))?(?!\S)")
 _HEADING_TAG = re.compile(r"`?#[A-Za-z][\w-]*(?::[^\s`]+)?`?")
 _SUPERSEDED_STATUS = re.compile(r"^\*\*Status\*\*\s*:\s*Superseded\b", re.IGNORECASE)
+_TAGS_ONLY = re.compile(r"^(?:`?#[A-Za-z][\w-]*(?::\S+?)?`?\s*)+$")
+_DIGIT_STAMP = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?:-\d{6})?")
+
+
+def _where(source: str, line: int) -> str:
+    return f"{source}:{line}" if source else f"line {line}"
 
 
 def strip_comments(text: str) -> str:
@@ -82,6 +101,7 @@ class Task:
     section: str = ""
     tags: dict[str, str] = field(default_factory=dict)
     added: datetime | None = None
+    source: str = ""
 
     @property
     def in_progress(self) -> bool:
@@ -106,6 +126,7 @@ class Convention:
     text: str
     line: int
     section: str = ""
+    source: str = ""
 
     @property
     def title(self) -> str:
@@ -119,6 +140,8 @@ class Entry:
 
     ``text`` is the whole entry (header included, trailing blank lines and ``---`` removed);
     ``timestamp`` is None when the header's stamp is malformed (``stamp`` keeps the raw text).
+    ``source`` is the file it came from (``.context/decisions/cli.md``); ``in_comment`` marks an
+    entry read from inside an HTML comment.
     """
 
     kind: str
@@ -130,6 +153,18 @@ class Entry:
     line: int
     index: int
     superseded: bool = False
+    source: str = ""
+    in_comment: bool = False
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """``(source, line)``: unique among the entries of one context."""
+        return self.source, self.line
+
+    @property
+    def has_time(self) -> bool:
+        """Whether the header's stamp carries a time of day (``YYYY-MM-DD-HHMMSS``)."""
+        return self.timestamp is not None and len(self.stamp.strip()) > 10
 
     @cached_property
     def day(self) -> date | None:
@@ -209,8 +244,36 @@ def parse_constitution(text: str) -> list[Rule]:
 _STATUS = {"": "pending", " ": "pending", "x": "done", "X": "done", "-": "skipped"}
 
 
-def parse_tasks(text: str) -> list[Task]:
-    """Every checkbox item is a task; nesting by indentation gives depth and parent."""
+def _task_continuation(lines: list[str], start: int, indent: int) -> list[str]:
+    """The text that belongs to the task item at ``start`` (0-based): deeper-indented lines and
+    nested plain bullets (also after blank lines), lazy continuation lines right after it, and
+    a line of tags only — up to the next checkbox item or heading."""
+    taken: list[str] = []
+    after_blank = False
+    for line in lines[start + 1 :]:
+        text = line.strip()
+        if not text:
+            after_blank = True
+            continue
+        if _HEADING.match(line) or _CHECKBOX.match(line):
+            break
+        bullet = _BULLET.match(line)
+        if _indent(line[: len(line) - len(line.lstrip())]) > indent:
+            taken.append(bullet["text"].strip() if bullet else text)
+        elif _TAGS_ONLY.match(text):
+            taken.append(text)
+        elif not after_blank and not bullet and not _RULE_LINE.match(line):
+            taken.append(text)  # a lazy continuation line of the item's paragraph
+        else:
+            break
+        after_blank = False
+    return taken
+
+
+def parse_tasks(text: str, *, source: str = "") -> list[Task]:
+    """Every checkbox item (``- [ ]``, ``* [ ]``, ``- [ ]:`` …) is a task; nesting by
+    indentation gives depth and parent. Text continued after a blank line or in nested plain
+    bullets, and its tags, belong to the task."""
     lines = strip_comments(text).split("\n")
     tasks: list[Task] = []
     stack: list[tuple[int, int]] = []  # (indent, line) of open parents
@@ -224,19 +287,29 @@ def parse_tasks(text: str) -> list[Task]:
         indent = _indent(m["indent"])
         while stack and stack[-1][0] >= indent:
             stack.pop()
-        more, _ = _continuations(lines, number - 1, indent)
+        more = _task_continuation(lines, number - 1, indent)
         raw = " ".join([m["text"].strip(), *more])
         clean, tags = _parse_tags(raw)
         added = parse_stamp(tags["added"]) if tags.get("added") else None
         parent = stack[-1][1] if stack else None
         tasks.append(
-            Task(clean, _STATUS[m["mark"]], number, len(stack), parent, heading, tags, added)
+            Task(
+                clean,
+                _STATUS[m["mark"]],
+                number,
+                len(stack),
+                parent,
+                heading,
+                tags,
+                added,
+                source,
+            )
         )
         stack.append((indent, number))
     return tasks
 
 
-def parse_conventions(text: str) -> list[Convention]:
+def parse_conventions(text: str, *, source: str = "") -> list[Convention]:
     """Each top-level bullet is a convention; deeper lines until the next one belong to it."""
     lines = strip_comments(text).split("\n")
     conventions: list[Convention] = []
@@ -249,7 +322,7 @@ def parse_conventions(text: str) -> list[Convention]:
         if current:
             body = "\n".join(current).rstrip()
             if body.strip():
-                conventions.append(Convention(body, start, section))
+                conventions.append(Convention(body, start, section, source))
 
     for number, line, heading in _sections(lines):
         if _HEADING.match(line):
@@ -275,14 +348,103 @@ def parse_conventions(text: str) -> list[Convention]:
     return conventions
 
 
-def parse_entries(text: str, kind: str) -> list[Entry]:
-    """Entries start at ``## [stamp] Title`` and run to the next header (not inside comments)."""
+_PLACEHOLDER_STAMP = re.compile(r"[YMDHS]{2,4}(?:-[YMDHS]{2,6})*", re.IGNORECASE)
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer("\n", text))
+    return starts
+
+
+def _comment_spans(text: str, starts: list[int]) -> list[tuple[int, int, int]]:
+    """Each comment as ``(first line, last line, column after its -->)`` (0-based lines; the
+    column is None-like ``-1`` when it never closes)."""
+    spans = []
+    for m in _COMMENT.finditer(text):
+        first = bisect_right(starts, m.start()) - 1
+        closed = m.group(0).endswith("-->")
+        last = bisect_right(starts, max(m.end() - 1, m.start())) - 1
+        column = m.end() - starts[last] - 3 if closed else -1
+        spans.append((first, last, column))
+    return spans
+
+
+def _stamp_problem(stamp: str) -> str | None:
+    """Why a header's stamp gives no date: ``impossible`` (digits, but no such day or time),
+    ``placeholder`` (``YYYY-MM-DD``), ``malformed``; None when it parses."""
+    if parse_stamp(stamp) is not None:
+        return None
+    if _DIGIT_STAMP.fullmatch(stamp.strip()):
+        return "impossible"
+    if _PLACEHOLDER_STAMP.fullmatch(stamp.strip()):
+        return "placeholder"
+    return "malformed"
+
+
+def parse_entries(
+    text: str,
+    kind: str,
+    *,
+    source: str = "",
+    warnings: list[str] | None = None,
+    start_index: int = 0,
+) -> list[Entry]:
+    """Entries start at ``## [stamp] Title`` and run to the next header.
+
+    Headers inside an HTML comment count only when their stamp is a real date: those entries
+    are read (``in_comment``, ending where the comment closes) and warned about; placeholder
+    headers (``## [YYYY-MM-DD] Title``) are never entries. A header whose date does not exist
+    (``2026-13-45``) keeps its entry, undated, with a warning.
+    """
+    problems = warnings if warnings is not None else []
+    raw = text.split("\n")
     lines = strip_comments(text).split("\n")
-    headers = [(i, m) for i, line in enumerate(lines) if (m := _ENTRY_HEADER.match(line))]
-    entries = []
-    for n, (i, m) in enumerate(headers):
+    spans: list[tuple[int, int, int]] = []
+    if "<!--" in text:
+        spans = _comment_spans(text, _line_starts(text))
+    span_starts = [first for first, _, _ in spans]
+    headers: list[tuple[int, re.Match[str], tuple[int, int, int] | None]] = []
+    for i, line in enumerate(lines):
+        m = _ENTRY_HEADER.match(line)
+        if m is not None:
+            headers.append((i, m, None))
+            continue
+        if spans and not line.strip() and raw[i].startswith("##"):
+            c = _ENTRY_HEADER.match(raw[i])
+            if c is None:
+                continue
+            span = spans[bisect_right(span_starts, i) - 1]
+            problem = _stamp_problem(c["stamp"])
+            if problem is None:
+                headers.append((i, c, span))
+            elif problem == "impossible":
+                problems.append(
+                    f"{_where(source, i + 1)}: entry header inside an HTML comment has an "
+                    f"impossible date [{c['stamp']}]: ignored"
+                )
+    entries: list[Entry] = []
+    in_comment: dict[tuple[int, int, int], list[int]] = {}
+    for n, (i, m, where) in enumerate(headers):
         end = headers[n + 1][0] if n + 1 < len(headers) else len(lines)
-        block = lines[i:end]
+        if where is None:
+            problem = _stamp_problem(m["stamp"])
+            if problem == "placeholder":
+                problems.append(
+                    f"{_where(source, i + 1)}: placeholder header [{m['stamp']}] ignored"
+                )
+                continue
+            if problem is not None:
+                problems.append(
+                    f"{_where(source, i + 1)}: {problem} date [{m['stamp']}] in the header of "
+                    f"{m['title'] or '(untitled)'!r}: scored as undated"
+                )
+            block = lines[i:end]
+        else:
+            first, last, column = where
+            cut = column >= 0 and last < end
+            block = [*raw[i:last], raw[last][:column]] if cut else raw[i:end]
+            in_comment.setdefault(where, []).append(i + 1)
         while block and (not block[-1].strip() or _RULE_LINE.match(block[-1])):
             block.pop()
         body_lines = block[1:]
@@ -290,18 +452,150 @@ def parse_entries(text: str, kind: str) -> list[Entry]:
             line.strip().startswith("~~Superseded") or _SUPERSEDED_STATUS.match(line.strip())
             for line in body_lines
         )
-        title = m["title"] or "(untitled)"
         entries.append(
             Entry(
                 kind=kind,
-                title=title,
+                title=m["title"] or "(untitled)",
                 stamp=m["stamp"],
                 timestamp=parse_stamp(m["stamp"]),
                 text="\n".join(block),
                 body="\n".join(body_lines).strip("\n"),
                 line=i + 1,
-                index=n,
+                index=start_index + len(entries),
                 superseded=superseded,
+                source=source,
+                in_comment=where is not None,
             )
         )
+    for (first, last, _), numbers in in_comment.items():
+        count = f"{len(numbers)} {kind}{'' if len(numbers) == 1 else 's'}"
+        problems.append(
+            f"{_where(source, numbers[0])}: {count} inside an HTML comment (lines "
+            f"{first + 1}–{last + 1}) read anyway; move them below the comment's closing -->"
+        )
     return entries
+
+
+STEERING_PLACEHOLDER = "<!-- remove this after you edit the steering file !-->"
+_STEERING_PLACEHOLDER = re.compile(
+    r"<!--\s*remove this after you edit the steering file\s*!?\s*-->", re.IGNORECASE
+)
+INCLUSIONS = ("always", "auto", "manual")
+DEFAULT_STEERING_PRIORITY = 50
+
+
+@dataclass(frozen=True)
+class Steering:
+    """A steering file of ``.context/steering/``: behavioural rules and when they apply.
+
+    ``inclusion`` is ``always`` (every packet), ``auto`` (when a keyword of ``description`` is
+    among the packet's focus or task keywords) or ``manual`` (only when named); lower
+    ``priority`` goes first. ``body`` is the Markdown after the front matter, comments removed.
+    """
+
+    name: str
+    description: str
+    inclusion: str
+    priority: int
+    body: str
+    source: str
+    line: int
+    tools: tuple[str, ...] = ()
+
+    @property
+    def title(self) -> str:
+        """The file's name (front matter ``name``)."""
+        return self.name
+
+
+def _front_matter(lines: list[str]) -> tuple[list[str], int] | None:
+    """The front matter's lines and the 0-based index of the first body line."""
+    if not lines or lines[0].strip() != "---":
+        return None
+    for i in range(1, len(lines)):
+        if lines[i].strip() in ("---", "..."):
+            return lines[1:i], i + 1
+    return None
+
+
+def parse_steering(
+    text: str, *, source: str = "", stem: str = "", warnings: list[str] | None = None
+) -> Steering | None:
+    """A steering file: YAML front matter (``name``, ``description``, ``inclusion``,
+    ``priority``, ``tools``) and a body. None when the body still holds the scaffold's
+    placeholder marker or is empty (with a warning). Front-matter problems fall back to the
+    defaults (name = file stem, ``always``, priority 50) with a warning each."""
+    problems = warnings if warnings is not None else []
+    lines = text.split("\n")
+    found = _front_matter(lines)
+    data: Any = {}
+    body_start = 0
+    if found is None:
+        problems.append(
+            f"{_where(source, 1)}: no front matter (--- name/description/inclusion ---): "
+            f"read as inclusion always, priority {DEFAULT_STEERING_PRIORITY}"
+        )
+    else:
+        matter, body_start = found
+        try:
+            data = yaml.safe_load("\n".join(matter)) or {}
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = 2 + (mark.line if mark is not None else 0)
+            problems.append(
+                f"{_where(source, line)}: front matter is not valid YAML: defaults used"
+            )
+            data = {}
+        if not isinstance(data, dict):
+            problems.append(f"{_where(source, 2)}: front matter is not a mapping: defaults used")
+            data = {}
+
+    def field_text(key: str, default: str) -> str:
+        value = data.get(key, default)
+        if value is None:
+            return default
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            problems.append(f"{_where(source, 2)}: front matter {key} is not text: ignored")
+            return default
+        return str(value).strip()
+
+    name = field_text("name", stem) or stem
+    description = field_text("description", "")
+    inclusion = field_text("inclusion", "always").lower()
+    if inclusion not in INCLUSIONS:
+        problems.append(
+            f"{_where(source, 2)}: inclusion {inclusion!r} is not one of "
+            f"{', '.join(INCLUSIONS)}: read as manual (included only when named)"
+        )
+        inclusion = "manual"
+    priority = data.get("priority", DEFAULT_STEERING_PRIORITY)
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        problems.append(
+            f"{_where(source, 2)}: priority {shown(priority)} is not an integer: "
+            f"{DEFAULT_STEERING_PRIORITY} used"
+        )
+        priority = DEFAULT_STEERING_PRIORITY
+    tools_value = data.get("tools") or ()
+    tools = (
+        tuple(str(t) for t in tools_value if isinstance(t, str))
+        if isinstance(tools_value, list)
+        else ()
+    )
+    body_text = "\n".join(lines[body_start:])
+    if _STEERING_PLACEHOLDER.search(body_text):
+        problems.append(
+            f"{_where(source, body_start + 1)}: still holds the scaffold's placeholder "
+            f"{STEERING_PLACEHOLDER}: skipped until it is edited"
+        )
+        return None
+    body_lines = strip_comments(body_text).split("\n")
+    first = 0
+    while first < len(body_lines) and not body_lines[first].strip():
+        first += 1
+    body = "\n".join(body_lines[first:]).strip()
+    if not body:
+        problems.append(f"{_where(source, body_start + 1)}: empty body: skipped")
+        return None
+    return Steering(
+        name, description, inclusion, priority, body, source, body_start + first + 1, tools
+    )

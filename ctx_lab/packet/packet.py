@@ -24,6 +24,7 @@ __all__ = [
     "LedgerRow",
     "Packet",
     "PacketEntry",
+    "PacketSteering",
     "counted_line",
     "render_parts",
 ]
@@ -41,6 +42,19 @@ class PacketEntry:
     def to_dict(self) -> dict[str, Any]:
         """``{title, date, text, score}``."""
         return {"title": self.title, "date": self.date, "text": self.text, "score": self.score}
+
+
+@dataclass(frozen=True)
+class PacketSteering:
+    """A steering file included whole: its name, where it came from, its body."""
+
+    name: str
+    source: str
+    text: str
+
+    def to_dict(self) -> dict[str, str]:
+        """``{name, source, text}``."""
+        return {"name": self.name, "source": self.source, "text": self.text}
 
 
 @dataclass(frozen=True)
@@ -71,9 +85,11 @@ class LedgerRow:
     tokens: int = 0
     action: str = "full"
     reason: str = ""
+    source: str | None = None
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The ledger row as JSON (keywords as a list)."""
+        """The ledger row as JSON (keywords and warnings as lists)."""
         return {
             "section": self.section,
             "tier": self.tier,
@@ -87,12 +103,20 @@ class LedgerRow:
             "tokens": self.tokens,
             "action": self.action,
             "reason": self.reason,
+            "source": self.source,
+            "warnings": list(self.warnings),
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LedgerRow:
         """Inverse of :meth:`to_dict`."""
-        return cls(**{**data, "keywords": tuple(data.get("keywords") or ())})
+        return cls(
+            **{
+                **data,
+                "keywords": tuple(data.get("keywords") or ()),
+                "warnings": tuple(data.get("warnings") or ()),
+            }
+        )
 
 
 LEDGER_COLUMNS = tuple(LedgerRow.__dataclass_fields__)
@@ -189,6 +213,7 @@ class Packet(RichResult):
     decisions: tuple[PacketEntry, ...]
     learnings: tuple[PacketEntry, ...]
     summaries: tuple[EntrySummary, ...]
+    steering: tuple[PacketSteering, ...] = ()
     instruction: str = INSTRUCTION
     counted: dict[str, int] = field(default_factory=dict)
     ledger_rows: Sequence[LedgerRow] = ()
@@ -196,6 +221,8 @@ class Packet(RichResult):
     budget_source: str = "argument"
     states_tokens_used: bool = True
     warnings: tuple[str, ...] = ()
+    relevance: str = "keywords"
+    focus: str | None = None
 
     payload_kind = "packet"
 
@@ -217,6 +244,7 @@ class Packet(RichResult):
             summaries=self.summaries,
             counted=self.counted,
             instruction=self.instruction,
+            steering=tuple((s.name, s.text) for s in self.steering),
         )
 
     def to_markdown(self) -> str:
@@ -253,6 +281,7 @@ class Packet(RichResult):
                 "constitution": list(self.constitution),
                 "tasks": list(self.tasks),
                 "conventions": list(self.conventions),
+                "steering": [s.to_dict() for s in self.steering],
                 "decisions": [e.to_dict() for e in self.decisions],
                 "learnings": [e.to_dict() for e in self.learnings],
                 "summaries": [s.to_dict() for s in self.summaries],
@@ -263,6 +292,8 @@ class Packet(RichResult):
                 "ledger": [r.to_dict() for r in self.ledger_rows],
                 "allocation": [r.to_dict() for r in self.allocation_rows],
                 "warnings": list(self.warnings),
+                "relevance": self.relevance,
+                "focus": self.focus,
                 "severity": fit_severity(self.tokens_used, self.budget),
                 "markdown": self.to_markdown(),
             }
@@ -288,6 +319,7 @@ class Packet(RichResult):
             constitution=tuple(data.get("constitution") or ()),
             tasks=tuple(data.get("tasks") or ()),
             conventions=tuple(data.get("conventions") or ()),
+            steering=tuple(PacketSteering(**s) for s in data.get("steering") or ()),
             decisions=entries("decisions"),
             learnings=entries("learnings"),
             summaries=tuple(EntrySummary(**s) for s in data.get("summaries") or ()),
@@ -298,6 +330,8 @@ class Packet(RichResult):
             budget_source=data.get("budget_source", "argument"),
             states_tokens_used=data.get("states_tokens_used", True),
             warnings=tuple(data.get("warnings") or ()),
+            relevance=data.get("relevance", "keywords"),
+            focus=data.get("focus"),
         )
 
     @classmethod
@@ -312,7 +346,14 @@ class Packet(RichResult):
         import pandas as pd
 
         return pd.DataFrame(
-            [{**r.to_dict(), "keywords": ", ".join(r.keywords)} for r in self.ledger_rows],
+            [
+                {
+                    **r.to_dict(),
+                    "keywords": ", ".join(r.keywords),
+                    "warnings": "; ".join(r.warnings),
+                }
+                for r in self.ledger_rows
+            ],
             columns=list(LEDGER_COLUMNS),
         )
 

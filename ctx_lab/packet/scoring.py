@@ -5,7 +5,9 @@ Also the keyword extraction and matching that the context builder reuses for its
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -13,8 +15,11 @@ from datetime import date, datetime
 from .markdown import Entry
 
 __all__ = [
+    "BM25_B",
+    "BM25_K1",
     "CTX_STOP_WORDS",
     "DEFAULT_STOP_WORDS",
+    "Bm25",
     "EntryScore",
     "age_of",
     "extract_keywords",
@@ -25,6 +30,7 @@ __all__ = [
     "relevance_score",
     "score_entry",
     "score_with",
+    "terms",
     "words",
 ]
 
@@ -55,6 +61,17 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+def terms(
+    text: str, stop_words: Iterable[str] = DEFAULT_STOP_WORDS, min_length: int = 3
+) -> list[str]:
+    """The keyword rule applied to every word of ``text``, repeats kept: words of ≥ 3
+    characters that are not stop words (BM25's terms)."""
+    stop = (
+        stop_words if isinstance(stop_words, frozenset | set) else {w.lower() for w in stop_words}
+    )
+    return [w for w in words(text) if len(w) >= min_length and w not in stop]
+
+
 def extract_keywords(
     texts: Iterable[str], stop_words: Iterable[str] = DEFAULT_STOP_WORDS, min_length: int = 3
 ) -> list[str]:
@@ -63,9 +80,8 @@ def extract_keywords(
     stop = {w.lower() for w in stop_words}
     seen: dict[str, None] = {}
     for text in texts:
-        for word in words(text):
-            if len(word) >= min_length and word not in stop:
-                seen.setdefault(word, None)
+        for word in terms(text, stop, min_length):
+            seen.setdefault(word, None)
     return list(seen)
 
 
@@ -92,6 +108,57 @@ def matched_keywords(keywords: Sequence[str], text: str) -> list[str]:
     keyword order."""
     found = match_keys(text)
     return [k for k in keywords if k in found]
+
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+class Bm25:
+    """Okapi BM25 over a fixed set of documents (k1 = 1.2, b = 0.75).
+
+    ``idf(t) = ln(1 + (N − n(t) + 0.5) / (n(t) + 0.5))`` (never negative; N documents, n(t) of
+    them containing t) and ``score(q, d) = Σ_t∈q idf(t) · f(t,d)·(k1+1) /
+    (f(t,d) + k1·(1 − b + b·|d|/avgdl))`` with |d| a document's number of terms. Each query term
+    counts once, however often the query repeats it. A query term occurs in a document as any
+    of its :func:`match_keys` forms — the packet's keyword rule, so ``hook`` finds ``hooks``.
+    """
+
+    def __init__(self, documents: Sequence[Sequence[str]]) -> None:
+        self.lengths = [len(doc) for doc in documents]
+        self.count = len(documents)
+        self.average = (sum(self.lengths) / self.count) if self.count else 0.0
+        self.postings: dict[str, list[tuple[int, int]]] = {}
+        for index, doc in enumerate(documents):
+            for term, f in Counter(doc).items():
+                self.postings.setdefault(term, []).append((index, f))
+
+    def frequencies(self, term: str) -> dict[int, int]:
+        """Per document (by index) holding ``term`` in any of its forms, how often."""
+        found: dict[int, int] = {}
+        for form in match_keys(term):
+            for index, f in self.postings.get(form, ()):
+                found[index] = found.get(index, 0) + f
+        return found
+
+    def idf(self, term: str) -> float:
+        """The inverse document frequency of ``term``."""
+        n = len(self.frequencies(term))
+        return math.log(1 + (self.count - n + 0.5) / (n + 0.5))
+
+    def scores(self, query: Sequence[str]) -> list[float]:
+        """Every document's score for ``query``, in document order."""
+        out = [0.0] * self.count
+        for term in dict.fromkeys(query):
+            found = self.frequencies(term)
+            if not found:
+                continue
+            n = len(found)
+            weight = math.log(1 + (self.count - n + 0.5) / (n + 0.5))
+            for index, f in found.items():
+                norm = BM25_K1 * (1 - BM25_B + BM25_B * self.lengths[index] / self.average)
+                out[index] += weight * f * (BM25_K1 + 1) / (f + norm)
+        return out
 
 
 def relevance_score(matches: int) -> float:
@@ -160,10 +227,14 @@ def age_of(entry: Entry, today: date) -> Age:
     return age, recency_score(age), "dated in the future: age 0" if entry.day > today else ""
 
 
-def score_with(age: Age, found: tuple[str, ...], superseded: bool) -> EntryScore:
-    """The score from an entry's :func:`age_of` and its matched keywords."""
+def score_with(
+    age: Age, found: tuple[str, ...], superseded: bool, relevance: float | None = None
+) -> EntryScore:
+    """The score from an entry's :func:`age_of` and its matched keywords (``relevance``: a
+    relevance computed otherwise, e.g. BM25; default: the keyword rule)."""
     days, recency, note = age
-    relevance = relevance_score(len(found))
+    if relevance is None:
+        relevance = relevance_score(len(found))
     if superseded:
         return EntryScore(days, recency, relevance, found, 0.0, "superseded")
     return EntryScore(days, recency, relevance, found, round(recency + relevance, 6), note)

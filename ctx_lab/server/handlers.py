@@ -123,6 +123,9 @@ class PacketHandler(BaseHandler):
                     model=self.text("model"),
                     now=self.when("now"),
                     counter=self.text("counter"),
+                    focus=self.text("focus"),
+                    relevance=self.text("relevance"),
+                    steering=self.many("steering") or None,
                 ),
             )
 

@@ -15,6 +15,7 @@ export const SECTION_TITLES: Record<string, string> = {
   "constitution": "Constitution (NEVER VIOLATE)",
   "tasks": "Current Tasks",
   "conventions": "Key Conventions",
+  "steering": "Steering",
   "decisions": "Recent Decisions",
   "learnings": "Key Learnings",
   "also_noted": "Also Noted"
@@ -25,6 +26,7 @@ export const SECTION_LABELS: Record<string, string> = {
   "constitution": "Constitution",
   "tasks": "Current Tasks",
   "conventions": "Key Conventions",
+  "steering": "Steering",
   "decisions": "Recent Decisions",
   "learnings": "Key Learnings",
   "also_noted": "Also Noted"
@@ -130,8 +132,10 @@ export type EntriesPayload = {
     keywords: string[];
     score: number | null;
     tokens: number;
-    action: "full" | "summary" | "counted" | "superseded";
+    action: "full" | "summary" | "counted" | "superseded" | "skipped";
     reason: string;
+    source?: string | null;
+    warnings?: string[];
   })[];
 };
 
@@ -251,6 +255,11 @@ export type PacketPayload = {
   constitution: string[];
   tasks: string[];
   conventions: string[];
+  steering?: {
+    name: string;
+    source: string;
+    text: string;
+  }[];
   decisions: ({
     title: string;
     date: string | null;
@@ -280,8 +289,10 @@ export type PacketPayload = {
     keywords: string[];
     score: number | null;
     tokens: number;
-    action: "full" | "summary" | "counted" | "superseded";
+    action: "full" | "summary" | "counted" | "superseded" | "skipped";
     reason: string;
+    source?: string | null;
+    warnings?: string[];
   })[];
   allocation: ({
     section: string;
@@ -295,6 +306,8 @@ export type PacketPayload = {
   markdown: string;
   severity: "ok" | "warn" | "bad";
   est_cost_usd?: number;
+  relevance?: "keywords" | "bm25";
+  focus?: string | null;
 };
 
 /** application/vnd.ctx-lab.page+json (version 1) */
