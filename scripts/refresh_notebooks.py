@@ -17,13 +17,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def refresh(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     nb.metadata.pop("widgets", None)
     nbformat.write(nb, path)
     print(f"refreshed {path.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
-    targets = [Path(p).resolve() for p in sys.argv[1:]] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    targets = [Path(p).resolve() for p in sys.argv[1:]] or sorted(
+        (ROOT / "notebooks").glob("*.ipynb")
+    )
     for target in targets:
         refresh(target)

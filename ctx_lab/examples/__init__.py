@@ -6,9 +6,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-__all__ = ["EXAMPLE_DIR", "EXAMPLE_NOW", "example_path"]
+__all__ = ["BUSY_DIR", "EXAMPLE_DIR", "EXAMPLE_NOW", "example_path"]
 
 EXAMPLE_DIR = Path(__file__).resolve().parent / "tidepool"
+# A generated, busy project in today's layout (theme folders, steering, ~250 entries), written
+# by scripts/make_busy_example.py; its "today" is EXAMPLE_NOW too.
+BUSY_DIR = Path(__file__).resolve().parent / "busy"
 # The example's own "today": entry ages and scores are computed against it.
 EXAMPLE_NOW = datetime(2026, 6, 15, 12, 0, 0, tzinfo=UTC)
 

@@ -57,6 +57,7 @@ from .scoring import (
     extract_keywords,
     local_date,
     match_keys,
+    relevance_score,
     score_with,
     terms,
 )
@@ -183,6 +184,8 @@ class PacketAssembler:
         self.stop_words = frozenset(w.lower() for w in stop_words)
         self.counts = CountingCache(self.counter)
         self._universe: tuple[frozenset[str], dict[int, tuple[str, ...]]] | None = None
+        self._bits: dict[str, int] = {}  # universe keyword → its bit in the masks
+        self._masks: dict[int, int] = {}  # entry → the bits of the universe keywords it matches
         self._ranked: dict[tuple[Any, ...], Any] = {}
         self._totals: dict[tuple[str, bool], int] = {}
         self._task_costs: dict[int, int] | None = None
@@ -192,6 +195,7 @@ class PacketAssembler:
             tuple[tuple[str, ...], date, str], dict[str, dict[tuple[str, int], EntryScore]]
         ] = {}
         self._bm25: Bm25 | None = None
+        self._by_date: dict[str, list[Entry]] = {}  # each side newest first, then file order
         # one assembly at a time: the REST server and widgets share assemblers across threads
         self._lock = threading.RLock()
 
@@ -223,17 +227,26 @@ class PacketAssembler:
             if relevance == "bm25":
                 found = self._bm25_scores(keywords, ages)
             else:
-                hits = self._hits(keywords)
-                position = {k: i for i, k in enumerate(keywords)}
-                found = {
-                    side: {
-                        e.key: score_with(
-                            ages[id(e)], _ordered(hits[id(e)], position), e.superseded
-                        )
-                        for e in entries
-                    }
-                    for side, entries in sides
-                }
+                # Only the number of matches (up to 3) moves a score, so scores are shared
+                # between entries of equal age and matches; which keywords matched is worked
+                # out when a ledger is read.
+                self._hits(keywords)
+                wanted = sum(1 << self._bits[k] for k in set(keywords))
+                masks = self._masks
+                made: dict[tuple[Age, int, bool], EntryScore] = {}
+                found = {}
+                for side, entries in sides:
+                    scored: dict[tuple[str, int], EntryScore] = {}
+                    for e in entries:
+                        n = min((masks[id(e)] & wanted).bit_count(), 3)
+                        shared = (ages[id(e)], n, e.superseded)
+                        known = made.get(shared)
+                        if known is None:
+                            known = made[shared] = score_with(
+                                shared[0], (), e.superseded, relevance_score(n)
+                            )
+                        scored[e.key] = known
+                    found[side] = scored
             if len(self._score_cache) >= 32:
                 self._score_cache.pop(next(iter(self._score_cache)))
             self._score_cache[key] = found
@@ -275,11 +288,14 @@ class PacketAssembler:
                 for form in match_keys(keyword):
                     matching.setdefault(form, []).append(keyword)
             hits: dict[int, tuple[str, ...]] = {}
+            self._bits = {k: i for i, k in enumerate(sorted(words))}
+            self._masks = {}
             for e in entries:
                 found = {
                     k for w in set(text_words(f"{e.title}\n{e.body}")) for k in matching.get(w, ())
                 }
                 hits[id(e)] = tuple(found)
+                self._masks[id(e)] = sum(1 << self._bits[k] for k in found)
             self._universe = (frozenset(words), hits)
         return self._universe[1]
 
@@ -596,7 +612,7 @@ class PacketAssembler:
                 candidates.append(st)
             elif st.inclusion == "auto":
                 described = extract_keywords([st.description], self.stop_words)
-                if any(k in keywords for k in described):
+                if any(not keywords.isdisjoint(match_keys(k)) for k in described):
                     candidates.append(st)
                 else:
                     why = (
@@ -658,11 +674,15 @@ class PacketAssembler:
         if known is not None and known[0] is side.scores:
             return known[1]
 
-        def order(e: Entry) -> tuple[float, float, int]:
-            stamp = -e.timestamp.timestamp() if e.timestamp is not None else math.inf
-            return (-side.scores[e.key].score, stamp, e.index)
+        by_date = self._by_date.get(side.name)
+        if by_date is None or len(by_date) != len(side.entries):
 
-        ranked = sorted(side.entries, key=order)
+            def newest(e: Entry) -> tuple[float, int]:
+                return (-e.timestamp.timestamp() if e.timestamp is not None else math.inf, e.index)
+
+            by_date = self._by_date[side.name] = sorted(side.entries, key=newest)
+        scores = side.scores
+        ranked = sorted(by_date, key=lambda e: -scores[e.key].score)  # stable: ties by date
         if len(self._ranked) >= 64:
             self._ranked.clear()
         self._ranked[key] = (side.scores, ranked)
@@ -931,7 +951,7 @@ class PacketAssembler:
             tokens_used=tokens_used,
             states_tokens_used=states,
             est_cost_usd=est_cost,
-            ledger_rows=LazyRows(lambda: self._locked_ledger(draft, fates, keywords)),
+            ledger_rows=LazyRows(lambda: self._locked_ledger(draft, fates, keywords, relevance)),
             allocation_rows=tuple(self._allocation(draft, caps, used_by)),
             budget_source=source,
             warnings=(*ctx.warnings, *extra_warnings),
@@ -940,19 +960,25 @@ class PacketAssembler:
         )
 
     def _locked_ledger(
-        self, draft: _Draft, fates: dict[Key, _Fate], keywords: list[str]
+        self, draft: _Draft, fates: dict[Key, _Fate], keywords: list[str], relevance: str
     ) -> list[LedgerRow]:
         with self._lock:
-            return self._ledger(draft, fates, keywords)
+            return self._ledger(draft, fates, keywords, relevance)
 
     @staticmethod
     def _packet_entry(side: _Side, e: Entry) -> PacketEntry:
         return PacketEntry(e.title, _date(e), e.text, side.scores[e.key].score)
 
     def _ledger(
-        self, draft: _Draft, fates: dict[Key, _Fate], keywords: list[str]
+        self,
+        draft: _Draft,
+        fates: dict[Key, _Fate],
+        keywords: list[str],
+        relevance: str = "keywords",
     ) -> list[LedgerRow]:
         ctx = self.ctx
+        position = {k: i for i, k in enumerate(keywords)}
+        hits = self._hits(tuple(keywords)) if relevance == "keywords" else {}
         rows = [
             LedgerRow(
                 "constitution",
@@ -1024,7 +1050,7 @@ class PacketAssembler:
                         age_days=s.age_days,
                         recency=s.recency,
                         relevance=round(s.relevance, 4),
-                        keywords=s.keywords,
+                        keywords=s.keywords or _ordered(hits.get(id(e), ()), position),
                         score=s.score,
                         tokens=self._entry_cost(e),
                         action=fate.action,

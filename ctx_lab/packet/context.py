@@ -200,7 +200,10 @@ _CACHE_LOCK = threading.Lock()
 
 
 def load_context(
-    path: str | os.PathLike[str] = ".", *, root: str | os.PathLike[str] | None = None
+    path: str | os.PathLike[str] = ".",
+    *,
+    root: str | os.PathLike[str] | None = None,
+    cached: bool = True,
 ) -> ProjectContext:
     """Load ``path`` (a ``.context/`` directory or a directory containing one).
 
@@ -213,7 +216,8 @@ def load_context(
     (:class:`~ctx_lab.errors.PathOutsideRoot` otherwise, e.g. for a symlink out).
 
     Results are kept by the files' path, size and modification time: loading an unchanged
-    directory again (a slider, a sidebar poll, a REST call per budget) returns the same object.
+    directory again (a slider, a sidebar poll, a REST call per budget) returns the same object;
+    ``cached=False`` parses anew.
     """
     start = confine(root, path, what="dir") if root is not None else Path(path)
     context_dir = _find_context_dir(start)
@@ -231,9 +235,9 @@ def load_context(
     key = (os.fspath(real_path(context_dir)), None if root is None else os.fspath(root))
     signature = (_signature(files, project), most, LIMITS["entries"].value())
     with _CACHE_LOCK:
-        cached = _CACHE.get(key)
-    if cached is not None and cached[0] == signature:
-        return cached[1]
+        known = _CACHE.get(key) if cached else None
+    if known is not None and known[0] == signature:
+        return known[1]
     loaded = _load(context_dir, files, skipped)
     newest = max((stamp[2] for stamp in signature[0]), default=0)
     if time.time_ns() - newest > RACY_NS:
