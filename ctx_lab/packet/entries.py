@@ -40,7 +40,7 @@ class EntriesReport(RichResult):
         return [r.to_dict() for r in self.packet.ledger_rows]
 
     def to_dict(self) -> dict[str, Any]:
-        """Budget, use and counter of the packet, plus the rows."""
+        """Budget, use and counter of the packet, the rows and the load warnings."""
         p = self.packet
         return {
             "budget": p.budget,
@@ -48,6 +48,7 @@ class EntriesReport(RichResult):
             "counter": p.counter,
             "generated": p.generated,
             "rows": self.json_data(),
+            "warnings": list(p.warnings),
         }
 
     @classmethod

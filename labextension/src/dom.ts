@@ -121,3 +121,20 @@ export function meter(used: number, limit: number, label: string, level: string)
 export function details(summary: string, open: boolean, ...children: Child[]): HTMLElement {
   return el('details', { open, 'data-ctx-section': summary }, el('summary', {}, summary), ...children);
 }
+
+/**
+ * A payload's warnings: nothing when there are none, else "N warnings" that expands to the
+ * list (open when there are only a few).
+ */
+export function warningList(warnings: readonly string[] | undefined): HTMLElement | null {
+  const items = warnings ?? [];
+  if (!items.length) {
+    return null;
+  }
+  const label = `${items.length} warning${items.length === 1 ? '' : 's'}`;
+  const node = el('details', { class: 'ctx-warnings', open: items.length <= 3, 'data-ctx-warnings': items.length }, el('summary', { class: 'ctx-warn' }, label));
+  const list = el('ul', {});
+  items.forEach(w => list.appendChild(el('li', { class: 'ctx-warn', 'data-ctx-warning': '' }, w)));
+  node.appendChild(list);
+  return node;
+}

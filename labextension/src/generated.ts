@@ -137,6 +137,7 @@ export type EntriesPayload = {
     source?: string | null;
     warnings?: string[];
   })[];
+  warnings?: string[];
 };
 
 /** application/vnd.ctx-lab.history+json (version 1) */
@@ -308,6 +309,7 @@ export type PacketPayload = {
   est_cost_usd?: number;
   relevance?: "keywords" | "bm25";
   focus?: string | null;
+  warnings?: string[];
 };
 
 /** application/vnd.ctx-lab.page+json (version 1) */

@@ -15,7 +15,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
 
 import { api } from './api';
-import { el, fmt, meter } from './dom';
+import { el, fmt, meter, warningList } from './dom';
 import { magicLine } from './magic';
 import { CountersPayload, PacketPayload } from './generated';
 import { allocationBar, lineView } from './renderers';
@@ -39,12 +39,26 @@ export class ContextPanel extends Widget {
   budget = 2000;
   counter = 'bytes/4';
   model = '';
+  focus = '';
+  relevance = 'keywords';
   project: string | null = null;
   private signature = '';
   private timer: number | undefined;
   private poll: number | undefined;
   private packet: Record<string, any> | null = null;
   private readonly status = el('div', { class: 'ctx-panel-status', 'data-ctx-panel-status': '' });
+  private readonly warnings = el('div', { 'data-ctx-panel-warnings': '' });
+  readonly focusInput = el('input', {
+    type: 'search',
+    placeholder: 'focus: words to rank entries by (default: the tasks)',
+    'data-ctx-focus-input': ''
+  }) as HTMLInputElement;
+  private readonly relevanceSelect = el(
+    'select',
+    { 'data-ctx-relevance': '', title: 'keywords: matched keywords / 3 · bm25: rarer shared words weigh more' },
+    el('option', { value: 'keywords' }, 'keywords'),
+    el('option', { value: 'bm25' }, 'bm25')
+  ) as HTMLSelectElement;
   private readonly allocation = el('div', { 'data-ctx-panel-allocation': '' });
   private readonly entries = el('div', { class: 'ctx-panel-entries', 'data-ctx-panel-entries': '' });
   private readonly detail = el('div', { class: 'ctx-panel-detail', 'data-ctx-panel-detail': '' });
@@ -83,6 +97,14 @@ export class ContextPanel extends Widget {
       this.counter = this.counterSelect.value;
       this.schedule();
     });
+    this.focusInput.addEventListener('input', () => {
+      this.focus = this.focusInput.value.trim();
+      this.schedule();
+    });
+    this.relevanceSelect.addEventListener('change', () => {
+      this.relevance = this.relevanceSelect.value;
+      this.schedule();
+    });
     this.modelSelect.addEventListener('change', () => {
       this.model = this.modelSelect.value;
       this.slider.disabled = Boolean(this.model);
@@ -93,6 +115,8 @@ export class ContextPanel extends Widget {
       this.status,
       el('label', {}, 'budget ', this.slider, ' ', this.budgetLabel),
       el('div', {}, el('label', {}, 'counter ', this.counterSelect), ' ', el('label', {}, 'model ', this.modelSelect)),
+      el('div', { class: 'ctx-panel-focus' }, this.focusInput, ' ', el('label', {}, 'relevance ', this.relevanceSelect)),
+      this.warnings,
       this.allocation,
       insert,
       this.entries,
@@ -114,7 +138,14 @@ export class ContextPanel extends Widget {
   cellCode(): string {
     const size: [string, string] = this.model ? ['--model', this.model] : ['--budget', String(this.budget)];
     const dir = this.project && this.project !== '.' ? [this.project] : [];
-    return `%load_ext ctx_lab\n${magicLine('packet', [size, ['--counter', this.counter]], dir)}`;
+    const flags: [string, string][] = [size, ['--counter', this.counter]];
+    if (this.focus) {
+      flags.push(['--focus', this.focus]);
+    }
+    if (this.relevance !== 'keywords') {
+      flags.push(['--relevance', this.relevance]);
+    }
+    return `%load_ext ctx_lab\n${magicLine('packet', flags, dir)}`;
   }
 
   private schedule(): void {
@@ -189,6 +220,7 @@ export class ContextPanel extends Widget {
       this.status.textContent = 'No .context/ directory here or above.';
       this.allocation.textContent = '';
       this.entries.textContent = '';
+      this.warnings.textContent = '';
       return;
     }
     this.status.textContent = `Loading ${this.project}…`;
@@ -197,7 +229,9 @@ export class ContextPanel extends Widget {
         dir: this.project,
         budget: this.model ? undefined : this.budget,
         model: this.model || undefined,
-        counter: this.counter
+        counter: this.counter,
+        focus: this.focus || undefined,
+        relevance: this.relevance === 'keywords' ? undefined : this.relevance
       });
       this.packet = packet;
       this.render(packet);
@@ -218,6 +252,11 @@ export class ContextPanel extends Widget {
       el('span', { 'data-ctx-panel-counter': '' }, p.counter),
       ')'
     );
+    this.warnings.textContent = '';
+    const warned = warningList(p.warnings);
+    if (warned) {
+      this.warnings.appendChild(warned);
+    }
     this.allocation.textContent = '';
     this.allocation.append(allocationBar(p.allocation ?? [], p.budget, p.tokens_used), meter(p.tokens_used, p.budget, `${fmt(p.tokens_used)} used`, p.severity));
     this.entries.textContent = '';
@@ -231,7 +270,8 @@ export class ContextPanel extends Widget {
         el('span', { class: 'ctx-entry-action' }, row.action),
         ' ',
         el('span', { class: 'ctx-entry-title' }, row.title),
-        row.score !== null && row.score !== undefined ? el('span', { class: 'ctx-muted' }, ` ${Number(row.score).toFixed(2)}`) : null
+        row.score !== null && row.score !== undefined ? el('span', { class: 'ctx-muted' }, ` ${Number(row.score).toFixed(2)}`) : null,
+        (row.warnings ?? []).length ? el('span', { class: 'ctx-warn', title: (row.warnings ?? []).join('\n'), 'data-ctx-entry-warning': '' }, ' ⚠') : null
       );
       item.addEventListener('click', () => this.showDetail(row));
       this.entries.appendChild(item);
@@ -239,14 +279,19 @@ export class ContextPanel extends Widget {
   }
 
   private showDetail(row: Record<string, any>): void {
-    const full = [...(this.packet?.decisions ?? []), ...(this.packet?.learnings ?? [])].find(
-      (e: Record<string, any>) => e.title === row.title
-    );
+    const full =
+      row.section === 'steering'
+        ? (this.packet?.steering ?? []).find((s: Record<string, any>) => s.source === row.source)
+        : [...(this.packet?.decisions ?? []), ...(this.packet?.learnings ?? [])].find(
+            (e: Record<string, any>) => e.title === row.title
+          );
     this.detail.textContent = '';
     this.detail.append(
       el('h4', {}, row.title),
       el('div', {}, `${row.section} · ${row.action} · ${row.tokens} tokens`),
       el('div', { class: 'ctx-muted' }, row.reason),
+      row.source ? el('div', { class: 'ctx-muted', 'data-ctx-entry-source': '' }, row.source) : '',
+      ...(row.warnings ?? []).map((w: string) => el('div', { class: 'ctx-warn' }, w)),
       row.score !== null && row.score !== undefined
         ? el(
             'div',

@@ -5,6 +5,7 @@
 import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
+import { warningList } from './dom';
 import { KINDS, PAYLOAD_VERSION, RENDERERS, mimeType } from './renderers';
 
 export class CtxRenderer extends Widget implements IRenderMime.IRenderer {
@@ -33,6 +34,10 @@ export class CtxRenderer extends Widget implements IRenderMime.IRenderer {
       return;
     }
     this.node.appendChild(render(payload));
+    const warnings = warningList(Array.isArray(payload.warnings) ? payload.warnings : []);
+    if (warnings) {
+      this.node.appendChild(warnings);
+    }
   }
 }
 

@@ -54,6 +54,7 @@ const SECTION_COLORS: Record<string, string> = {
   instruction: '#374151',
   tasks: '#2563eb',
   conventions: '#7c3aed',
+  steering: '#db2777',
   decisions: '#d97706',
   learnings: '#059669'
 };
@@ -88,10 +89,29 @@ export function allocationBar(rows: Payload[], budget: number, used: number): HT
   return el('div', {}, track, legend);
 }
 
+/** The ledger; source and warnings columns appear when some row has them. */
 function ledgerTable(rows: Payload[]): HTMLElement {
+  const themed = rows.some(r => typeof r.source === 'string' && r.source.split('/').length > 2);
+  const warned = rows.some(r => (r.warnings ?? []).length > 0);
+  const headers = ['section', 'title', 'date', 'score', 'tokens', 'action', 'reason'];
+  if (themed) {
+    headers.push('source');
+  }
+  if (warned) {
+    headers.push('warnings');
+  }
   return sortableTable(
-    ['section', 'title', 'date', 'score', 'tokens', 'action', 'reason'],
-    rows.map(r => [r.section, r.title, r.date ?? '', r.score ?? '', r.tokens, r.action, r.reason]),
+    headers,
+    rows.map(r => {
+      const cells: (string | number)[] = [r.section, r.title, r.date ?? '', r.score === null || r.score === undefined ? '' : Number(r.score).toFixed(2), r.tokens, r.action, r.reason];
+      if (themed) {
+        cells.push(String(r.source ?? '').replace(/^\.context\//, ''));
+      }
+      if (warned) {
+        cells.push((r.warnings ?? []).join('; '));
+      }
+      return cells;
+    }),
     { 'data-ctx-ledger': '' }
   );
 }
@@ -112,7 +132,9 @@ function renderPacket(p: PacketPayload): HTMLElement {
     el('span', { 'data-ctx-budget': '' }, fmt(p.budget)),
     ` tokens (${p.counter})`,
     p.over_budget ? el('span', { class: 'ctx-bad', 'data-ctx-over-budget': '' }, ' over budget: tier 1 only') : null,
-    p.est_cost_usd !== undefined ? ` · ~$${Number(p.est_cost_usd).toFixed(4)}` : null
+    p.est_cost_usd !== undefined ? ` · ~$${Number(p.est_cost_usd).toFixed(4)}` : null,
+    p.focus ? el('span', { class: 'ctx-muted', 'data-ctx-focus': '' }, ` · focus “${p.focus}”`) : null,
+    p.relevance && p.relevance !== 'keywords' ? el('span', { class: 'ctx-muted' }, ` · relevance ${p.relevance}`) : null
   );
   const entries = (items: Payload[]): HTMLElement[] =>
     items.map(e =>
@@ -124,12 +146,20 @@ function renderPacket(p: PacketPayload): HTMLElement {
     [SECTION_LABELS.constitution, list(p.constitution ?? []), (p.constitution ?? []).length],
     [SECTION_LABELS.tasks, list((p.tasks ?? []).map((t: string) => t.replace(/^(\s*)- \[ \] /, '$1☐ '))), (p.tasks ?? []).length],
     [SECTION_LABELS.conventions, list(p.conventions ?? []), (p.conventions ?? []).length],
+    [
+      SECTION_LABELS.steering,
+      (p.steering ?? []).map(s => details(s.name, false, el('pre', {}, s.text))),
+      (p.steering ?? []).length
+    ],
     [SECTION_LABELS.decisions, entries(p.decisions ?? []), (p.decisions ?? []).length],
     [SECTION_LABELS.learnings, entries(p.learnings ?? []), (p.learnings ?? []).length],
     [SECTION_LABELS.also_noted, list((p.summaries ?? []).map((s: Payload) => `${s.title} (${s.section})`)), (p.summaries ?? []).length]
   ];
   const body = el('div', { class: 'ctx-sections' });
   for (const [title, content, count] of sections) {
+    if (title === SECTION_LABELS.steering && !count) {
+      continue;
+    }
     const block = details(`${title} (${count})`, title !== SECTION_LABELS.decisions && title !== SECTION_LABELS.learnings);
     block.setAttribute('data-ctx-section', title);
     (Array.isArray(content) ? content : [content]).forEach(c => block.appendChild(c));

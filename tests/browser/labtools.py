@@ -8,7 +8,7 @@ import socket
 import urllib.request
 from pathlib import Path
 
-from ctx_lab.examples import EXAMPLE_DIR
+from ctx_lab.examples import BUSY_DIR, EXAMPLE_DIR
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM_FLAGS = [
@@ -80,6 +80,7 @@ class Lab:
 
 def _project(root: Path) -> None:
     shutil.copytree(EXAMPLE_DIR / ".context", root / "proj" / ".context")
+    shutil.copytree(BUSY_DIR / ".context", root / "busy" / ".context")
     (root / "proj" / "notes.md").write_text(
         "".join(f"Line {i}: the pager shows whole lines under a budget.\n" for i in range(1, 121))
     )

@@ -107,6 +107,41 @@ def test_sidebar_follows_the_budget_slider(page, lab: Lab) -> None:
     page.screenshot(path=str(ARTIFACTS / "context-sidebar.png"))
 
 
+def test_renderer_shows_warnings_steering_and_focus(page, lab: Lab) -> None:
+    """A project in today's layout: the renderer shows its load warnings (count, expandable
+    list), the steering section and the focus."""
+    lab.notebook(
+        "busy.ipynb",
+        [
+            "%load_ext ctx_lab",
+            "%ctx packet busy --budget 6000 --now 2026-06-15T12:00:00Z --focus 'hook sandbox'",
+        ],
+    )
+    open_lab(page, lab, "busy.ipynb")
+    run_all(page, "[data-ctx-kind='packet']")
+    rendered = page.locator("[data-ctx-kind='packet']").first
+    assert rendered.locator("[data-ctx-warnings]").get_attribute("data-ctx-warnings") == "2"
+    assert "inside an HTML comment" in rendered.locator("[data-ctx-warnings]").inner_text()
+    assert rendered.locator("details[data-ctx-section='Steering']").count() == 1
+    assert "hook sandbox" in rendered.locator("[data-ctx-focus]").inner_text()
+
+
+def test_sidebar_shows_warnings_and_takes_a_focus(page, lab: Lab) -> None:
+    open_lab(page, lab, "busy")
+    page.locator("li[data-id='ctx-lab-context-panel']").click()
+    panel = page.locator("#ctx-lab-context-panel")
+    panel.locator("[data-ctx-panel-warnings] [data-ctx-warnings]").wait_for()
+    assert "2 warnings" in panel.locator("[data-ctx-panel-warnings]").inner_text()
+    assert panel.locator("[data-ctx-entry] [data-ctx-entry-warning]").count() >= 1
+    listing = "() => document.querySelector('[data-ctx-panel-entries]')?.textContent ?? ''"
+    before = page.evaluate(listing)
+    panel.locator("[data-ctx-focus-input]").fill("journal fsync rotation")
+    page.wait_for_function(f"(before) => ({listing})() !== before", arg=before, timeout=15_000)
+    scores = page.evaluate(listing)
+    assert scores != before  # re-scored against the focus
+    page.screenshot(path=str(ARTIFACTS / "context-sidebar-busy.png"))
+
+
 def test_sidebar_lists_the_servers_counters_plugins_included(page, lab: Lab) -> None:
     """The counter selector asks the server (GET /ctx-lab/api/counters) instead of hard-coding:
     a counter installed as a plugin in the server's environment is offered and works."""
