@@ -122,16 +122,19 @@ def _looks_numeric(text: str) -> bool:
     return True
 
 
-def warnings_html(warnings: Sequence[str], shown: int = 3) -> str:
-    """Warnings as lines; more than ``shown`` of them as a count that expands to the list."""
+def warnings_html(warnings: Sequence[str], open_up_to: int = 3) -> str:
+    """Warnings as "N warnings" that expands to the list (open when there are at most
+    ``open_up_to``); nothing when there are none."""
+    if not warnings:
+        return ""
     items = "".join(
         f'<div class="ctx-warn" data-ctx-warning>warning: {escape(w)}</div>' for w in warnings
     )
-    if len(warnings) <= shown:
-        return items
+    label = f"{len(warnings)} warning{'' if len(warnings) == 1 else 's'}"
+    opened = " open" if len(warnings) <= open_up_to else ""
     return (
-        f'<details data-ctx-warnings><summary class="ctx-warn">{len(warnings)} warnings'
-        f"</summary>{items}</details>"
+        f'<details data-ctx-warnings="{len(warnings)}"{opened}><summary class="ctx-warn">'
+        f"{label}</summary>{items}</details>"
     )
 
 

@@ -59,3 +59,20 @@ def test_reassembly_reuses_parse_and_counts(monkeypatch) -> None:
     assert explorer.assembler("bytes/4") is assembler
     # items were counted at the first assembly; later ones only count new header/packet texts
     assert sum(calls) < 10
+
+
+def test_focus_relevance_and_warnings() -> None:
+    from ctx_lab.examples import BUSY_DIR
+
+    explorer = BudgetExplorer(BUSY_DIR, budget=6000, now=EXAMPLE_NOW)
+    assert "2 warnings" in explorer.warnings.value and "HTML comment" in explorer.warnings.value
+    before = explorer.packet.ledger()
+    explorer.focus.value = "journal fsync rotation"
+    assert explorer.packet.focus == "journal fsync rotation"
+    after = explorer.packet.ledger()
+    journal = after[after["keywords"].str.contains("fsync")]
+    assert len(journal) and (journal["relevance"] > 0).all()
+    assert not before["relevance"].equals(after["relevance"])
+    explorer.relevance.value = "bm25"
+    assert explorer.packet.relevance == "bm25"
+    assert 0 < explorer.packet.ledger()["relevance"].max() <= 1

@@ -1,5 +1,6 @@
-"""``BudgetExplorer``: an ipywidgets app to watch a packet change with budget, counter, model
-and date — the allocation plot, the ledger and the packet preview update together.
+"""``BudgetExplorer``: an ipywidgets app to watch a packet change with budget, counter, model,
+date, focus and relevance rule — the allocation plot, the ledger and the packet preview update
+together, with the project's load warnings.
 
 Parsing happens once; token counts are cached per counter, so moving the slider re-assembles
 without re-reading files or re-counting unchanged text.
@@ -14,9 +15,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..display import escape
+from ..display import escape, warnings_html
 from ..models import BUILTIN_MODELS
-from ..packet.assemble import PacketAssembler
+from ..packet.assemble import RELEVANCE_RULES, PacketAssembler
 from ..packet.context import ProjectContext, load_context
 from ..packet.packet import Packet
 from ..tokens import available_counters
@@ -38,7 +39,8 @@ class BudgetExplorer:
 
     ``ctx`` is a loaded :class:`ProjectContext` or a path. ``now`` pins the date (default:
     today); ``models`` are offered in the model dropdown (choosing one uses its effective input
-    budget instead of the slider).
+    budget instead of the slider). ``focus`` (a text box) and ``relevance`` (``keywords`` or
+    ``bm25``) choose how decisions and learnings are scored.
     """
 
     def __init__(
@@ -50,6 +52,8 @@ class BudgetExplorer:
         now: datetime | None = None,
         max_budget: int | None = None,
         models: Sequence[str] | None = None,
+        focus: str = "",
+        relevance: str = "keywords",
     ) -> None:
         self.ctx = ctx if isinstance(ctx, ProjectContext) else load_context(ctx)
         self._assemblers: dict[str, PacketAssembler] = {}
@@ -72,11 +76,29 @@ class BudgetExplorer:
             options=[NO_MODEL, *model_names], value=NO_MODEL, description="model"
         )
         self.date = widgets.DatePicker(value=start, description="now")
+        self.focus = widgets.Text(
+            value=focus,
+            description="focus",
+            placeholder="words to rank entries by (default: the included tasks)",
+            continuous_update=False,
+            layout=widgets.Layout(width="420px"),
+        )
+        self.relevance = widgets.Dropdown(
+            options=list(RELEVANCE_RULES), value=relevance, description="relevance"
+        )
+        self.warnings = widgets.HTML()
         self.status = widgets.HTML()
         self.plot = widgets.Image(format="png")
         self.table = widgets.HTML()
         self.preview = widgets.HTML()
-        for control in (self.budget, self.counter, self.model, self.date):
+        for control in (
+            self.budget,
+            self.counter,
+            self.model,
+            self.date,
+            self.focus,
+            self.relevance,
+        ):
             control.observe(self.update, names="value")
         tabs = widgets.Tab(children=[self.table, self.preview])
         tabs.set_title(0, "ledger")
@@ -85,7 +107,9 @@ class BudgetExplorer:
             [
                 widgets.HBox([self.budget, self.counter]),
                 widgets.HBox([self.model, self.date]),
+                widgets.HBox([self.focus, self.relevance]),
                 self.status,
+                self.warnings,
                 self.plot,
                 tabs,
             ]
@@ -108,7 +132,13 @@ class BudgetExplorer:
         model = None if self.model.value == NO_MODEL else self.model.value
         self.budget.disabled = model is not None
         assembler = self.assembler(self.counter.value)
-        packet = assembler.assemble(None if model else self.budget.value, self.now(), model)
+        packet = assembler.assemble(
+            None if model else self.budget.value,
+            self.now(),
+            model,
+            focus=self.focus.value or None,
+            relevance=self.relevance.value,
+        )
         self.packet = packet
         over = " — over budget: tier 1 only" if packet.over_budget else ""
         cost = f", est. ${packet.est_cost_usd:.4f}" if packet.est_cost_usd is not None else ""
@@ -116,6 +146,7 @@ class BudgetExplorer:
             f"<b data-ctx-tokens-used>{packet.tokens_used}</b> of "
             f"<b data-ctx-budget>{packet.budget}</b> tokens ({escape(packet.counter)}){cost}{over}"
         )
+        self.warnings.value = warnings_html(packet.warnings)
         self.plot.value = figure_png(packet.plot())
         frame = packet.ledger()[["section", "title", "score", "tokens", "action", "reason"]]
         self.table.value = frame.to_html(
