@@ -38,6 +38,40 @@ async def test_packet_and_entries(jp_fetch, project) -> None:
     assert entries["budget"] == 106_036 and entries["rows"]
 
 
+async def test_packet_focus_relevance_steering_and_warnings(jp_fetch, project) -> None:
+    import shutil
+
+    from ctx_lab.examples import BUSY_DIR
+
+    shutil.copytree(BUSY_DIR / ".context", project / "busy" / ".context")
+    response = await jp_fetch(
+        "ctx-lab",
+        "api",
+        "packet",
+        params={
+            "dir": "busy",
+            "budget": "6000",
+            "now": "2026-06-15T12:00:00Z",
+            "focus": "journal fsync",
+            "relevance": "bm25",
+            "steering": "release",
+        },
+        method="GET",
+    )
+    packet = json.loads(response.body)
+    assert packet["focus"] == "journal fsync" and packet["relevance"] == "bm25"
+    assert "release" in [s["name"] for s in packet["steering"]]
+    assert any("inside an HTML comment" in w for w in packet["warnings"])
+    assert ".context/decisions/" in packet["read_order"]
+    themed = [r for r in packet["ledger"] if (r["source"] or "").startswith(".context/decisions/")]
+    assert themed and all(not r["source"].startswith("/") for r in packet["ledger"] if r["source"])
+    entries = await get(jp_fetch, "entries", dir="busy", budget="6000", focus="hook")
+    assert entries["warnings"] and any(r["warnings"] for r in entries["rows"])
+    await error(jp_fetch, "packet", 400, dir="busy", relevance="magic")
+    body = await error(jp_fetch, "packet", 400, dir="busy", steering="nope")
+    assert "no steering file named nope" in body["message"]
+
+
 async def test_context_lookup(jp_fetch, project) -> None:
     found = await get(jp_fetch, "context", dir="proj/src")
     assert found["found"] and found["dir"] == "proj" and "TASKS.md" in found["signature"]
