@@ -151,6 +151,11 @@ def test_date_only_headers_have_a_date_and_no_time(tmp_path: Path) -> None:
     assert entries[0].timestamp == datetime(2026, 2, 11) and not entries[0].has_time
     assert entries[0].day_text == "2026-02-11"
     assert entries[1].has_time
+    # Real files suffix a stamp to tell same-day entries apart: the date is read, with a warning.
+    warnings: list[str] = []
+    (suffixed,) = parse_entries("## [2026-07-06-a] Same day\n", "learning", warnings=warnings)
+    assert suffixed.timestamp == datetime(2026, 7, 6) and not suffixed.has_time
+    assert "read as 2026-07-06" in warnings[0]
 
 
 def test_impossible_dates_are_warned_with_file_and_line(tmp_path: Path) -> None:

@@ -164,7 +164,8 @@ class Entry:
     @property
     def has_time(self) -> bool:
         """Whether the header's stamp carries a time of day (``YYYY-MM-DD-HHMMSS``)."""
-        return self.timestamp is not None and len(self.stamp.strip()) > 10
+        found = _STAMP.fullmatch(self.stamp.strip())
+        return self.timestamp is not None and found is not None and found.group(4) is not None
 
     @cached_property
     def day(self) -> date | None:
@@ -370,6 +371,21 @@ def _comment_spans(text: str, starts: list[int]) -> list[tuple[int, int, int]]:
     return spans
 
 
+_DATE_PREFIX = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})[-_ T]")
+
+
+def _date_prefix(stamp: str) -> datetime | None:
+    """The date a stamp such as ``2026-07-06-a`` starts with (None when there is none)."""
+    match = _DATE_PREFIX.match(stamp.strip())
+    if match is None:
+        return None
+    year, month, day = (int(g) for g in match.groups())
+    try:
+        return datetime(year, month, day)
+    except ValueError:
+        return None
+
+
 def _stamp_problem(stamp: str) -> str | None:
     """Why a header's stamp gives no date: ``impossible`` (digits, but no such day or time),
     ``placeholder`` (``YYYY-MM-DD``), ``malformed``; None when it parses."""
@@ -429,18 +445,25 @@ def parse_entries(
         end = headers[n + 1][0] if n + 1 < len(headers) else len(lines)
         if where is None:
             problem = _stamp_problem(m["stamp"])
+            timestamp = parse_stamp(m["stamp"])
             if problem == "placeholder":
                 problems.append(
                     f"{_where(source, i + 1)}: placeholder header [{m['stamp']}] ignored"
                 )
                 continue
-            if problem is not None:
+            if problem == "malformed" and (timestamp := _date_prefix(m["stamp"])) is not None:
+                problems.append(
+                    f"{_where(source, i + 1)}: stamp [{m['stamp']}] has more than a date: "
+                    f"read as {timestamp.date().isoformat()} (no time)"
+                )
+            elif problem is not None:
                 problems.append(
                     f"{_where(source, i + 1)}: {problem} date [{m['stamp']}] in the header of "
                     f"{m['title'] or '(untitled)'!r}: scored as undated"
                 )
             block = lines[i:end]
         else:
+            timestamp = parse_stamp(m["stamp"])
             first, last, column = where
             cut = column >= 0 and last < end
             block = [*raw[i:last], raw[last][:column]] if cut else raw[i:end]
@@ -457,7 +480,7 @@ def parse_entries(
                 kind=kind,
                 title=m["title"] or "(untitled)",
                 stamp=m["stamp"],
-                timestamp=parse_stamp(m["stamp"]),
+                timestamp=timestamp,
                 text="\n".join(block),
                 body="\n".join(body_lines).strip("\n"),
                 line=i + 1,
