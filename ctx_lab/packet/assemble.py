@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from cachetools import LRUCache
 
@@ -74,7 +74,8 @@ __all__ = [
 FULL_SHARE_PERCENT = 80  # full entries may use this much of their side's share
 STEERING_SHARE = 0.20  # steering files may use this much of the budget
 RELEVANCE_RULES = ("keywords", "bm25")
-Key = tuple[str, str, int]  # (section, source file, line): one item of the ledger
+Key = tuple[str, str, int]
+T = TypeVar("T", Task, Convention, Steering)  # (section, source file, line): one item of the ledger
 _TRIMMED = "trimmed after counting the rendered packet ({count} > budget {budget})"
 
 
@@ -129,6 +130,17 @@ def _entry_warnings(entry: Entry) -> tuple[str, ...]:
 class _Fate:
     action: str
     reason: str
+
+
+@dataclass(frozen=True)
+class _Reasons:
+    """The ledger's words for items fitted whole: when all fit, when one fits, for the
+    ``i``-th left out; ``stop``: the first item that does not fit ends the section."""
+
+    everything: str
+    fits: Callable[[Any], str]
+    missed: Callable[[int], str]
+    stop: bool = False
 
 
 @dataclass
@@ -484,6 +496,51 @@ class PacketAssembler:
 
     # -- tiers ------------------------------------------------------------------------------
 
+    def _fit_items(
+        self,
+        section: str,
+        items: Sequence[T],
+        price: Callable[[T], int],
+        cap: int,
+        fates: dict[Key, _Fate],
+        hidden: set[str],
+        reasons: _Reasons,
+        order: Sequence[T] | None = None,
+    ) -> tuple[list[T], list[T], int]:
+        """Whole items under a section heading within ``cap``: all of them when they fit,
+        else those that fit in ``order`` (default: as given; ``reasons.stop`` ends at the
+        first that does not), the others counted in one line. Returns (kept in the given
+        order, counted, tokens used); 0 used when not even heading and count line fit."""
+        if not items:
+            return [], [], 0
+        header = self.cost(section_heading(section))
+        cost = {id(item): price(item) for item in items}
+        total = header + sum(cost.values())
+        if total <= cap:
+            everything = _Fate("full", reasons.everything)
+            fates.update((_key(section, item), everything) for item in items)
+            return list(items), [], total
+        used = header + self.cost(counted_text(section, len(items)))
+        taken: set[int] = set()
+        for item in order if order is not None else items:
+            if used + cost[id(item)] <= cap:
+                used += cost[id(item)]
+                taken.add(id(item))
+            elif reasons.stop:
+                break
+        kept = [item for item in items if id(item) in taken]
+        rest = [item for item in items if id(item) not in taken]
+        for item in kept:
+            fates[_key(section, item)] = _Fate("full", reasons.fits(item))
+        for i, item in enumerate(rest):
+            fates[_key(section, item)] = _Fate("counted", reasons.missed(i))
+        used = header + sum(cost[id(item)] for item in kept)
+        used += self.cost(counted_text(section, len(rest)))
+        if used > cap:  # not even the header and the count line fit
+            hidden.add(section)
+            return kept, rest, 0
+        return kept, rest, used
+
     def _fit_tasks(
         self,
         pending: list[Task],
@@ -491,26 +548,14 @@ class PacketAssembler:
         fates: dict[Key, _Fate],
         hidden: set[str],
     ) -> tuple[list[Task], list[Task], int]:
-        if not pending:
-            return [], [], 0
-        header = self.cost(section_heading("tasks"))
         if self._task_costs is None:  # the same tasks at every budget: priced once
             self._task_costs = {
                 t.line: self.cost(task_line(task_text(t))) for t in self.ctx.pending_tasks
             }
         known = self._task_costs
-        lines = {
-            t.line: known[t.line] if t.line in known else self.cost(task_line(task_text(t)))
-            for t in pending
-        }
-        pct = round(self.ctx.settings.task_budget_pct * 100)
-        cap_text = f"tasks cap {pct} % = {cap} tokens"
-        total = header + sum(lines.values())
-        if total <= cap:
-            for t in pending:
-                fates[_key("tasks", t)] = _Fate("full", f"all pending tasks fit in the {cap_text}")
-            return pending, [], total
-        reserve = self.cost(counted_text("tasks", len(pending)))
+
+        def price(t: Task) -> int:
+            return known[t.line] if t.line in known else self.cost(task_line(task_text(t)))
 
         def rank(t: Task) -> tuple[int, float, int]:
             if t.in_progress:
@@ -519,26 +564,16 @@ class PacketAssembler:
                 return (1, -t.added.timestamp(), t.line)
             return (2, 0.0, t.line)
 
-        used = header + reserve
-        taken: set[int] = set()
-        for t in sorted(pending, key=rank):
-            if used + lines[t.line] <= cap:
-                used += lines[t.line]
-                taken.add(t.line)
-        tasks_in = [t for t in pending if t.line in taken]
-        tasks_out = [t for t in pending if t.line not in taken]
+        cap_text = f"tasks cap {round(self.ctx.settings.task_budget_pct * 100)} % = {cap} tokens"
         order = "in progress first, then newest #added, then untagged in file order"
-        for t in pending:
-            if t.line in taken:
-                fates[_key("tasks", t)] = _Fate("full", f"fits in the {cap_text} ({order})")
-            else:
-                fates[_key("tasks", t)] = _Fate("counted", f"{cap_text} reached")
-        used = header + sum(lines[t.line] for t in tasks_in)
-        used += self.cost(counted_text("tasks", len(tasks_out)))
-        if used > cap:  # not even the header and the count line fit
-            hidden.add("tasks")
-            return tasks_in, tasks_out, 0
-        return tasks_in, tasks_out, used
+        reasons = _Reasons(
+            f"all pending tasks fit in the {cap_text}",
+            lambda t: f"fits in the {cap_text} ({order})",
+            lambda i: f"{cap_text} reached",
+        )
+        return self._fit_items(
+            "tasks", pending, price, cap, fates, hidden, reasons, sorted(pending, key=rank)
+        )
 
     def _fit_conventions(
         self,
@@ -547,42 +582,27 @@ class PacketAssembler:
         fates: dict[Key, _Fate],
         hidden: set[str],
     ) -> tuple[list[Convention], list[Convention], int]:
-        if not conventions:
-            return [], [], 0
-        header = self.cost(section_heading("conventions"))
-        cost = {_key("conventions", c): self.cost(convention_line(c.text)) for c in conventions}
         pct = round(self.ctx.settings.convention_budget_pct * 100)
         cap_text = f"conventions cap {pct} % = {cap} tokens"
-        total = header + sum(cost.values())
-        if total <= cap:
-            for c in conventions:
-                fates[_key("conventions", c)] = _Fate(
-                    "full", f"all conventions fit in the {cap_text}"
-                )
-            return conventions, [], total
-        used = header + self.cost(counted_text("conventions", len(conventions)))
-        taken: list[Convention] = []
-        for c in conventions:
-            if used + cost[_key("conventions", c)] > cap:
-                break
-            used += cost[_key("conventions", c)]
-            taken.append(c)
-        rest = conventions[len(taken) :]
-        for c in taken:
-            fates[_key("conventions", c)] = _Fate("full", f"fits in the {cap_text} (file order)")
-        for i, c in enumerate(rest):
-            why = (
+        reasons = _Reasons(
+            f"all conventions fit in the {cap_text}",
+            lambda c: f"fits in the {cap_text} (file order)",
+            lambda i: (
                 f"{cap_text} reached"
                 if i == 0
                 else f"after the first convention that did not fit ({cap_text})"
-            )
-            fates[_key("conventions", c)] = _Fate("counted", why)
-        used = header + sum(cost[_key("conventions", c)] for c in taken)
-        used += self.cost(counted_text("conventions", len(rest)))
-        if used > cap:  # not even the header and the count line fit
-            hidden.add("conventions")
-            return taken, rest, 0
-        return taken, rest, used
+            ),
+            stop=True,
+        )
+        return self._fit_items(
+            "conventions",
+            conventions,
+            lambda c: self.cost(convention_line(c.text)),
+            cap,
+            fates,
+            hidden,
+            reasons,
+        )
 
     def _named_steering(self, names: Iterable[str]) -> set[str]:
         """The steering files named by the caller (``manual`` ones are included only so)."""
@@ -625,40 +645,21 @@ class PacketAssembler:
                 fates[_key("steering", st)] = _Fate(
                     "skipped", f"manual: included only when named (--steering {st.name})"
                 )
-        if not candidates:
-            return [], [], 0
-        header = self.cost(section_heading("steering"))
         cap_text = f"steering cap {round(STEERING_SHARE * 100)} % = {cap} tokens"
-        cost = {
-            _key("steering", st): self.cost(steering_block(st.name, st.body)) for st in candidates
-        }
-        total = header + sum(cost.values())
-        if total <= cap:
-            for st in candidates:
-                fates[_key("steering", st)] = _Fate(
-                    "full", f"all applicable steering fits in the {cap_text}"
-                )
-            return candidates, [], total
-        used = header + self.cost(counted_text("steering", len(candidates)))
-        taken: list[Steering] = []
-        for st in candidates:
-            if used + cost[_key("steering", st)] <= cap:
-                used += cost[_key("steering", st)]
-                taken.append(st)
-                fates[_key("steering", st)] = _Fate(
-                    "full", f"fits whole in the {cap_text} (priority {st.priority}, then name)"
-                )
-            else:
-                fates[_key("steering", st)] = _Fate(
-                    "counted", f"does not fit whole in what is left of the {cap_text}"
-                )
-        rest = [st for st in candidates if st not in taken]
-        used = header + sum(cost[_key("steering", st)] for st in taken)
-        used += self.cost(counted_text("steering", len(rest)))
-        if used > cap:  # not even the header and the count line fit
-            hidden.add("steering")
-            return taken, rest, 0
-        return taken, rest, used
+        reasons = _Reasons(
+            f"all applicable steering fits in the {cap_text}",
+            lambda st: f"fits whole in the {cap_text} (priority {st.priority}, then name)",
+            lambda i: f"does not fit whole in what is left of the {cap_text}",
+        )
+        return self._fit_items(
+            "steering",
+            candidates,
+            lambda st: self.cost(steering_block(st.name, st.body)),
+            cap,
+            fates,
+            hidden,
+            reasons,
+        )
 
     def _entry_cost(self, entry: Entry) -> int:
         found = self._entry_costs.get(id(entry))
@@ -990,46 +991,51 @@ class PacketAssembler:
             )
             for r in ctx.rules
         ]
-        for t in ctx.pending_tasks:
-            fate = fates.get(_key("tasks", t), _Fate("counted", "no room for tasks"))
-            rows.append(
-                LedgerRow(
-                    "tasks",
-                    2,
-                    t.text,
-                    date=t.added.date().isoformat() if t.added else None,
-                    tokens=self.cost(task_line(task_text(t))),
-                    action=fate.action,
-                    reason=fate.reason,
-                    source=t.source or None,
-                )
+
+        def whole(
+            section: str,
+            item: Task | Convention | Steering,
+            title: str,
+            tokens: int,
+            date: str | None = None,
+            suffix: str = "",
+        ) -> LedgerRow:
+            fate = fates.get(_key(section, item), _Fate("counted", f"no room for {section}"))
+            return LedgerRow(
+                section,
+                SECTION_TIERS[section],
+                title,
+                date=date,
+                tokens=tokens,
+                action=fate.action,
+                reason=fate.reason + suffix,
+                source=item.source or None,
             )
-        for c in ctx.conventions:
-            fate = fates.get(_key("conventions", c), _Fate("counted", "no room for conventions"))
-            rows.append(
-                LedgerRow(
-                    "conventions",
-                    3,
-                    c.title,
-                    tokens=self.cost(convention_line(c.text)),
-                    action=fate.action,
-                    reason=fate.reason,
-                    source=c.source or None,
-                )
+
+        rows += [
+            whole(
+                "tasks",
+                t,
+                t.text,
+                self.cost(task_line(task_text(t))),
+                date=t.added.date().isoformat() if t.added else None,
             )
-        for st in ctx.steering:
-            fate = fates.get(_key("steering", st), _Fate("counted", "no room for steering"))
-            rows.append(
-                LedgerRow(
-                    "steering",
-                    3,
-                    st.name,
-                    tokens=self.cost(steering_block(st.name, st.body)),
-                    action=fate.action,
-                    reason=f"{fate.reason} ({st.inclusion}, priority {st.priority})",
-                    source=st.source,
-                )
+            for t in ctx.pending_tasks
+        ]
+        rows += [
+            whole("conventions", c, c.title, self.cost(convention_line(c.text)))
+            for c in ctx.conventions
+        ]
+        rows += [
+            whole(
+                "steering",
+                st,
+                st.name,
+                self.cost(steering_block(st.name, st.body)),
+                suffix=f" ({st.inclusion}, priority {st.priority})",
             )
+            for st in ctx.steering
+        ]
         for side, tier in ((draft.decisions, 4), (draft.learnings, 5)):
             for e in side.entries:
                 s = side.scores[e.key]
