@@ -155,6 +155,9 @@ class _Side:
     counted: list[Entry] = field(default_factory=list)
     dropped: list[Entry] = field(default_factory=list)
     cap: int = 0
+    # the fate of the entries counted in one line when the share ran out (kept once, not
+    # once per entry: on a large project that is most of them)
+    counted_fate: _Fate | None = None
 
 
 @dataclass
@@ -208,6 +211,10 @@ class PacketAssembler:
         ] = {}
         self._bm25: Bm25 | None = None
         self._by_date: dict[str, list[Entry]] = {}  # each side newest first, then file order
+        self._gone: dict[str, list[Entry]] = {}  # each side's superseded entries
+        self._task_texts: dict[int, str] = {}  # a task as the packet shows it
+        self._task_order: list[Task] | None = None  # pending tasks by rank
+        self._keywords: dict[tuple[int, ...], list[str]] = {}  # included tasks → keywords
         # one assembly at a time: the REST server and widgets share assemblers across threads
         self._lock = threading.RLock()
 
@@ -367,7 +374,7 @@ class PacketAssembler:
                 counter=self.counter.name,
                 read_order=ctx.read_order,
                 constitution=tuple(r.text for r in ctx.rules),
-                tasks=tuple(task_text(t) for t in draft.tasks),
+                tasks=tuple(self._task_text(t) for t in draft.tasks),
                 conventions=tuple(c.text for c in draft.conventions),
                 decisions=tuple(e.text for e in draft.decisions.full),
                 learnings=tuple(e.text for e in draft.learnings.full),
@@ -445,11 +452,7 @@ class PacketAssembler:
         remaining -= conv_used
 
         # The keywords: the focus's, else the included tasks'.
-        keywords = (
-            focus_keywords
-            if focus_keywords is not None
-            else extract_keywords((t.text for t in tasks_in), self.stop_words)
-        )
+        keywords = focus_keywords if focus_keywords is not None else self._task_keywords(tasks_in)
 
         # Tier 3 too: steering files, whole, by priority — before history can starve them.
         steer_cap = min(math.floor(budget * STEERING_SHARE + 1e-9), remaining)
@@ -550,12 +553,12 @@ class PacketAssembler:
     ) -> tuple[list[Task], list[Task], int]:
         if self._task_costs is None:  # the same tasks at every budget: priced once
             self._task_costs = {
-                t.line: self.cost(task_line(task_text(t))) for t in self.ctx.pending_tasks
+                t.line: self.cost(task_line(self._task_text(t))) for t in self.ctx.pending_tasks
             }
         known = self._task_costs
 
         def price(t: Task) -> int:
-            return known[t.line] if t.line in known else self.cost(task_line(task_text(t)))
+            return known[t.line] if t.line in known else self.cost(task_line(self._task_text(t)))
 
         def rank(t: Task) -> tuple[int, float, int]:
             if t.in_progress:
@@ -571,8 +574,10 @@ class PacketAssembler:
             lambda t: f"fits in the {cap_text} ({order})",
             lambda i: f"{cap_text} reached",
         )
+        if self._task_order is None or len(self._task_order) != len(pending):
+            self._task_order = sorted(pending, key=rank)
         return self._fit_items(
-            "tasks", pending, price, cap, fates, hidden, reasons, sorted(pending, key=rank)
+            "tasks", pending, price, cap, fates, hidden, reasons, self._task_order
         )
 
     def _fit_conventions(
@@ -660,6 +665,28 @@ class PacketAssembler:
             hidden,
             reasons,
         )
+
+    def _task_keywords(self, tasks: list[Task]) -> list[str]:
+        """The keywords of the included tasks, kept per set of tasks."""
+        key = tuple(t.line for t in tasks)
+        found = self._keywords.get(key)
+        if found is None:
+            if len(self._keywords) >= 64:
+                self._keywords.clear()
+            found = self._keywords[key] = extract_keywords((t.text for t in tasks), self.stop_words)
+        return found
+
+    def _superseded(self, side: _Side) -> list[Entry]:
+        found = self._gone.get(side.name)
+        if found is None:
+            found = self._gone[side.name] = [e for e in side.entries if e.superseded]
+        return found
+
+    def _task_text(self, task: Task) -> str:
+        found = self._task_texts.get(id(task))
+        if found is None:
+            found = self._task_texts[id(task)] = task_text(task)
+        return found
 
     def _entry_cost(self, entry: Entry) -> int:
         found = self._entry_costs.get(id(entry))
@@ -773,7 +800,7 @@ class PacketAssembler:
         used = 0
         ranked, cheapest = self._live(side)
         superseded = _Fate("superseded", "superseded: dropped (only included when everything fits)")
-        gone = [e for e in side.entries if e.superseded]
+        gone = self._superseded(side)
         side.dropped.extend(gone)
         fates.update(dict.fromkeys(((side.name, e.source, e.line) for e in gone), superseded))
         rest: list[Entry] = []
@@ -816,11 +843,8 @@ class PacketAssembler:
                 also_charged = True
             else:
                 hidden.add(side.name)
-            counted = _Fate(
+            side.counted_fate = _Fate(
                 "counted", f"{side.name} share of {share} tokens used up; counted in one line"
-            )
-            fates.update(
-                dict.fromkeys(((side.name, e.source, e.line) for e in side.counted), counted)
             )
         return also_charged
 
@@ -924,7 +948,7 @@ class PacketAssembler:
             est_cost_usd=None,
             read_order=ctx.read_order,
             constitution=tuple(r.text for r in ctx.rules),
-            tasks=tuple(task_text(t) for t in draft.tasks),
+            tasks=tuple(self._task_text(t) for t in draft.tasks),
             conventions=tuple(c.text for c in draft.conventions),
             steering=tuple(PacketSteering(st.name, st.source, st.body) for st in draft.steering),
             decisions=tuple(self._packet_entry(draft.decisions, e) for e in draft.decisions.full),
@@ -1036,10 +1060,11 @@ class PacketAssembler:
             )
             for st in ctx.steering
         ]
+        no_room = _Fate("counted", "no room left")
         for side, tier in ((draft.decisions, 4), (draft.learnings, 5)):
             for e in side.entries:
                 s = side.scores[e.key]
-                fate = fates.get(_key(side.name, e), _Fate("counted", "no room left"))
+                fate = fates.get(_key(side.name, e)) or side.counted_fate or no_room
                 reason = (
                     fate.reason
                     if not s.note or s.note == "superseded"
