@@ -352,6 +352,8 @@ def test_ledger_and_allocation_frames() -> None:
         "reason",
         "source",
         "warnings",
+        "line",
+        "rule",
     ]
     assert set(ledger["action"]) <= {"full", "summary", "counted", "superseded"}
     assert len(ledger) == len(packet.ledger_rows)

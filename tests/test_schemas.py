@@ -49,7 +49,12 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
         ],
         "models": [payload_of(["models"])],
         "doctor": [payload_of(["doctor"])],
-        "packet": [payload_of(["packet", "--example", "--budget", str(b)]) for b in (0, 900, 4000)],
+        "packet": [payload_of(["packet", "--example", "--budget", str(b)]) for b in (0, 900, 4000)]
+        + [
+            payload_of(["packet", "--example", "--budget", str(b), "--profile", "ctx-0.8"])
+            for b in (0, 800, 8000)
+        ],
+        "profiles": [payload_of(["packet", "--example", "--compare", "ctx-0.8"])],
         "entries": [payload_of(["entries", "--example"])],
         "budget": [payload_of(["budget"])],
         "page": [payload_of(["page", "a.txt", "--root", str(tmp), "--lines", "2-4"])],
@@ -160,6 +165,8 @@ def test_every_payload_round_trips_through_from_dict(payloads, kind: str) -> Non
         data = {k: v for k, v in payload.items() if k != "version"}
         if kind == "journal":
             cls = next(c for c in classes if ("steps" in data) == (c.__name__ == "RecoveryReport"))
+        elif kind == "packet":  # Packet.from_dict restores each profile's class
+            cls = next(c for c in classes if c.__name__ == "Packet")
         else:
             (cls,) = classes
         restored = cls.from_dict(data)

@@ -10,12 +10,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ..files import display_path
 from ..validate import choice
 from .params import add_budget_or_model, add_counter, flag, parse_now
 from .registry import Command, command
 
 if TYPE_CHECKING:
-    from ..packet import ContextLocation, EntriesReport, Packet
+    from ..packet import ContextLocation, EntriesReport, Packet, ProfileComparison
 
 __all__ = ["context", "entries", "packet"]
 
@@ -34,7 +35,10 @@ def packet(
     focus: str | None = None,
     relevance: str = "keywords",
     steering: Sequence[str] = (),
-) -> Packet:
+    profile: str = "design",
+    display_dir: str | None = None,
+    compare: str | None = None,
+) -> Packet | ProfileComparison:
     """Assemble the packet of a project's ``.context/`` (``directory``, default ``.``) or of the
     shipped example (``example=True``, ``now`` pinned to its date).
 
@@ -43,22 +47,45 @@ def packet(
     ``relevance`` (``keywords`` or ``bm25``) and ``steering`` (names of steering files to
     include whatever their ``inclusion``) shape the choice of entries. With ``root`` every file
     read must resolve inside it.
+
+    ``profile="ctx-0.8"`` makes the packet ``ctx agent`` 0.8.1 would send; ``display_dir`` is
+    the directory it prints and counts (default: the absolute ``.context/`` path, or with
+    ``root`` the path relative to it — a server never reveals absolute paths).
+    ``compare="ctx-0.8"`` returns the comparison of both profiles instead of a packet.
     """
     from ..examples import EXAMPLE_DIR, EXAMPLE_NOW
-    from ..packet import RELEVANCE_RULES, assembler_for, load_context
+    from ..packet import PROFILES, RELEVANCE_RULES, ProfileComparison, assembler_for, load_context
+    from ..packet.assemble import resolve_budget
 
     if example and directory:
         raise UsageError("give either DIR or --example, not both")
     if budget is not None and model is not None:
         raise UsageError("give either a budget or a model, not both")
     choice(relevance, RELEVANCE_RULES, "--relevance")
+    choice(profile, PROFILES, "--profile")
+    if compare is not None:
+        choice(compare, [p for p in PROFILES if p != "design"], "--compare")
+        if profile != "design":
+            raise UsageError("--compare compares the design profile with another: drop --profile")
     if example:
         ctx = load_context(EXAMPLE_DIR)
         now = now or EXAMPLE_NOW
     else:
         ctx = load_context(directory or (root if root is not None else "."), root=root)
+    if display_dir is None and root is not None:  # never an absolute path over REST
+        display_dir = ".context" if example else display_path(ctx.context_dir, root)
+    if compare is not None:
+        size, _ = resolve_budget(ctx, budget, model)
+        return ProfileComparison.of(ctx, size, now, display_dir=display_dir)
     return assembler_for(ctx, counter).assemble(
-        budget, now, model, focus=focus, relevance=relevance, steering=steering
+        budget,
+        now,
+        model,
+        focus=focus,
+        relevance=relevance,
+        steering=steering,
+        profile=profile,
+        display_dir=display_dir,
     )
 
 
@@ -74,25 +101,29 @@ def entries(
     focus: str | None = None,
     relevance: str = "keywords",
     steering: Sequence[str] = (),
+    profile: str = "design",
+    display_dir: str | None = None,
 ) -> EntriesReport:
     """The scored entries of :func:`packet` for the same arguments: kept, summarized or left
     out, and why."""
-    from ..packet import EntriesReport
+    from ..packet import EntriesReport, Packet
 
-    return EntriesReport(
-        packet(
-            directory,
-            example=example,
-            budget=budget,
-            model=model,
-            now=now,
-            counter=counter,
-            root=root,
-            focus=focus,
-            relevance=relevance,
-            steering=steering,
-        )
+    made = packet(
+        directory,
+        example=example,
+        budget=budget,
+        model=model,
+        now=now,
+        counter=counter,
+        root=root,
+        focus=focus,
+        relevance=relevance,
+        steering=steering,
+        profile=profile,
+        display_dir=display_dir,
     )
+    assert isinstance(made, Packet)
+    return EntriesReport(made)
 
 
 def context(directory: PathArg = ".", *, root: PathArg = ".") -> ContextLocation:
@@ -131,6 +162,18 @@ def _packet_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="include steering file NAME whatever its inclusion (repeatable)",
     )
+    p.add_argument(
+        "--profile",
+        choices=("design", "ctx-0.8"),
+        help="design (the design doc's packet, the default) or ctx-0.8 (what ctx agent 0.8.1 "
+        "sends, bugs included)",
+    )
+    p.add_argument(
+        "--display-dir",
+        metavar="PATH",
+        help="ctx-0.8: the .context/ directory printed and counted in the read order "
+        "(default its absolute path)",
+    )
 
 
 def _packet_options(p: argparse.ArgumentParser) -> None:
@@ -140,6 +183,11 @@ def _packet_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
+    )
+    p.add_argument(
+        "--compare",
+        choices=("ctx-0.8",),
+        help="print how the design packet and PROFILE's differ, item by item, with the rule why",
     )
 
 
@@ -169,7 +217,9 @@ command(
         "  ctx-lab packet ~/src/billing --model gpt-4o --counter cl100k\n"
         "  ctx-lab packet . --format json -o packet.json\n"
         '  ctx-lab packet . --focus "hook edge cases" --relevance bm25\n'
-        "  ctx-lab packet . --steering release-checklist",
+        "  ctx-lab packet . --steering release-checklist\n"
+        "  ctx-lab packet . --profile ctx-0.8 --budget 8000 --format json\n"
+        "  ctx-lab packet . --compare ctx-0.8 --budget 8000",
     )
 )
 command(

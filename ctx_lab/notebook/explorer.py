@@ -17,7 +17,8 @@ import ipywidgets as widgets
 
 from ..display import escape, warnings_html
 from ..models import BUILTIN_MODELS
-from ..packet.assemble import RELEVANCE_RULES, PacketAssembler
+from ..packet import ctx08
+from ..packet.assemble import PROFILES, RELEVANCE_RULES, PacketAssembler
 from ..packet.context import ProjectContext, load_context
 from ..packet.packet import Packet
 from ..tokens import available_counters
@@ -40,7 +41,8 @@ class BudgetExplorer:
     ``ctx`` is a loaded :class:`ProjectContext` or a path. ``now`` pins the date (default:
     today); ``models`` are offered in the model dropdown (choosing one uses its effective input
     budget instead of the slider). ``focus`` (a text box) and ``relevance`` (``keywords`` or
-    ``bm25``) choose how decisions and learnings are scored.
+    ``bm25``) choose how decisions and learnings are scored; ``profile`` ``ctx-0.8`` shows
+    what ``ctx agent`` 0.8.1 would send (counted with its byte estimate; no focus or rule).
     """
 
     def __init__(
@@ -54,6 +56,7 @@ class BudgetExplorer:
         models: Sequence[str] | None = None,
         focus: str = "",
         relevance: str = "keywords",
+        profile: str = "design",
     ) -> None:
         self.ctx = ctx if isinstance(ctx, ProjectContext) else load_context(ctx)
         self._assemblers: dict[str, PacketAssembler] = {}
@@ -86,6 +89,9 @@ class BudgetExplorer:
         self.relevance = widgets.Dropdown(
             options=list(RELEVANCE_RULES), value=relevance, description="relevance"
         )
+        self.profile = widgets.Dropdown(
+            options=list(PROFILES), value=profile, description="profile"
+        )
         self.warnings = widgets.HTML()
         self.status = widgets.HTML()
         self.plot = widgets.Image(format="png")
@@ -98,6 +104,7 @@ class BudgetExplorer:
             self.date,
             self.focus,
             self.relevance,
+            self.profile,
         ):
             control.observe(self.update, names="value")
         tabs = widgets.Tab(children=[self.table, self.preview])
@@ -108,6 +115,7 @@ class BudgetExplorer:
                 widgets.HBox([self.budget, self.counter]),
                 widgets.HBox([self.model, self.date]),
                 widgets.HBox([self.focus, self.relevance]),
+                self.profile,
                 self.status,
                 self.warnings,
                 self.plot,
@@ -131,23 +139,32 @@ class BudgetExplorer:
         """Re-assemble with the current controls and refresh every view."""
         model = None if self.model.value == NO_MODEL else self.model.value
         self.budget.disabled = model is not None
-        assembler = self.assembler(self.counter.value)
+        design = self.profile.value == "design"
+        for control in (self.counter, self.focus, self.relevance):
+            control.disabled = not design
+        assembler = self.assembler(self.counter.value if design else ctx08.COUNTER)
+        options: dict[str, Any] = (
+            {"focus": self.focus.value or None, "relevance": self.relevance.value}
+            if design
+            else {"profile": self.profile.value}
+        )
         packet = assembler.assemble(
-            None if model else self.budget.value,
-            self.now(),
-            model,
-            focus=self.focus.value or None,
-            relevance=self.relevance.value,
+            None if model else self.budget.value, self.now(), model, **options
         )
         self.packet = packet
         over = " — over budget: tier 1 only" if packet.over_budget else ""
+        if not design and packet.tokens_used > packet.budget:
+            over = (
+                f' — <span class="ctx-bad" data-ctx-overshoot>over budget by '
+                f"{packet.tokens_used - packet.budget}</span>"
+            )
         cost = f", est. ${packet.est_cost_usd:.4f}" if packet.est_cost_usd is not None else ""
         self.status.value = (
             f"<b data-ctx-tokens-used>{packet.tokens_used}</b> of "
             f"<b data-ctx-budget>{packet.budget}</b> tokens ({escape(packet.counter)}){cost}{over}"
         )
         self.warnings.value = warnings_html(packet.warnings)
-        self.plot.value = figure_png(packet.plot())
+        self.plot.value = figure_png(packet.plot()) if packet.allocation_rows else b""
         frame = packet.ledger()[["section", "title", "score", "tokens", "action", "reason"]]
         self.table.value = frame.to_html(
             index=False, escape=True, float_format=lambda v: f"{v:.2f}"

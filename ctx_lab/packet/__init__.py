@@ -6,8 +6,9 @@
 
 from .._deprecated import module_getattr
 from ..errors import ContextNotFound
-from .analysis import diff, sweep
+from .analysis import ProfileComparison, compare_profiles, diff, sweep
 from .assemble import (
+    PROFILES,
     RELEVANCE_RULES,
     PacketAssembler,
     assemble_packet,
@@ -15,21 +16,24 @@ from .assemble import (
     resolve_budget,
 )
 from .context import ContextLocation, ContextSettings, ProjectContext, find_context, load_context
+from .ctx08 import CtxPacket
 from .entries import EntriesReport
 from .markdown import Steering
 from .packet import AllocationRow, EntrySummary, LedgerRow, Packet, PacketEntry, PacketSteering
-from .plots import plot_allocation, plot_sweep
+from .plots import plot_allocation, plot_profiles, plot_sweep
 from .scoring import CTX_STOP_WORDS, DEFAULT_STOP_WORDS, Bm25, extract_keywords, matched_keywords
 
 __all__ = [
     "CTX_STOP_WORDS",
     "DEFAULT_STOP_WORDS",
+    "PROFILES",
     "RELEVANCE_RULES",
     "AllocationRow",
     "Bm25",
     "ContextLocation",
     "ContextNotFound",
     "ContextSettings",
+    "CtxPacket",
     "EntriesReport",
     "EntrySummary",
     "LedgerRow",
@@ -37,16 +41,19 @@ __all__ = [
     "PacketAssembler",
     "PacketEntry",
     "PacketSteering",
+    "ProfileComparison",
     "ProjectContext",
     "Steering",
     "assemble_packet",
     "assembler_for",
+    "compare_profiles",
     "diff",
     "extract_keywords",
     "find_context",
     "load_context",
     "matched_keywords",
     "plot_allocation",
+    "plot_profiles",
     "plot_sweep",
     "resolve_budget",
     "sweep",

@@ -24,6 +24,7 @@ from ..models import ModelRegistry, get_registry
 from ..token_budget import resolve_token_budget
 from ..tokens import CounterLike, CountingCache, TokenCounter, get_counter
 from ..validate import choice
+from . import ctx08
 from .context import DEFAULT_TOKEN_BUDGET, ProjectContext
 from .layout import (
     SECTION_TIERS,
@@ -64,6 +65,7 @@ from .scoring import (
 from .scoring import words as text_words
 
 __all__ = [
+    "PROFILES",
     "RELEVANCE_RULES",
     "PacketAssembler",
     "assemble_packet",
@@ -74,6 +76,7 @@ __all__ = [
 FULL_SHARE_PERCENT = 80  # full entries may use this much of their side's share
 STEERING_SHARE = 0.20  # steering files may use this much of the budget
 RELEVANCE_RULES = ("keywords", "bm25")
+PROFILES = ("design", "ctx-0.8")  # the design doc's packet; what ctx 0.8.1 sends (ctx08.py)
 Key = tuple[str, str, int]
 T = TypeVar("T", Task, Convention, Steering)  # (section, source file, line): one item of the ledger
 _TRIMMED = "trimmed after counting the rendered packet ({count} > budget {budget})"
@@ -331,8 +334,22 @@ class PacketAssembler:
         steering: Iterable[str] = (),
         registry: str | ModelRegistry | None = None,
         environ: Mapping[str, str] | None = None,
+        profile: str = "design",
+        display_dir: str | None = None,
     ) -> Packet:
         """Assemble a packet; see :func:`assemble_packet`."""
+        choice(profile, PROFILES, "profile")
+        if profile == ctx08.PROFILE:
+            ctx08.check_counter(self.counter.name)
+            if focus or relevance != "keywords" or any(steering):
+                raise UsageError(
+                    f"the {ctx08.PROFILE} profile has no focus, relevance rule or steering: "
+                    "ctx 0.8.1 has none"
+                )
+            size, source = resolve_budget(self.ctx, budget, model, registry, environ)
+            return ctx08.assemble_ctx08(
+                self.ctx, size, now, display_dir=display_dir, budget_source=source
+            )
         choice(relevance, RELEVANCE_RULES, "relevance")
         with self._lock:
             return self._assemble(budget, now, model, focus, relevance, steering, registry, environ)
@@ -1012,6 +1029,7 @@ class PacketAssembler:
                 tokens=self.cost(rule_line(r.text)),
                 reason="tier 1: always included",
                 source=".context/CONSTITUTION.md",
+                line=r.line,
             )
             for r in ctx.rules
         ]
@@ -1034,6 +1052,7 @@ class PacketAssembler:
                 action=fate.action,
                 reason=fate.reason + suffix,
                 source=item.source or None,
+                line=item.line,
             )
 
         rows += [
@@ -1088,6 +1107,7 @@ class PacketAssembler:
                         reason=reason,
                         source=e.source or None,
                         warnings=_entry_warnings(e),
+                        line=e.line,
                     )
                 )
         return rows
@@ -1186,6 +1206,8 @@ def assemble_packet(
     focus: str | None = None,
     relevance: str = "keywords",
     steering: Iterable[str] = (),
+    profile: str = "design",
+    display_dir: str | None = None,
 ) -> Packet:
     """Assemble a context packet from a loaded ``.context/``.
 
@@ -1200,6 +1222,10 @@ def assemble_packet(
     decisions and learnings, divided by the highest score). The query is ``focus``'s keywords
     when given, else the included tasks'. Steering files apply when ``always``, when ``auto``
     and a keyword of their description is among those keywords, or when named in ``steering``.
+
+    ``profile="ctx-0.8"`` reproduces what ``ctx agent`` 0.8.1 sends instead, bugs included
+    (:mod:`ctx_lab.packet.ctx08`; counted with ctx's byte estimate only, ``display_dir`` the
+    directory string it prints and counts — default the absolute ``.context/`` path).
     """
     return PacketAssembler(ctx, counter, stop_words=stop_words).assemble(
         budget,
@@ -1210,4 +1236,6 @@ def assemble_packet(
         steering=steering,
         registry=registry,
         environ=environ,
+        profile=profile,
+        display_dir=display_dir,
     )

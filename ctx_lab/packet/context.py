@@ -104,6 +104,8 @@ class ProjectContext:
     read_order: tuple[str, ...] = ()
     settings: ContextSettings = field(default_factory=ContextSettings)
     warnings: tuple[str, ...] = ()
+    # every file read, as text (newlines normalized), by its label (".context/TASKS.md")
+    texts: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def pending_tasks(self) -> tuple[Task, ...]:
@@ -338,6 +340,7 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
         read_order=tuple(read_order),
         settings=settings,
         warnings=tuple(warnings),
+        texts=texts,
     )
 
 

@@ -49,6 +49,7 @@ class EntriesReport(RichResult):
             "generated": p.generated,
             "rows": self.json_data(),
             "warnings": list(p.warnings),
+            "profile": p.profile,
         }
 
     @classmethod
@@ -56,20 +57,20 @@ class EntriesReport(RichResult):
         """The inverse of :meth:`to_dict`: a packet holding the ledger rows."""
         return cls(Packet.from_dict({**data, "ledger": data.get("rows", [])}))
 
-    def _columns(self) -> tuple[bool, bool]:
-        """Whether the table needs a source column (entries from theme folders) and a
-        warnings column (a row has one)."""
+    def _columns(self) -> tuple[bool, bool, bool]:
+        """Whether the table needs a source column (entries from theme folders), a warnings
+        column (a row has one) and a rule column (the ctx-0.8 profile)."""
         rows = self.packet.ledger_rows
         themed = any(r.source and r.source.count("/") > 1 for r in rows)
-        return themed, any(r.warnings for r in rows)
+        return themed, any(r.warnings for r in rows), any(r.rule for r in rows)
 
     def _header(self) -> list[str]:
-        themed, warned = self._columns()
+        themed, warned, ruled = self._columns()
         header = ["section", "title", "date", "score", "tokens", "action", "reason"]
-        return header + ["source"] * themed + ["warnings"] * warned
+        return header + ["rule"] * ruled + ["source"] * themed + ["warnings"] * warned
 
     def _rows(self, width: int) -> list[list[object]]:
-        themed, warned = self._columns()
+        themed, warned, ruled = self._columns()
         rows: list[list[object]] = []
         for r in self.packet.ledger_rows:
             row: list[object] = [
@@ -81,6 +82,8 @@ class EntriesReport(RichResult):
                 r.action,
                 r.reason,
             ]
+            if ruled:
+                row.append(r.rule or "")
             if themed:
                 row.append((r.source or "").removeprefix(".context/"))
             if warned:
@@ -97,6 +100,10 @@ class EntriesReport(RichResult):
             summary += f", focus {p.focus!r}"
         if p.relevance != "keywords":
             summary += f", relevance {p.relevance}"
+        if p.profile != "design":
+            summary += f", profile {p.profile}"
+            if p.tokens_used > p.budget:
+                summary += f" — over budget by {p.tokens_used - p.budget} tokens"
         return f"{text_table(self._header(), self._rows(48))}\n\n{summary}"
 
     def to_csv(self) -> str:

@@ -87,9 +87,13 @@ class LedgerRow:
     reason: str = ""
     source: str | None = None
     warnings: tuple[str, ...] = ()
+    line: int | None = None
+    rule: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The ledger row as JSON (keywords and warnings as lists)."""
+        """The ledger row as JSON (keywords and warnings as lists). ``line`` is where the item
+        starts in ``source``; ``rule`` names the profile rule that decided its fate (the
+        ``ctx-0.8`` profile's vocabulary; None for the design profile)."""
         return {
             "section": self.section,
             "tier": self.tier,
@@ -105,6 +109,8 @@ class LedgerRow:
             "reason": self.reason,
             "source": self.source,
             "warnings": list(self.warnings),
+            "line": self.line,
+            "rule": self.rule,
         }
 
     @classmethod
@@ -223,6 +229,7 @@ class Packet(RichResult):
     warnings: tuple[str, ...] = ()
     relevance: str = "keywords"
     focus: str | None = None
+    profile: str = "design"
 
     payload_kind = "packet"
 
@@ -294,6 +301,7 @@ class Packet(RichResult):
                 "warnings": list(self.warnings),
                 "relevance": self.relevance,
                 "focus": self.focus,
+                "profile": self.profile,
                 "severity": fit_severity(self.tokens_used, self.budget),
                 "markdown": self.to_markdown(),
             }
@@ -302,7 +310,13 @@ class Packet(RichResult):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Packet:
-        """Restore a packet saved with :meth:`to_dict` (or its JSON)."""
+        """Restore a packet saved with :meth:`to_dict` (or its JSON); a ``ctx-0.8`` packet
+        comes back as a :class:`~ctx_lab.packet.ctx08.CtxPacket`."""
+        if data.get("profile", "design") != "design" and cls is Packet:
+            from .ctx08 import PROFILE, CtxPacket
+
+            if data["profile"] == PROFILE:
+                return CtxPacket.from_dict(data)
 
         def entries(key: str) -> tuple[PacketEntry, ...]:
             return tuple(PacketEntry(**e) for e in data.get(key) or ())
@@ -332,6 +346,7 @@ class Packet(RichResult):
             warnings=tuple(data.get("warnings") or ()),
             relevance=data.get("relevance", "keywords"),
             focus=data.get("focus"),
+            profile=data.get("profile", "design"),
         )
 
     @classmethod

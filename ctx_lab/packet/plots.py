@@ -9,7 +9,7 @@ from ..plotting import figure_axes
 if TYPE_CHECKING:
     from .packet import Packet
 
-__all__ = ["plot_allocation", "plot_sweep"]
+__all__ = ["plot_allocation", "plot_profiles", "plot_sweep"]
 
 TIER_COLORS = {1: "#6b7280", 2: "#2563eb", 3: "#7c3aed", 4: "#d97706", 5: "#059669"}
 
@@ -56,4 +56,46 @@ def plot_sweep(frame: Any, ax: Any = None) -> Any:
     ax.set_ylabel("tokens used")
     ax.set_title("Where the tokens go as the budget grows")
     ax.legend(loc="upper left", fontsize=8)
+    return fig
+
+
+ACTION_COLORS = {
+    "full": "#2563eb",
+    "summary": "#93c5fd",
+    "counted": "#d1d5db",
+    "dropped": "#f3f4f6",
+    "superseded": "#9ca3af",
+    "skipped": "#e5e7eb",
+}
+
+
+def plot_profiles(frame: Any, ax: Any = None) -> Any:
+    """For each section, the items' actions under the design profile and under ``ctx-0.8``
+    side by side (from :func:`ctx_lab.packet.compare_profiles`)."""
+    fig, ax = figure_axes(ax, (8, 3.6))
+    sections = list(dict.fromkeys(frame["section"]))
+    actions = [a for a in ACTION_COLORS if a in set(frame["design"]) | set(frame["ctx-0.8"])]
+    width = 0.38
+    for offset, profile in ((-width / 2, "design"), (width / 2, "ctx-0.8")):
+        bottom = [0] * len(sections)
+        for action in actions:
+            heights = [
+                int(((frame["section"] == s) & (frame[profile] == action)).sum()) for s in sections
+            ]
+            ax.bar(
+                [i + offset for i in range(len(sections))],
+                heights,
+                width,
+                bottom=bottom,
+                color=ACTION_COLORS[action],
+                edgecolor="#374151",
+                linewidth=0.4,
+                label=action if profile == "design" else None,
+            )
+            bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    ax.set_xticks(range(len(sections)), [f"{s}\n(design | ctx)" for s in sections], fontsize=8)
+    ax.set_ylabel("items")
+    differing = int(frame["rule"].notna().sum())
+    ax.set_title(f"design vs ctx-0.8: {differing} of {len(frame)} items differ")
+    ax.legend(loc="upper right", fontsize=8)
     return fig

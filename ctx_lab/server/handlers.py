@@ -126,16 +126,27 @@ class PacketHandler(BaseHandler):
                     focus=self.text("focus"),
                     relevance=self.text("relevance"),
                     steering=self.many("steering") or None,
+                    profile=self.text("profile"),
+                    display_dir=self.text("display_dir"),
+                    **self.extra(),
                 ),
             )
 
         await self.run(work)
+
+    def extra(self) -> dict[str, Any]:
+        """``compare`` (packet only)."""
+        return {"compare": self.text("compare")}
 
 
 class EntriesHandler(PacketHandler):
     """GET /ctx-lab/api/entries — :func:`ctx_lab.commands.entries`."""
 
     function = staticmethod(commands.entries)
+
+    def extra(self) -> dict[str, Any]:
+        """Nothing beyond the packet's parameters."""
+        return {}
 
 
 class ContextHandler(BaseHandler):

@@ -5,7 +5,7 @@
  */
 
 export const PAYLOAD_VERSION = 1;
-export const PAYLOAD_KINDS = ["budget", "build", "compress", "context", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "read", "tokens", "usage"] as const;
+export const PAYLOAD_KINDS = ["budget", "build", "compress", "context", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "profiles", "read", "tokens", "usage"] as const;
 export type PayloadKind = (typeof PAYLOAD_KINDS)[number];
 export const SEVERITIES = ["ok", "warn", "bad"] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -132,12 +132,15 @@ export type EntriesPayload = {
     keywords: string[];
     score: number | null;
     tokens: number;
-    action: "full" | "summary" | "counted" | "superseded" | "skipped";
+    action: "full" | "summary" | "counted" | "superseded" | "skipped" | "dropped";
     reason: string;
     source?: string | null;
     warnings?: string[];
+    line?: number | null;
+    rule?: string | null;
   })[];
   warnings?: string[];
+  profile?: "design" | "ctx-0.8";
 };
 
 /** application/vnd.ctx-lab.history+json (version 1) */
@@ -290,10 +293,12 @@ export type PacketPayload = {
     keywords: string[];
     score: number | null;
     tokens: number;
-    action: "full" | "summary" | "counted" | "superseded" | "skipped";
+    action: "full" | "summary" | "counted" | "superseded" | "skipped" | "dropped";
     reason: string;
     source?: string | null;
     warnings?: string[];
+    line?: number | null;
+    rule?: string | null;
   })[];
   allocation: ({
     section: string;
@@ -310,6 +315,10 @@ export type PacketPayload = {
   relevance?: "keywords" | "bm25";
   focus?: string | null;
   warnings?: string[];
+  profile?: "design" | "ctx-0.8";
+  native?: Record<string, unknown>;
+  display_dir?: string;
+  overshoot?: number;
 };
 
 /** application/vnd.ctx-lab.page+json (version 1) */
@@ -335,6 +344,24 @@ export type PagePayload = {
     severity?: "ok" | "warn" | "bad";
   } | null;
   budget_id?: string;
+};
+
+/** application/vnd.ctx-lab.profiles+json (version 1) */
+export type ProfilesPayload = {
+  version: 1;
+  budget: number;
+  generated: string;
+  design_tokens: number;
+  ctx_tokens: number;
+  rows: ({
+    section: string;
+    title: string;
+    source: string | null;
+    line: number | null;
+    design: string | null;
+    "ctx-0.8": string | null;
+    rule: string | null;
+  })[];
 };
 
 /** application/vnd.ctx-lab.read+json (version 1) */
@@ -385,7 +412,7 @@ export type UsagePayload = {
   input_price_per_mtok?: number | null;
 };
 
-export type AnyPayload = BudgetPayload | BuildPayload | CompressPayload | ContextPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ReadPayload | TokensPayload | UsagePayload;
+export type AnyPayload = BudgetPayload | BuildPayload | CompressPayload | ContextPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ProfilesPayload | ReadPayload | TokensPayload | UsagePayload;
 export interface PayloadByKind {
   budget: BudgetPayload;
   build: BuildPayload;
@@ -400,6 +427,7 @@ export interface PayloadByKind {
   models: ModelsPayload;
   packet: PacketPayload;
   page: PagePayload;
+  profiles: ProfilesPayload;
   read: ReadPayload;
   tokens: TokensPayload;
   usage: UsagePayload;

@@ -41,6 +41,7 @@ export class ContextPanel extends Widget {
   model = '';
   focus = '';
   relevance = 'keywords';
+  profile = 'design';
   project: string | null = null;
   private signature = '';
   private timer: number | undefined;
@@ -71,6 +72,12 @@ export class ContextPanel extends Widget {
     value: 2000,
     'data-ctx-budget-slider': ''
   }) as HTMLInputElement;
+  private readonly profileSelect = el(
+    'select',
+    { 'data-ctx-profile-select': '', title: 'design: the design doc packet · ctx-0.8: what ctx agent 0.8.1 sends, bugs included' },
+    el('option', { value: 'design' }, 'design'),
+    el('option', { value: 'ctx-0.8' }, 'ctx-0.8')
+  ) as HTMLSelectElement;
   private readonly counterSelect = el('select', { 'data-ctx-counter': '' }) as HTMLSelectElement;
   private readonly modelSelect = el('select', { 'data-ctx-model-select': '' }) as HTMLSelectElement;
 
@@ -101,6 +108,15 @@ export class ContextPanel extends Widget {
       this.focus = this.focusInput.value.trim();
       this.schedule();
     });
+    this.profileSelect.addEventListener('change', () => {
+      this.profile = this.profileSelect.value;
+      const ctx = this.profile !== 'design';
+      // ctx 0.8.1 counts bytes / 4 and has no focus or relevance rule
+      this.focusInput.disabled = ctx;
+      this.relevanceSelect.disabled = ctx;
+      this.counterSelect.disabled = ctx;
+      this.schedule();
+    });
     this.relevanceSelect.addEventListener('change', () => {
       this.relevance = this.relevanceSelect.value;
       this.schedule();
@@ -116,6 +132,7 @@ export class ContextPanel extends Widget {
       el('label', {}, 'budget ', this.slider, ' ', this.budgetLabel),
       el('div', {}, el('label', {}, 'counter ', this.counterSelect), ' ', el('label', {}, 'model ', this.modelSelect)),
       el('div', { class: 'ctx-panel-focus' }, this.focusInput, ' ', el('label', {}, 'relevance ', this.relevanceSelect)),
+      el('div', {}, el('label', {}, 'profile ', this.profileSelect)),
       this.warnings,
       this.allocation,
       insert,
@@ -138,6 +155,9 @@ export class ContextPanel extends Widget {
   cellCode(): string {
     const size: [string, string] = this.model ? ['--model', this.model] : ['--budget', String(this.budget)];
     const dir = this.project && this.project !== '.' ? [this.project] : [];
+    if (this.profile !== 'design') {
+      return `%load_ext ctx_lab\n${magicLine('packet', [size, ['--profile', this.profile]], dir)}`;
+    }
     const flags: [string, string][] = [size, ['--counter', this.counter]];
     if (this.focus) {
       flags.push(['--focus', this.focus]);
@@ -229,9 +249,13 @@ export class ContextPanel extends Widget {
         dir: this.project,
         budget: this.model ? undefined : this.budget,
         model: this.model || undefined,
-        counter: this.counter,
-        focus: this.focus || undefined,
-        relevance: this.relevance === 'keywords' ? undefined : this.relevance
+        ...(this.profile === 'design'
+          ? {
+              counter: this.counter,
+              focus: this.focus || undefined,
+              relevance: this.relevance === 'keywords' ? undefined : this.relevance
+            }
+          : { profile: this.profile })
       });
       this.packet = packet;
       this.render(packet);
@@ -250,7 +274,8 @@ export class ContextPanel extends Widget {
       el('span', { 'data-ctx-panel-total': '' }, fmt(p.budget)),
       ' tokens (',
       el('span', { 'data-ctx-panel-counter': '' }, p.counter),
-      ')'
+      ')',
+      p.overshoot ? el('span', { class: 'ctx-bad', 'data-ctx-panel-overshoot': p.overshoot }, ` over budget by ${fmt(p.overshoot)}`) : ''
     );
     this.warnings.textContent = '';
     const warned = warningList(p.warnings);

@@ -18,6 +18,7 @@ import {
   PagePayload,
   PayloadByKind,
   PayloadKind,
+  ProfilesPayload,
   ReadPayload,
   SECTION_LABELS,
   Severity,
@@ -42,7 +43,8 @@ export const KINDS = [
   'history',
   'journal',
   'context',
-  'counters'
+  'counters',
+  'profiles'
 ];
 
 type Payload = Record<string, any>;
@@ -93,7 +95,11 @@ export function allocationBar(rows: Payload[], budget: number, used: number): HT
 function ledgerTable(rows: Payload[]): HTMLElement {
   const themed = rows.some(r => typeof r.source === 'string' && r.source.split('/').length > 2);
   const warned = rows.some(r => (r.warnings ?? []).length > 0);
+  const ruled = rows.some(r => typeof r.rule === 'string' && r.rule);
   const headers = ['section', 'title', 'date', 'score', 'tokens', 'action', 'reason'];
+  if (ruled) {
+    headers.push('rule');
+  }
   if (themed) {
     headers.push('source');
   }
@@ -104,6 +110,9 @@ function ledgerTable(rows: Payload[]): HTMLElement {
     headers,
     rows.map(r => {
       const cells: (string | number)[] = [r.section, r.title, r.date ?? '', r.score === null || r.score === undefined ? '' : Number(r.score).toFixed(2), r.tokens, r.action, r.reason];
+      if (ruled) {
+        cells.push(r.rule ?? '');
+      }
       if (themed) {
         cells.push(String(r.source ?? '').replace(/^\.context\//, ''));
       }
@@ -134,6 +143,8 @@ function renderPacket(p: PacketPayload): HTMLElement {
     p.over_budget ? el('span', { class: 'ctx-bad', 'data-ctx-over-budget': '' }, ' over budget: tier 1 only') : null,
     p.est_cost_usd !== undefined ? ` · ~$${Number(p.est_cost_usd).toFixed(4)}` : null,
     p.focus ? el('span', { class: 'ctx-muted', 'data-ctx-focus': '' }, ` · focus “${p.focus}”`) : null,
+    p.profile && p.profile !== 'design' ? el('span', { class: 'ctx-muted', 'data-ctx-profile': p.profile }, ` · profile ${p.profile}`) : null,
+    p.overshoot ? el('span', { class: 'ctx-bad', 'data-ctx-overshoot': p.overshoot }, ` over budget by ${fmt(p.overshoot)} tokens`) : null,
     p.relevance && p.relevance !== 'keywords' ? el('span', { class: 'ctx-muted' }, ` · relevance ${p.relevance}`) : null
   );
   const entries = (items: Payload[]): HTMLElement[] =>
@@ -399,6 +410,27 @@ function renderContext(p: ContextPayload): HTMLElement {
   return el('div', {}, p.found ? `project: ${p.dir}` : 'no .context/ found');
 }
 
+function renderProfiles(p: ProfilesPayload): HTMLElement {
+  const differing = p.rows.filter(r => r.rule !== null);
+  const over = p.ctx_tokens - p.budget;
+  return el(
+    'div',
+    { 'data-ctx-profiles': '' },
+    el(
+      'div',
+      { class: 'ctx-head' },
+      `Budget ${fmt(p.budget)}: design ${fmt(p.design_tokens)} tokens, ctx-0.8 ${fmt(p.ctx_tokens)} tokens`,
+      over > 0 ? el('span', { class: 'ctx-bad', 'data-ctx-overshoot': over }, ` (over budget by ${fmt(over)})`) : null,
+      ` · ${differing.length} of ${p.rows.length} items differ`
+    ),
+    sortableTable(
+      ['section', 'title', 'design', 'ctx-0.8', 'rule'],
+      differing.map(r => [r.section, r.title, r.design ?? '—', r['ctx-0.8'] ?? '—', r.rule ?? '']),
+      { 'data-ctx-profile-rows': '' }
+    )
+  );
+}
+
 function renderCounters(p: CountersPayload): HTMLElement {
   return sortableTable(
     ['counter', 'kind', 'available', 'reason'],
@@ -426,7 +458,8 @@ export const RENDERERS: Renderers = {
   history: renderHistory,
   journal: renderJournal,
   context: renderContext,
-  counters: renderCounters
+  counters: renderCounters,
+  profiles: renderProfiles
 };
 
 export function mimeType(kind: string): string {
