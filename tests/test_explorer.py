@@ -76,3 +76,15 @@ def test_focus_relevance_and_warnings() -> None:
     explorer.relevance.value = "bm25"
     assert explorer.packet.relevance == "bm25"
     assert 0 < explorer.packet.ledger()["relevance"].max() <= 1
+
+
+def test_ctx08_profile_in_the_explorer() -> None:
+    explorer = BudgetExplorer(EXAMPLE_DIR, budget=800, now=EXAMPLE_NOW, counter="cl100k")
+    explorer.profile.value = "ctx-0.8"
+    packet = explorer.packet
+    assert packet.profile == "ctx-0.8" and packet.counter == "bytes/4"
+    assert explorer.counter.disabled and explorer.focus.disabled
+    assert packet.tokens_used > 800 and "over budget by" in explorer.status.value
+    assert bytes(explorer.plot.value).startswith(b"\x89PNG")
+    explorer.profile.value = "design"
+    assert explorer.packet.counter == "cl100k" and explorer.packet.tokens_used <= 800

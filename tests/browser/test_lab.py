@@ -126,6 +126,25 @@ def test_renderer_shows_warnings_steering_and_focus(page, lab: Lab) -> None:
     assert "hook sandbox" in rendered.locator("[data-ctx-focus]").inner_text()
 
 
+def test_ctx08_packet_shows_its_profile_and_overshoot(page, lab: Lab) -> None:
+    lab.notebook(
+        "ctx08.ipynb",
+        ["%load_ext ctx_lab", "%ctx packet --example --budget 800 --profile ctx-0.8"],
+    )
+    open_lab(page, lab, "ctx08.ipynb")
+    run_all(page, "[data-ctx-kind='packet']")
+    rendered = page.locator("[data-ctx-kind='packet']").first
+    expected = assemble_packet(
+        load_context(EXAMPLE_DIR), 800, EXAMPLE_NOW, profile="ctx-0.8"
+    ).tokens_used
+    assert rendered.locator("[data-ctx-profile='ctx-0.8']").count() == 1
+    overshoot = rendered.locator("[data-ctx-overshoot]")
+    assert overshoot.get_attribute("data-ctx-overshoot") == str(expected - 800)
+    assert f"over budget by {expected - 800:,}" in overshoot.inner_text()
+    color = overshoot.evaluate("e => getComputedStyle(e).color")
+    assert color.startswith("rgb(") and color != "rgb(0, 0, 0)"
+
+
 def test_sidebar_shows_warnings_and_takes_a_focus(page, lab: Lab) -> None:
     open_lab(page, lab, "busy")
     page.locator("li[data-id='ctx-lab-context-panel']").click()
@@ -139,6 +158,10 @@ def test_sidebar_shows_warnings_and_takes_a_focus(page, lab: Lab) -> None:
     page.wait_for_function(f"(before) => ({listing})() !== before", arg=before, timeout=15_000)
     scores = page.evaluate(listing)
     assert scores != before  # re-scored against the focus
+    panel.locator("[data-ctx-profile-select]").select_option("ctx-0.8")
+    # ctx 0.8.1's ledger lists its task strings as it sends them, checkbox included
+    page.wait_for_function(f"() => ({listing})().includes('- [ ] ')", timeout=15_000)
+    assert panel.locator("[data-ctx-focus-input]").is_disabled()
     page.screenshot(path=str(ARTIFACTS / "context-sidebar-busy.png"))
 
 

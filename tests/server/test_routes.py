@@ -72,6 +72,27 @@ async def test_packet_focus_relevance_steering_and_warnings(jp_fetch, project) -
     assert "no steering file named nope" in body["message"]
 
 
+async def test_ctx08_profile_and_comparison(jp_fetch, project) -> None:
+    packet = await get(
+        jp_fetch, "packet", dir="proj", budget="800", profile="ctx-0.8", now="2026-06-15T12:00:00Z"
+    )
+    assert packet["profile"] == "ctx-0.8" and packet["native"]["budget"] == 800
+    # the server never reveals an absolute path: the read order is relative to its root
+    assert packet["read_order"][0] == "proj/.context/CONSTITUTION.md"
+    assert packet["native"]["read_order"][0] == "proj/.context/CONSTITUTION.md"
+    assert packet["overshoot"] == packet["tokens_used"] - 800 > 0
+    assert all(r["rule"] for r in packet["ledger"])
+    shown = await get(jp_fetch, "packet", dir="proj", profile="ctx-0.8", display_dir="/x/.context")
+    assert shown["read_order"][0] == "/x/.context/CONSTITUTION.md"
+    compared = await get(jp_fetch, "packet", dir="proj", budget="2000", compare="ctx-0.8")
+    assert compared["version"] == 1 and compared["rows"]
+    assert {r["rule"] for r in compared["rows"]} >= {None, "constitution-regex"}
+    entries = await get(jp_fetch, "entries", dir="proj", profile="ctx-0.8")
+    assert entries["profile"] == "ctx-0.8"
+    body = await error(jp_fetch, "packet", 400, dir="proj", profile="ctx-0.8", counter="cl100k")
+    assert "byte estimate" in body["message"]
+
+
 async def test_context_lookup(jp_fetch, project) -> None:
     found = await get(jp_fetch, "context", dir="proj/src")
     assert found["found"] and found["dir"] == "proj" and "TASKS.md" in found["signature"]
