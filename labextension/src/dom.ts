@@ -138,3 +138,8 @@ export function warningList(warnings: readonly string[] | undefined): HTMLElemen
   node.appendChild(list);
   return node;
 }
+
+/** A `<select>` offering `values` (each its own label). */
+export function select(attrs: Record<string, string>, values: readonly string[]): HTMLSelectElement {
+  return el('select', attrs, ...values.map(v => el('option', { value: v }, v))) as HTMLSelectElement;
+}

@@ -15,7 +15,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
 
 import { api } from './api';
-import { el, fmt, meter, warningList } from './dom';
+import { el, fmt, meter, select, warningList } from './dom';
 import { magicLine } from './magic';
 import { CountersPayload, PacketPayload } from './generated';
 import { allocationBar, lineView } from './renderers';
@@ -54,12 +54,10 @@ export class ContextPanel extends Widget {
     placeholder: 'focus: words to rank entries by (default: the tasks)',
     'data-ctx-focus-input': ''
   }) as HTMLInputElement;
-  private readonly relevanceSelect = el(
-    'select',
+  private readonly relevanceSelect = select(
     { 'data-ctx-relevance': '', title: 'keywords: matched keywords / 3 · bm25: rarer shared words weigh more' },
-    el('option', { value: 'keywords' }, 'keywords'),
-    el('option', { value: 'bm25' }, 'bm25')
-  ) as HTMLSelectElement;
+    ['keywords', 'bm25']
+  );
   private readonly allocation = el('div', { 'data-ctx-panel-allocation': '' });
   private readonly entries = el('div', { class: 'ctx-panel-entries', 'data-ctx-panel-entries': '' });
   private readonly detail = el('div', { class: 'ctx-panel-detail', 'data-ctx-panel-detail': '' });
@@ -72,12 +70,10 @@ export class ContextPanel extends Widget {
     value: 2000,
     'data-ctx-budget-slider': ''
   }) as HTMLInputElement;
-  private readonly profileSelect = el(
-    'select',
+  private readonly profileSelect = select(
     { 'data-ctx-profile-select': '', title: 'design: the design doc packet · ctx-0.8: what ctx agent 0.8.1 sends, bugs included' },
-    el('option', { value: 'design' }, 'design'),
-    el('option', { value: 'ctx-0.8' }, 'ctx-0.8')
-  ) as HTMLSelectElement;
+    ['design', 'ctx-0.8']
+  );
   private readonly counterSelect = el('select', { 'data-ctx-counter': '' }) as HTMLSelectElement;
   private readonly modelSelect = el('select', { 'data-ctx-model-select': '' }) as HTMLSelectElement;
 
