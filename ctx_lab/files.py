@@ -204,9 +204,15 @@ def is_binary(source: bytes | Pathish) -> bool:
     One rule everywhere, on the first :data:`SNIFF_BYTES` bytes: a known binary signature (PDF,
     images, archives, executables, SQLite …), a NUL byte, more than 10 % control characters,
     or invalid UTF-8 with more than 30 % high bytes. A UTF-16/32 byte-order mark means text.
+    Given the bytes themselves (a file already read), a NUL byte anywhere in them counts too:
+    text has none, and formats that start like text (PostScript-based ``.ai``, some
+    archives) put their binary parts further in.
     """
     if isinstance(source, bytes | bytearray | memoryview):
-        return _sniff(bytes(source[:SNIFF_BYTES]))
+        data = bytes(source)
+        if _sniff(data[:SNIFF_BYTES]):
+            return True
+        return not data.startswith(_TEXT_BOMS) and b"\x00" in data[SNIFF_BYTES:]
     try:
         with _open_regular(source) as handle:
             return _sniff(handle.read(SNIFF_BYTES))

@@ -70,6 +70,13 @@ LIMITS: dict[str, Limit] = {
             unit="entries",
         ),
         Limit(
+            "skeleton",
+            4 * MIB,
+            "CTX_LAB_MAX_SKELETON_CHARS",
+            "one file made into a skeleton or summary (larger ones go in as references)",
+            unit="characters",
+        ),
+        Limit(
             "context_files",
             2000,
             "CTX_LAB_MAX_CONTEXT_FILES",

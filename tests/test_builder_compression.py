@@ -294,7 +294,12 @@ def test_reference_format() -> None:
 
 
 def test_apply_policy_falls_back_with_a_note() -> None:
-    block = ContentBlock.for_file("bad.py", "def broken(:\n    pass\n\nNOTE: important\n")
+    # what does parse is kept (partial); a file with nothing well-formed is summarized
+    block = ContentBlock.for_file("bad.py", "def broken(:\n    pass\n\ndef good(x):\n    pass\n")
     result = apply_policy(block, "structural")
+    assert result.policy == "structural" and result.partial and "def good(x):" in result.text
+    assert "ast could not parse it" in result.note and "partial" in result.note
+    hopeless = ContentBlock.for_file("worse.py", "def broken(:\n")
+    result = apply_policy(hopeless, "structural")
     assert result.policy == "summarizable" and "structural failed" in result.note
     assert apply_policy(ContentBlock.for_file("a.md", "# T\n\nx\n"), "exact").text == "# T\n\nx\n"

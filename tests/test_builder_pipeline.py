@@ -58,8 +58,12 @@ def test_degrades_lowest_priority_first(tmp_path: Path) -> None:
 
 
 def test_ties_larger_block_first(tmp_path: Path) -> None:
-    (tmp_path / "small.md").write_text("# S\n\n" + "short line\n" * 5 + "\nmore\n" * 5)
-    (tmp_path / "big.md").write_text("# B\n\n" + "long line of text here\n" * 50 + "\nmore\n" * 50)
+    (tmp_path / "small.md").write_text(
+        "# S\n\n" + "".join(f"short line {i}\n" for i in range(5)) + "\nmore\n" * 5
+    )
+    (tmp_path / "big.md").write_text(
+        "# B\n\n" + "".join(f"long line of text here {i}\n" for i in range(50)) + "\nmore\n" * 50
+    )
     full = build_context("t", ["small.md", "big.md"], budget=60_000, root=tmp_path)
     result = build_context("t", ["small.md", "big.md"], budget=full.tokens - 1, root=tmp_path)
     assert outcome(result, "file:big.md").action == "degraded"
@@ -181,6 +185,8 @@ def test_blocks_given_directly_and_ledger(tmp_path: Path) -> None:
         "tokens_after",
         "action",
         "reason",
+        "partial",
+        "boost",
     ]
     assert frame.set_index("block").loc["file:inline.md", "priority"] == 5
     assert result.plot() is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from ..files import decode_text, is_binary, read_bytes
 from ..limits import LIMITS
 from ..models import ModelRegistry
 from ..packet.context import load_context
+from ..packet.scoring import Bm25, extract_keywords, terms
 from ..severity import fit_severity
 from ..token_budget import config_budget, resolve_token_budget
 from ..tokens import CounterLike, CountingCache, TokenCounter, get_counter
@@ -57,6 +58,8 @@ class BlockOutcome:
     tokens_after: int
     action: str
     reason: str
+    partial: bool = False  # parts of the file did not parse and are left out of its skeleton
+    boost: int = 0  # priority added for matching the task
 
     def to_dict(self) -> dict[str, Any]:
         """The ledger row as JSON."""
@@ -78,6 +81,11 @@ class _State:
     dropped: bool = False
     exhausted: bool = False
     notes: list[str] = field(default_factory=list)
+    partial: bool = False
+    boost: int = 0
+    start_policy: str = ""
+    # the forms this block went through, best first: (policy, text, tokens) — refill climbs back
+    ladder: list[tuple[str, str, int]] = field(default_factory=list)
 
 
 def _section_text(block: ContentBlock, text: str) -> str:
@@ -234,12 +242,13 @@ def _read_file(
     try:
         size = path.stat().st_size
         over = _over_limit(size, room)
-        binary = over is not None or is_binary(path)
-        if binary:
-            text = ""
-        else:
+        binary, text = over is not None, ""
+        if not binary:
             data = read_bytes(path)
-            text, size = decode_text(data, label, warnings), len(data)
+            size = len(data)
+            binary = is_binary(data)  # the whole file: a NUL far in is still binary
+            if not binary:
+                text = decode_text(data, label, warnings)
     except FileTooLarge as exc:  # grew while being read
         over, binary, text = str(exc), True, ""
     except (InputFileError, OSError) as exc:
@@ -288,7 +297,9 @@ class _Builder:
                 state.notes.append(
                     f"{state.policy} → {candidate.policy} ({state.tokens} → {section} tokens)"
                 )
+                state.ladder.append((state.policy, state.text, state.tokens))
                 state.policy, state.text, state.tokens = candidate.policy, candidate.text, section
+                state.partial = candidate.partial
                 return True
         state.exhausted = True
         return False
@@ -307,6 +318,7 @@ def build_context(
     exact: Iterable[str] = (),
     registry: str | ModelRegistry | None = None,
     confined: bool = False,
+    task_boost: bool = True,
 ) -> BuildResult:
     """Build a prompt from a task, files (paths, directories, globs or blocks) and memory (a
     :class:`MemorySource` or a ``.context/`` directory) within ``budget`` tokens.
@@ -315,6 +327,10 @@ def build_context(
     structural; text summarizable; binary reference. While the prompt is over budget, the
     lowest-priority degradable block goes one step down (ties: the larger first, then input
     order); when only references are left, the lowest-priority non-exact blocks are dropped.
+    Then spare budget is used again: degraded blocks climb back up (reference → summarizable →
+    structural → their first form), highest priority first, while the prompt still fits — each
+    upgrade in the ledger. File blocks that match the task's words (the packet's BM25) get up to
+    +15 priority, in proportion (``task_boost=False`` turns that off).
     The final prompt is re-counted: its tokens are ≤ the budget, or
     :class:`ExactContentTooLarge` says which exact blocks do not fit.
 
@@ -333,6 +349,7 @@ def build_context(
             warnings.append(f"memory: {exc}; built without memory")
             memory = None
     exact_paths = set(exact)
+    boosts: dict[str, tuple[int, tuple[str, ...]]] = {}
 
     blocks: list[tuple[ContentBlock, int | None]] = []
     blocks.append((task if isinstance(task, ContentBlock) else ContentBlock.for_task(task), None))
@@ -362,18 +379,29 @@ def build_context(
             blocks.append(read)
             room -= read[1] if not read[0].binary else 0
 
+    if task_boost:
+        blocks, boosts = _boost(blocks)
     builder = _Builder(tokens)
     states: list[_State] = []
     for order, (block, size) in enumerate(blocks):
         raw_tokens = builder.count(block.text)
         compressed = apply_policy(block, block.policy, size)
         state = _State(block, order, size, compressed.policy, compressed.text, raw_tokens)
+        state.partial = compressed.partial
+        state.start_policy = compressed.policy
+        if block.id in boosts:
+            boost, matched = boosts[block.id]
+            state.boost = boost
+            state.notes.append(f"task boost +{boost} (matches {', '.join(matched[:5])})")
+        if block.reason:
+            state.notes.append(block.reason)
         if compressed.note:
             state.notes.append(compressed.note)
         state.tokens = builder.part(state)
         raw_section = builder.count(_section_text(block, block.text))
         if compressed.policy != "exact" and state.tokens >= raw_section and not block.binary:
             state.text, state.tokens = block.text, raw_section  # the step would not shrink it
+            state.start_policy = state.policy = block.policy
             state.notes.append(f"{compressed.policy} form not smaller; kept as is")
         states.append(state)
 
@@ -403,12 +431,14 @@ def build_context(
         if not droppable:
             return False
         target = min(droppable, key=lambda s: (s.block.priority, -s.tokens, s.order))
+        target.ladder.append((target.policy, target.text, target.tokens))
         target.dropped = True
         target.notes.append("dropped: still over budget with every non-exact block a reference")
         return True
 
     while over() and shrink():
         pass
+    _refill(states, builder, budget_value)
     prompt = render_prompt([(s.block, s.text) for s in states if not s.dropped])
     final = builder.count(prompt)
     while final > budget_value and shrink():  # part sums may differ from the whole's count
@@ -429,11 +459,67 @@ def build_context(
     )
 
 
+TASK_BOOST = 15  # the most priority a block gains for matching the task
+
+
+def _boost(
+    blocks: list[tuple[ContentBlock, int | None]],
+) -> tuple[list[tuple[ContentBlock, int | None]], dict[str, tuple[int, tuple[str, ...]]]]:
+    """File blocks scored against the task with the packet's BM25 (terms of the path and the
+    text): the best match gains :data:`TASK_BOOST` priority, others in proportion."""
+    task = next((b.text for b, _ in blocks if b.source == "task"), "")
+    query = extract_keywords([task])
+    files = [(i, b) for i, (b, _) in enumerate(blocks) if b.source == "file" and not b.binary]
+    if not query or not files:
+        return blocks, {}
+    documents = [terms(f"{b.path.replace('/', ' ')}\n{b.text}") for _, b in files]
+    model = Bm25(documents)
+    scores = model.scores(query)
+    top = max(scores, default=0.0)
+    if top <= 0:
+        return blocks, {}
+    found: dict[str, tuple[int, tuple[str, ...]]] = {}
+    boosted = list(blocks)
+    holding = {t: model.frequencies(t) for t in dict.fromkeys(query)}
+    for j, ((i, block), score) in enumerate(zip(files, scores, strict=True)):
+        boost = round(TASK_BOOST * score / top)
+        if boost <= 0:
+            continue
+        matched = tuple(t for t, where in holding.items() if j in where)
+        boosted[i] = (replace(block, priority=block.priority + boost), blocks[i][1])
+        found[block.id] = (boost, matched)
+    return boosted, found
+
+
+def _refill(states: list[_State], builder: _Builder, budget: int) -> None:
+    """Climb degraded (and dropped) blocks back up their ladder, highest priority first, while
+    the prompt fits: spare budget is never left unused when an upgrade would fit."""
+    while True:
+        climbed = False
+        candidates = sorted(
+            (s for s in states if s.ladder), key=lambda s: (-s.block.priority, s.order)
+        )
+        for state in candidates:
+            policy, text, tokens = state.ladder[-1]
+            saved = (state.policy, state.text, state.tokens, state.dropped)
+            before = "dropped" if state.dropped else f"{state.policy} ({state.tokens} tokens)"
+            state.policy, state.text, state.tokens, state.dropped = policy, text, tokens, False
+            if builder.total(states) <= budget:
+                state.ladder.pop()
+                state.exhausted = False
+                state.notes.append(f"refilled: {before} → {policy} ({tokens} tokens)")
+                climbed = True
+                break
+            state.policy, state.text, state.tokens, state.dropped = saved
+        if not climbed:
+            return
+
+
 def _outcome(state: _State, builder: _Builder) -> BlockOutcome:
     block = state.block
     if state.dropped:
         action, after = "dropped", 0
-    elif any("→" in n for n in state.notes):
+    elif state.policy != state.start_policy:
         action, after = "degraded", builder.count(state.text)
     else:
         action, after = "kept", builder.count(state.text)
@@ -451,4 +537,6 @@ def _outcome(state: _State, builder: _Builder) -> BlockOutcome:
         after,
         action,
         reason,
+        state.partial,
+        state.boost,
     )

@@ -9,14 +9,22 @@ from __future__ import annotations
 
 import ast
 import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from ..errors import SkeletonError
 
-__all__ = ["SkeletonError", "extra_grammar", "python_skeleton", "treesitter_skeleton"]
+__all__ = [
+    "Skeleton",
+    "SkeletonError",
+    "code_skeleton",
+    "extra_grammar",
+    "python_code_skeleton",
+    "python_skeleton",
+    "treesitter_skeleton",
+]
 
 ELIDED_BLOCK = "{ … }"
 ELIDED_VALUE = "…"
@@ -150,17 +158,28 @@ class _PythonSkeleton:
 def python_skeleton(source: str) -> str:
     """Imports, decorators, class and (async) def signatures with methods and nested classes,
     the first line of docstrings and module-level assignments; bodies become ``...``."""
+    return python_code_skeleton(source).text
+
+
+def python_code_skeleton(source: str) -> Skeleton:
+    """:func:`python_skeleton` with a note: syntax this Python's ``ast`` cannot read (3.12's
+    ``class Stack[T]:``, ``type X = …``) is parsed with tree-sitter-python instead."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as exc:
-        raise SkeletonError(f"Python syntax error: {exc}") from None
+        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+        reason = f"{getattr(exc, 'msg', exc)}{where}"
+        try:
+            return _python_treesitter(source, reason)
+        except SkeletonError:
+            raise SkeletonError(f"Python syntax error: {exc}") from None
     builder = _PythonSkeleton(source)
     out: list[str] = []
     doc = _first_doc_line(tree)
     if doc:
         out.append(f'"""{doc}"""')
     out.extend(builder.render(tree.body, ""))
-    return "\n".join(out) + "\n" if out else ""
+    return Skeleton("\n".join(out) + "\n" if out else "")
 
 
 # -- tree-sitter ------------------------------------------------------------------------------
@@ -269,7 +288,6 @@ _RULES = {
                 "const_item",
                 "static_item",
                 "macro_definition",
-                "attribute_item",
             }
         ),
         frozenset({"function_item", "closure_expression"}),
@@ -387,9 +405,72 @@ def _generic_elisions(node: Any, spans: list[tuple[int, int, str]]) -> None:
         _generic_elisions(child, spans)
 
 
+@dataclass(frozen=True)
+class Skeleton:
+    """A skeleton and, when parts of the file did not parse, a note saying which were left
+    out (``partial``)."""
+
+    text: str
+    partial: bool = False
+    note: str = ""
+
+
+_DOC_PREFIXES = (b"///", b"//!", b"/**", b"/*!")
+
+
+def _line_of(data: bytes, node: Any) -> str:
+    text = data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    return text.split("\n", 1)[0].strip()
+
+
+def _doc_first_line(data: bytes, comments: list[Any]) -> str | None:
+    """The first line of an item's doc comment (the comment run right above it)."""
+    if not comments:
+        return None
+    first = data[comments[0].start_byte : comments[0].end_byte].decode("utf-8", "replace")
+    if first.startswith("/*"):
+        block = first[2:-2] if first.endswith("*/") else first[2:]
+        inner = [ln.strip().lstrip("*").strip() for ln in block.split("\n")]
+        body = next((ln for ln in inner if ln and ln not in ("*", "!")), "")
+        opener = first[:3] if first[:3] in ("/**", "/*!") else "/*"
+        return f"{opener} {body.lstrip('!*').strip()} */" if body else None
+    return first.split("\n", 1)[0].rstrip()
+
+
+def _go_exported(node: Any, data: bytes) -> bool:
+    names: list[Any] = []
+    name = node.child_by_field_name("name")
+    if name is not None:
+        names.append(name)
+    for spec in node.named_children:
+        if spec.type in ("type_spec", "const_spec", "var_spec", "type_alias"):
+            found = spec.child_by_field_name("name")
+            names += [found] if found is not None else []
+    return any(data[n.start_byte : n.end_byte][:1].isupper() for n in names)
+
+
+def _always_kept_comment(language: str, text: bytes) -> bool:
+    """Build constraints (Go) and crate docs (Rust) stay wherever they are."""
+    if language == "go":
+        return text.startswith((b"//go:build", b"// +build"))
+    if language == "rust":
+        return text.startswith((b"//!", b"/*!"))
+    return False
+
+
 def treesitter_skeleton(source: str, language: str) -> str:
     """The skeleton of Go, JavaScript, TypeScript (``tsx`` too), Rust — or, for a file
-    extension like ``.java`` whose grammar wheel is installed, a generic one."""
+    extension like ``.java`` whose grammar wheel is installed, a generic one. Parts that do
+    not parse are left out (see :func:`code_skeleton` for the note saying so)."""
+    return code_skeleton(source, language).text
+
+
+def code_skeleton(source: str, language: str) -> Skeleton:
+    """:func:`treesitter_skeleton` with the note: when tree-sitter reports errors, every
+    well-formed top-level part is still kept and the skeleton is ``partial``; only a file with
+    no well-formed part at all raises :class:`SkeletonError`."""
+    if language == "python":
+        return _python_treesitter(source)
     rules = _RULES.get(language)
     generic = rules is None
     if rules is None:
@@ -400,17 +481,17 @@ def treesitter_skeleton(source: str, language: str) -> str:
     parser = _parser(rules.module, rules.function)
     data = source.encode("utf-8", "surrogatepass")
     tree = parser.parse(data)
-    if tree.root_node.has_error:
-        raise SkeletonError(f"{language} parse errors (tree-sitter)")
     pieces: list[str] = []
-    keep: Callable[[Any], bool] = (
-        (lambda n: n.type != "comment")
-        if generic
-        else (lambda n: n.type in rules.keep_top or _is_commonjs_export(n, data))
-    )
-    for node in tree.root_node.named_children:
-        if not keep(node):
-            continue
+    broken: list[str] = []
+    comments: list[Any] = []  # the run of comments right above the next node
+    attributes: list[Any] = []  # Rust outer attributes waiting for their item
+
+    def keep(node: Any) -> bool:
+        if generic:
+            return node.type != "comment"
+        return node.type in rules.keep_top or _is_commonjs_export(node, data)
+
+    def skeleton_of(node: Any) -> str:
         spans: list[tuple[int, int, str]] = []
         if generic:
             _generic_elisions(node, spans)
@@ -421,8 +502,166 @@ def treesitter_skeleton(source: str, language: str) -> str:
                 spans.append((body.start_byte, body.end_byte, ELIDED_BLOCK))
         else:
             _elisions(node, rules, spans)
-        pieces.append(_apply(data, node.start_byte, node.end_byte, spans))
-    return "\n".join(pieces) + "\n" if pieces else ""
+        return _apply(data, node.start_byte, node.end_byte, spans)
+
+    def visit(children: Iterable[Any]) -> None:
+        nonlocal comments, attributes
+        for node in children:
+            if node.type == "ERROR":
+                comments, attributes = [], []
+                broken.append(_line_of(data, node))
+                visit(node.named_children)  # well-formed declarations inside still count
+                continue
+            if "comment" in node.type:
+                text = data[node.start_byte : node.end_byte]
+                if _always_kept_comment(language, text):
+                    pieces.append(text.decode("utf-8", "replace").rstrip())
+                    comments = []
+                    continue
+                adjacent = comments and comments[-1].end_point[0] + 1 >= node.start_point[0]
+                comments = [*comments, node] if adjacent else [node]
+                continue
+            if node.type == "attribute_item":  # Rust #[...]: belongs to the next item
+                attributes.append(node)
+                continue
+            # the comment run right above (no blank line between) is the item's doc
+            attached = comments and comments[-1].end_point[0] + 1 >= node.start_point[0]
+            docs = comments if attached else []
+            if node.has_error:
+                broken.append(_line_of(data, node))
+            elif node.type == "inner_attribute_item":
+                pieces.append(_apply(data, node.start_byte, node.end_byte, []))
+            elif keep(node):
+                pieces.extend(_docs(node, docs, data, language))
+                pieces.extend(_apply(data, a.start_byte, a.end_byte, []) for a in attributes)
+                pieces.append(skeleton_of(node))
+            comments, attributes = [], []
+
+    visit(tree.root_node.named_children)
+    if broken and not pieces:
+        raise SkeletonError(f"{language} parse errors (tree-sitter), nothing well-formed")
+    text = "\n".join(pieces) + "\n" if pieces else ""
+    if not broken:
+        return Skeleton(text)
+    shown = ", ".join(repr(b[:40]) for b in broken[:3]) + (" …" if len(broken) > 3 else "")
+    return Skeleton(
+        text,
+        True,
+        f"partial: {len(broken)} part(s) with parse errors left out ({shown})",
+    )
+
+
+def _docs(node: Any, docs: list[Any], data: bytes, language: str) -> list[str]:
+    """The doc comment lines kept above a kept item: a package's docs whole (Go), else the
+    first line of an item's doc — for Go only exported items, for Rust only ``///`` docs."""
+    if not docs:
+        return []
+    texts = [data[c.start_byte : c.end_byte] for c in docs]
+    if language == "go":
+        if node.type == "package_clause":
+            return [t.decode("utf-8", "replace").rstrip() for t in texts]
+        if not _go_exported(node, data):
+            return []
+    elif language == "rust":
+        docs = [c for c, t in zip(docs, texts, strict=True) if t.startswith((b"///", b"/**"))]
+    elif not texts[0].startswith(_DOC_PREFIXES):
+        return []
+    line = _doc_first_line(data, docs)
+    return [line] if line else []
+
+
+# -- Python with tree-sitter (syntax newer than this Python's ``ast``) ---------------------------
+
+_PY_DEFINITIONS = ("function_definition", "class_definition", "decorated_definition")
+
+
+def _python_treesitter(source: str, reason: str = "") -> Skeleton:
+    parser = _parser("tree_sitter_python", "language")
+    data = source.encode("utf-8", "surrogatepass")
+    root = parser.parse(data).root_node
+    out: list[str] = []
+    broken: list[str] = []
+
+    def text(node: Any) -> str:
+        return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def docstring(block: Any) -> str | None:
+        first = block.named_children[0] if block is not None and block.named_children else None
+        if first is None or first.type != "expression_statement":
+            return None
+        string = first.named_children[0] if first.named_children else None
+        if string is None or string.type != "string":
+            return None
+        body = text(string).strip("\"'rbuRBU")
+        line = body.strip().split("\n", 1)[0].strip()
+        return line.replace('"""', '\\"\\"\\"') or None
+
+    def definition(node: Any, indent: str) -> None:
+        if node.type == "decorated_definition":
+            for child in node.named_children:
+                if child.type == "decorator":
+                    out.append(indent + text(child))
+            inner = node.child_by_field_name("definition")
+            if inner is not None:
+                definition(inner, indent)
+            return
+        body = node.child_by_field_name("body")
+        if body is None:
+            out.append(indent + text(node))
+            return
+        header = data[node.start_byte : body.start_byte].decode("utf-8", "replace").rstrip()
+        out.append(indent + header)
+        inner_indent = indent + "    "
+        doc = docstring(body)
+        if doc:
+            out.append(f'{inner_indent}"""{doc}"""')
+        if node.type == "class_definition":
+            before = len(out)
+            statements(body.named_children, inner_indent)
+            if len(out) == before:
+                out.append(f"{inner_indent}...")
+        else:
+            out.append(f"{inner_indent}...")
+
+    def statements(nodes: Iterable[Any], indent: str) -> None:
+        for node in nodes:
+            if node.type == "ERROR" or node.has_error:
+                broken.append(text(node).split("\n", 1)[0].strip())
+            elif node.type in _PY_DEFINITIONS:
+                definition(node, indent)
+            elif node.type in (
+                "import_statement",
+                "import_from_statement",
+                "future_import_statement",
+                "type_alias_statement",
+            ):
+                out.append(indent + text(node))
+            elif node.type == "expression_statement" and node.named_children:
+                first = node.named_children[0]
+                if first.type == "assignment":
+                    line = text(node)
+                    short = "\n" not in line and len(line) <= SHORT_ASSIGNMENT
+                    left = first.child_by_field_name("left")
+                    kind = first.child_by_field_name("type")
+                    target = text(left) if left is not None else line.split("=", 1)[0].strip()
+                    typed = f": {text(kind)}" if kind is not None else ""
+                    out.append(indent + (line if short else f"{target}{typed} = {ELIDED_VALUE}"))
+
+    doc = docstring(root)
+    if doc:
+        out.append(f'"""{doc}"""')
+    statements(root.named_children, "")
+    if broken and not out:
+        raise SkeletonError("Python parse errors (ast and tree-sitter), nothing well-formed")
+    text_out = "\n".join(out) + "\n" if out else ""
+    note = (
+        f"ast could not parse it ({reason}); parsed with tree-sitter"
+        if reason
+        else ("parsed with tree-sitter")
+    )
+    if broken:
+        note += f"; partial: {len(broken)} part(s) with parse errors left out"
+    return Skeleton(text_out, bool(broken), note)
 
 
 def _is_commonjs_export(node: Any, data: bytes) -> bool:

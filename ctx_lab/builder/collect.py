@@ -102,18 +102,35 @@ def _git_ignored(paths: list[Path]) -> set[Path]:
 def collect_paths(
     patterns: Iterable[str], base: str | os.PathLike[str] = ".", *, confined: bool = False
 ) -> tuple[list[Path], list[str]]:
-    """Files named by ``patterns`` (paths, directories, globs), de-duplicated in order, minus
-    what git ignores; with warnings for patterns that matched nothing. With ``confined`` every
+    """Files named by ``patterns`` (paths, directories, globs), de-duplicated in order. Files
+    found by expanding a directory or glob honour ``.gitignore`` (one ``git check-ignore`` per
+    repository); a file named on its own is included even when ignored, with a warning. Warnings
+    also name patterns that matched nothing. With ``confined`` every
     file, after expansion and symlink resolution, must lie inside ``base``
     (:class:`~ctx_lab.errors.PathOutsideRoot`)."""
     root = Path(base)
     warnings: list[str] = []
     seen: dict[Path, None] = {}
+    named: set[Path] = set()  # files named one by one: included even when ignored
     for pattern in patterns:
-        for path in _expand(pattern, root, warnings, confined):
+        expanded = _expand(pattern, root, warnings, confined)
+        single = not any(ch in pattern for ch in "*?[") and len(expanded) == 1
+        for path in expanded:
             if _SKIP_DIRS & set(path.parts):
                 continue
             seen.setdefault(path, None)
+            if single and path.is_file() and not (root / pattern).is_dir():
+                named.add(path)
     candidates = list(seen)
     ignored = _git_ignored(candidates)
-    return [p for p in candidates if real_path(p) not in ignored], warnings
+    kept = []
+    for p in candidates:
+        if real_path(p) not in ignored:
+            kept.append(p)
+        elif p in named:
+            kept.append(p)
+            warnings.append(
+                f"{display_path(p, root)}: ignored by git (.gitignore), included because it "
+                "was named"
+            )
+    return kept, warnings

@@ -8,12 +8,14 @@ from pathlib import PurePath
 
 from cachetools import LRUCache
 
-from .blocks import CODE_EXTENSIONS, DATA_EXTENSIONS, POLICIES, ContentBlock
-from .code_skeleton import SkeletonError, python_skeleton, treesitter_skeleton
+from ..limits import LIMITS
+from .blocks import CODE_EXTENSIONS, DATA_EXTENSIONS, POLICIES, ContentBlock, file_kind
+from .code_skeleton import Skeleton, SkeletonError, code_skeleton, python_code_skeleton
+from .code_summary import code_summary
 from .data_skeleton import data_skeleton
 from .summarize import reference, summarize
 
-__all__ = ["Compressed", "apply_policy", "structural"]
+__all__ = ["Compressed", "apply_policy", "structural", "summary"]
 
 
 @dataclass(frozen=True)
@@ -23,29 +25,39 @@ class Compressed:
     text: str
     policy: str
     note: str = ""
+    partial: bool = False  # parts of the file did not parse and were left out
 
 
-def structural(path: str, text: str) -> str:
-    """The structural skeleton of a code or data file; :class:`SkeletonError` if there is none
-    (nesting deeper than the parsers and walkers can follow included: the file then falls to
-    the next policy instead of failing the build)."""
+def structural(path: str, text: str) -> Skeleton:
+    """The structural skeleton of a code or data file (with a note when parts of it did not
+    parse); :class:`SkeletonError` if there is none (nesting deeper than the parsers and
+    walkers can follow included: the file then falls to the next policy instead of failing
+    the build)."""
     try:
         return _structural(path, text)
     except RecursionError:
         raise SkeletonError("nested too deeply for a skeleton") from None
 
 
-def _structural(path: str, text: str) -> str:
+def _structural(path: str, text: str) -> Skeleton:
     suffix = PurePath(path).suffix.lower()
     language = CODE_EXTENSIONS.get(suffix)
     if language == "python":
-        return python_skeleton(text)
+        return python_code_skeleton(text)
     if language is not None:
-        return treesitter_skeleton(text, language)
+        return code_skeleton(text, language)
     fmt = DATA_EXTENSIONS.get(suffix)
     if fmt is not None:
-        return data_skeleton(text, fmt)
-    return treesitter_skeleton(text, suffix)  # installed grammars of other languages
+        return Skeleton(data_skeleton(text, fmt))
+    return code_skeleton(text, suffix)  # installed grammars of other languages
+
+
+def summary(path: str, text: str) -> str:
+    """The summarizable form: for code, its definitions and their docs' first lines
+    (:func:`code_summary`); for everything else the extractive prose summary."""
+    if file_kind(path) == "code":
+        return code_summary(path, text)
+    return summarize(text)
 
 
 # weighed by the characters a cached entry holds: its key's text and its result's
@@ -82,11 +94,21 @@ def _apply_policy(block: ContentBlock, policy: str, size: int | None = None) -> 
         return Compressed(block.text, "exact")
     if policy == "reference" or block.binary:
         return Compressed(reference(label, block.text, size, block.binary), "reference")
+    rule = LIMITS["skeleton"]
+    if len(block.text) > rule.value():
+        return Compressed(
+            reference(label, block.text, size),
+            "reference",
+            f"{len(block.text):,} characters is over {rule.describe()}: referenced",
+        )
     if policy == "structural":
         try:
-            return Compressed(structural(block.path, block.text), "structural")
+            found = structural(block.path, block.text)
+            return Compressed(found.text, "structural", found.note, found.partial)
         except SkeletonError as exc:
             return Compressed(
-                summarize(block.text), "summarizable", f"structural failed ({exc}); summarized"
+                summary(block.path, block.text),
+                "summarizable",
+                f"structural failed ({exc}); summarized",
             )
-    return Compressed(summarize(block.text), "summarizable")
+    return Compressed(summary(block.path, block.text), "summarizable")

@@ -4,7 +4,9 @@ long strings are cut and long arrays show their first items and how many more th
 from __future__ import annotations
 
 import configparser
+import datetime
 import json
+import re
 import tomllib
 from typing import Any
 
@@ -30,8 +32,20 @@ def _short(value: Any, depth: int = 0) -> Any:
             head.append(f"… {len(value) - MAX_ITEMS} more items")
         return head
     if isinstance(value, str) and len(value) > MAX_STRING:
-        return value[:MAX_STRING] + f"… ({len(value)} chars)"
+        cut = value[:MAX_STRING] + f"… ({len(value)} chars)"
+        return cut if len(cut) < len(value) else value  # elide only when it shortens
     return value
+
+
+# -- TOML -------------------------------------------------------------------------------------
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _toml_key(key: str) -> str:
+    """A key as TOML writes it: bare when it can be, else a quoted string (``"a.b"`` stays one
+    key, never a dotted path)."""
+    return key if _BARE_KEY.match(key) else json.dumps(key, ensure_ascii=False)
 
 
 def _toml_value(value: Any) -> str:
@@ -42,17 +56,100 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+        inner = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())
+        return "{ " + inner + " }" if inner else "{}"
+    if isinstance(value, datetime.datetime | datetime.date | datetime.time):
+        return value.isoformat()
     return str(value)
 
 
-def _toml(table: dict[str, Any], prefix: str = "") -> list[str]:
-    lines = [f"{k} = {_toml_value(v)}" for k, v in table.items() if not isinstance(v, dict)]
+def _tables(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def _toml(
+    table: dict[str, Any],
+    path: tuple[str, ...],
+    comments: dict[tuple[str, ...], list[str]],
+    full: dict[str, Any],
+) -> list[str]:
+    lines = [
+        f"{_toml_key(k)} = {_toml_value(v)}"
+        for k, v in table.items()
+        if not isinstance(v, dict) and not _tables(full.get(k))
+    ]
     for key, value in table.items():
+        name = (*path, key)
+        header = ".".join(_toml_key(part) for part in name)
         if isinstance(value, dict):
-            name = f"{prefix}.{key}" if prefix else key
-            lines += ["", f"[{name}]", *_toml(value, name)]
+            original = full.get(key, {})
+            body = _toml(value, name, comments, original if isinstance(original, dict) else {})
+            original = original if isinstance(original, dict) else {}
+            own = any(
+                not isinstance(v, dict) and not _tables(original.get(k)) for k, v in value.items()
+            )
+            # a table holding only sub-tables needs no header of its own
+            if own or not value:
+                lines += ["", *comments.get(name, []), f"[{header}]"]
+            lines += body
+        elif _tables(full.get(key)):
+            tables = full[key]
+            for item in tables[:MAX_ITEMS]:
+                body = _toml(_short(item, len(name)), name, comments, item)
+                lines += ["", *comments.get(name, []), f"[[{header}]]", *body]
+            if len(tables) > MAX_ITEMS:
+                lines.append(f"# … {len(tables) - MAX_ITEMS} more [[{header}]] tables")
     return lines
+
+
+def _toml_comments(text: str) -> tuple[list[str], dict[tuple[str, ...], list[str]]]:
+    """The file's opening comment block, and the comment lines right above each table header
+    (by the header's key path)."""
+    head: list[str] = []
+    found: dict[tuple[str, ...], list[str]] = {}
+    pending: list[str] = []
+    opening = True
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            pending.append(stripped)
+            continue
+        if not stripped:
+            if opening and pending:
+                head, pending, opening = pending, [], False
+            continue
+        opening = False
+        if stripped.startswith("[") and pending:
+            path = _header_path(stripped)
+            if path is not None:
+                found.setdefault(path, pending)
+        pending = []
+    return head, found
+
+
+def _header_path(line: str) -> tuple[str, ...] | None:
+    body = line.split("#", 1)[0].strip() if "]" in line else line
+    try:
+        parsed: Any = tomllib.loads(body + "\n")
+    except tomllib.TOMLDecodeError:
+        return None
+    path: list[str] = []
+    while isinstance(parsed, dict | list) and parsed:
+        if isinstance(parsed, list):
+            parsed = parsed[0]
+            continue
+        (key, parsed), *_ = parsed.items()
+        path.append(key)
+    return tuple(path)
+
+
+def _toml_skeleton(text: str) -> str:
+    data = tomllib.loads(text)
+    head, comments = _toml_comments(text)
+    lines = [*head, *([""] if head else []), *_toml(_short(data), (), comments, data)]
+    while lines and not lines[0]:
+        lines.pop(0)
+    return "\n".join(lines).strip() + "\n"
 
 
 def data_skeleton(text: str, fmt: str) -> str:
@@ -68,7 +165,7 @@ def data_skeleton(text: str, fmt: str) -> str:
                 [_short(d) for d in documents], sort_keys=False, allow_unicode=True, width=100
             )
         if fmt == "toml":
-            return "\n".join(_toml(_short(tomllib.loads(text)))).strip() + "\n"
+            return _toml_skeleton(text)
         if fmt == "ini":
             parser = configparser.ConfigParser(interpolation=None)
             parser.read_string(text)

@@ -25,8 +25,8 @@ def _is_heading(lines: list[str], i: int) -> bool:
 
 
 def summarize(text: str) -> str:
-    """The extractive summary (HTML comments are not content); never empty for non-empty
-    input."""
+    """The extractive summary (HTML comments are not content; no line twice); never empty
+    for non-empty input."""
     lines = strip_comments(text.replace("\r\n", "\n")).split("\n")
     out: list[str] = []
     key_lines = 0
@@ -63,7 +63,14 @@ def summarize(text: str) -> str:
             out.append(line.rstrip())
             key_lines += 1
         i += 1
-    summary = "\n".join(out).strip("\n")
+    seen: set[str] = set()
+    unique = []
+    for line in out:  # a line said twice is said once
+        if line.strip() and line in seen:
+            continue
+        seen.add(line)
+        unique.append(line)
+    summary = "\n".join(unique).strip("\n")
     if not summary and text.strip():
         first = next(line.strip() for line in lines if line.strip())
         summary = first[:MAX_FALLBACK] + ("…" if len(first) > MAX_FALLBACK else "")

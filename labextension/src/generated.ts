@@ -63,6 +63,8 @@ export type BuildPayload = {
     tokens_after: number;
     action: "kept" | "degraded" | "dropped";
     reason: string;
+    partial?: boolean;
+    boost?: number;
   })[];
   warnings: string[];
   severity: "ok" | "warn" | "bad";
