@@ -530,7 +530,7 @@ def _outcome(state: _State, builder: _Builder) -> BlockOutcome:
         block.id,
         block.source,
         block.path,
-        block.priority,
+        block.priority - state.boost,  # its own priority; the task's boost is beside it
         block.policy,
         state.policy,
         state.tokens_before,
