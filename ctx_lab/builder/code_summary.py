@@ -59,11 +59,14 @@ def _from_skeleton(skeleton: str, pattern: re.Pattern[str]) -> list[str]:
             if i == 0 or pattern.match(lines[i - 1]):
                 out.append(line.rstrip())
             pending = []
+        elif stripped.startswith(("//!", "/*!")):
+            if not any(kept.lstrip().startswith(("//!", "/*!")) for kept in out):
+                out.append(line.rstrip())  # the crate's doc: its first line
+        elif stripped.startswith(("//go:build", "// +build")):
+            pending = []  # build constraints are not a declaration's doc
         elif _DOC_LINE.match(line):
             pending.append(line.rstrip())
-            if i == 0 or (i == len(pending) - 1 and not out):
-                continue
-        else:
+        elif not stripped.startswith(("#[", "@")):  # attributes and decorators sit between
             pending = []
     if not out and pending:
         out = pending[:1]

@@ -31,9 +31,11 @@ def build(
     model: str | None = None,
     counter: str = "chars/3",
     root: PathArg | None = None,
+    task_boost: bool = True,
 ) -> BuildResult:
     """Build a prompt: the task (exact), files, directories and globs (``paths``) and memory
     from a project's ``.context/`` (``memory``), within ``budget`` tokens (or the model's).
+    Files matching the task's words gain up to +15 priority unless ``task_boost`` is off.
 
     With ``root`` relative paths start there and every file — named, in a directory or matched
     by a glob, symlinks resolved — must lie inside it.
@@ -53,6 +55,7 @@ def build(
         model,
         root=root if root is not None else ".",
         confined=root is not None,
+        task_boost=task_boost,
     )
 
 
@@ -95,6 +98,12 @@ def _build_arguments(p: argparse.ArgumentParser) -> None:
     task.add_argument("--task-file", dest="task_file", metavar="F", help="read the task from F")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files, directories or glob patterns")
     p.add_argument("--memory", metavar="DIR", help="a project (or .context/) to search for memory")
+    p.add_argument(
+        "--no-task-boost",
+        dest="task_boost",
+        action="store_false",
+        help="no priority boost for files that match the task's words",
+    )
     add_budget_or_model(p)
     add_counter(p, default_of(build, "counter"))
     p.add_argument(

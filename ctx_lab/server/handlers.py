@@ -214,6 +214,7 @@ class BuildHandler(BaseHandler):
                     budget=self.whole("budget"),
                     model=self.text("model"),
                     counter=self.text("counter"),
+                    task_boost=False if self.text("no_task_boost") else None,
                 ),
             )
 
