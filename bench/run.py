@@ -10,6 +10,7 @@ Prints one row per target: median, p90, baseline, ratio and pass/fail.
 from __future__ import annotations
 
 import argparse
+import ast
 import gc
 import json
 import os
@@ -376,6 +377,44 @@ class Bench:
 
     def builder(self) -> None:
         from ctx_lab.builder import build_context
+        from ctx_lab.builder.compress import structural
+
+        sizes = (1000, 5000, 10000, 50000) if not self.quick else (200, 1000)
+        small, large = sizes[0], sizes[-1]
+        ten = sizes[2] if len(sizes) > 2 else large
+        linear = large / small * 1.5
+        for suffix in ("py", "go", "rs", "ts"):
+            texts = {n: workloads.code_file(suffix, n) for n in sizes}
+            times = {
+                n: measure(lambda t=texts[n], x=suffix: structural(f"big.{x}", t), 3) for n in sizes
+            }
+            spread = statistics.median(times[large]) / statistics.median(times[small])
+            if suffix == "py":  # CPython's own parser sets the pace: compare with it
+                parse = measure(lambda t=texts[large]: ast.parse(t), 3)
+                over = statistics.median(times[large]) / statistics.median(parse)
+                self.rows.append(
+                    row(
+                        f"skeleton .py: {ten:,} lines; {large:,} vs ast.parse",
+                        times[ten],
+                        "≤ 1 s; ≤ 1.5× ast.parse at the largest",
+                        lambda m, r, o=over: m <= 1000 and o <= 1.5,
+                        parse,
+                        f"{large:,} lines: {statistics.median(times[large]):.0f} ms = {over:.2f}× "
+                        f"ast.parse; 1k → {large // 1000}k: {spread:.0f}×",
+                    )
+                )
+                continue
+            self.rows.append(
+                row(
+                    f"skeleton .{suffix}: {ten:,} lines; 1k → {large // 1000}k",
+                    times[ten],
+                    f"≤ 1 s; growth ≤ {linear:.0f}× (linear)",
+                    lambda m, r, g=spread: m <= 1000 and g <= linear,
+                    times[small],
+                    f"{large:,} lines: {statistics.median(times[large]):.0f} ms; "
+                    f"growth {spread:.0f}×",
+                )
+            )
 
         root = workloads.source_tree(self.work / "src", self.size(200, 10))
         for budget in (4000, 16000, 64000):

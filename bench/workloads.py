@@ -90,3 +90,30 @@ def source_tree(root: Path, files: int, seed: int = 3) -> Path:
                 ]
         (root / f"module_{f:03d}.py").write_text("\n".join(lines) + "\n")
     return root
+
+
+_FUNCTION = {
+    "py": "def f{i}(value: int) -> int:\n    '''Doc {i}.'''\n    total = value * {i}\n"
+    "    return total\n",
+    "go": "// F{i} doubles.\nfunc F{i}(value int) int {{\n\ttotal := value * {i}\n"
+    "\treturn total\n}}\n",
+    "rs": "/// F{i} doubles.\npub fn f{i}(value: i64) -> i64 {{\n    let total = value * {i};\n"
+    "    total\n}}\n",
+    "ts": "/** F{i} doubles. */\nexport function f{i}(value: number): number {{\n"
+    "  const total = value * {i};\n  return total;\n}}\n",
+}
+_HEAD = {"py": "", "go": "package bench\n\n", "rs": "", "ts": ""}
+
+
+def code_file(suffix: str, lines: int) -> str:
+    """A source file of about ``lines`` lines in the language of ``suffix`` (py, go, rs, ts):
+    documented functions, as generated clients are."""
+    parts = [_HEAD[suffix]]
+    count = len(_HEAD[suffix].splitlines())
+    i = 0
+    while count < lines:
+        text = _FUNCTION[suffix].format(i=i) + "\n"
+        parts.append(text)
+        count += text.count("\n")
+        i += 1
+    return "".join(parts)
