@@ -167,7 +167,8 @@ def python_code_skeleton(source: str) -> Skeleton:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as exc:
-        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+        line = getattr(exc, "lineno", None)
+        where = f" (line {line})" if line else ""
         reason = f"{getattr(exc, 'msg', exc)}{where}"
         try:
             return _python_treesitter(source, reason)
