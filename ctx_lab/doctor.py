@@ -14,7 +14,7 @@ from typing import Any
 
 from ._version import __version__
 from .display import RichResult, escape, html_table, text_table
-from .tokens import counter_names, counter_status
+from .tokens import DATA_SOURCES, counter_names, counter_status
 
 __all__ = ["Check", "DoctorReport", "run_doctor"]
 
@@ -89,7 +89,7 @@ def _counter_checks() -> list[Check]:
     checks = []
     for name in counter_names():
         ok, reason = counter_status(name)
-        detail = "works" if ok else "unavailable here"
+        detail = DATA_SOURCES.get(name, "works") if ok else "unavailable here"
         checks.append(Check(f"counter {name}", ok, detail, "" if ok else reason))
     return checks
 

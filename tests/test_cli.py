@@ -145,15 +145,18 @@ def test_usage_errors_exit_2_with_valid_names(run_cli, argv, needle) -> None:
 
 def test_single_unavailable_counter_is_runtime_error(run_cli, tmp_path, monkeypatch) -> None:
     import ctx_lab.tokens as tokens
+    import ctx_lab.tokens._counters as counters
 
+    # neither the bundled vocabulary nor tiktoken's cache: a runtime error saying how to fix it
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(counters, "O200K_PACKAGE", "no_such_vocabulary_package")
     monkeypatch.setitem(
         tokens._registry, "o200k", tokens.TiktokenCounter("o200k", tokens._load_o200k)
     )
     f = tmp_path / "x.txt"
     f.write_text("x")
     code, _, err = run_cli("tokens", str(f), "--counter", "o200k")
-    assert code == 1 and "o200k" in err and "TIKTOKEN_CACHE_DIR" in err
+    assert code == 1 and "o200k" in err and "quicktok-v1" in err and str(tmp_path) in err
 
 
 def test_doctor_reports_each_check(run_cli) -> None:

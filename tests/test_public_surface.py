@@ -56,9 +56,13 @@ SURFACE: dict[str, list[str]] = {
     ],
     "ctx_lab.tokens": [
         "COUNTER_ENTRY_POINTS",
+        "DATA_SOURCES",
         "MESSAGE_OVERHEAD",
+        "MODEL_COUNTER",
+        "MODEL_ESTIMATE",
         "ByteEstimateCounter",
         "CharEstimateCounter",
+        "CounterChoice",
         "CounterInfo",
         "CounterList",
         "CounterLike",
@@ -80,6 +84,7 @@ SURFACE: dict[str, list[str]] = {
         "get_counter",
         "read_text_file",
         "register_counter",
+        "resolve_counter",
         "tiktoken_cache_path",
     ],
     "ctx_lab.models": [
@@ -87,6 +92,7 @@ SURFACE: dict[str, list[str]] = {
         "DEFAULT_LIMITS",
         "MODEL_SOURCE_ENTRY_POINTS",
         "REGISTRY_NAMES",
+        "TOKENIZERS",
         "KnownModel",
         "ModelInfo",
         "ModelLimits",
@@ -99,6 +105,7 @@ SURFACE: dict[str, list[str]] = {
         "get_registry",
         "list_models",
         "registry_names",
+        "tokenizer_for",
     ],
     "ctx_lab.packet": [
         "CTX_STOP_WORDS",

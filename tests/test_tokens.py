@@ -119,21 +119,29 @@ def test_count_message_adds_role_and_overhead() -> None:
     assert count_message("assistant", "abcd", "bytes/4") == 1 + 3 + 4
 
 
-def test_o200k_missing_from_cache_says_how(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_o200k_missing_everywhere_says_how(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ctx_lab.tokens._counters as counters
+
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(counters, "O200K_PACKAGE", "no_such_vocabulary_package")
     counter = tokens.TiktokenCounter("o200k", tokens._load_o200k)
     with pytest.raises(CounterUnavailableError) as info:
         counter.count("x")
     message = str(info.value)
-    assert str(tmp_path) in message and "TIKTOKEN_CACHE_DIR" in message
+    assert str(tmp_path) in message and "quicktok-v1" in message
     assert "never downloads" in message
 
 
-def test_o200k_with_a_corrupt_cache_file_is_refused(tmp_path, monkeypatch) -> None:
+def test_o200k_with_corrupt_data_everywhere_is_refused(tmp_path, monkeypatch) -> None:
+    import ctx_lab.tokens._counters as counters
+
+    real = counters._packaged_o200k()
+    monkeypatch.setattr(counters, "_packaged_o200k", lambda: real.replace(b" 1\n", b" 2\n", 1))
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     tokens.tiktoken_cache_path().write_bytes(b"not a tokenizer\n")
     ok, reason = tokens.counter_status(tokens.TiktokenCounter("o200k", tokens._load_o200k))
-    assert not ok and "hash" in reason
+    assert not ok and "bundled vocabulary fails its sha256" in reason
+    assert "cached copy" in reason and "fails its sha256" in reason
 
 
 def test_o200k_loads_a_verified_cached_file(tmp_path, monkeypatch) -> None:

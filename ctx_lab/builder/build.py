@@ -24,7 +24,14 @@ from ..packet.context import load_context
 from ..packet.scoring import Bm25, extract_keywords, terms
 from ..severity import fit_severity
 from ..token_budget import config_budget, resolve_token_budget
-from ..tokens import CounterLike, CountingCache, TokenCounter, get_counter
+from ..tokens import (
+    CounterChoice,
+    CounterLike,
+    CountingCache,
+    TokenCounter,
+    get_counter,
+    resolve_counter,
+)
 from .blocks import DEGRADATION, ContentBlock
 from .collect import collect_paths, display_path
 from .compress import apply_policy
@@ -138,6 +145,8 @@ class BuildResult(RichResult):
     warnings: tuple[str, ...] = ()
     counter: str = "chars/3"
     budget_source: str = "argument"
+    counter_requested: str | None = None
+    exact: bool | None = None
 
     payload_kind = "build"
 
@@ -152,6 +161,8 @@ class BuildResult(RichResult):
             "tokens": self.tokens,
             "budget": self.budget,
             "counter": self.counter,
+            "counter_requested": self.counter_requested or self.counter,
+            "exact": self.exact,
             "budget_source": self.budget_source,
             "severity": fit_severity(self.tokens, self.budget),
             "blocks": [b.to_dict() for b in self.blocks],
@@ -169,6 +180,8 @@ class BuildResult(RichResult):
             tuple(data.get("warnings", ())),
             data.get("counter", "chars/3"),
             data.get("budget_source", "argument"),
+            data.get("counter_requested"),
+            data.get("exact"),
         )
 
     def render(self, fmt: str = "md") -> str:
@@ -310,7 +323,7 @@ def build_context(
     files: Iterable[str | os.PathLike[str] | ContentBlock] = (),
     memory: MemorySource | str | os.PathLike[str] | None = None,
     budget: int | None = None,
-    counter: CounterLike = "chars/3",
+    counter: CounterLike | None = None,
     model: str | None = None,
     *,
     root: str | os.PathLike[str] = ".",
@@ -338,8 +351,13 @@ def build_context(
     (the REST server), every file — named, found in a directory or matched by a glob — and the
     memory directory must resolve inside ``root`` (:class:`~ctx_lab.errors.PathOutsideRoot`).
     """
-    tokens = get_counter(counter)
-    warnings: list[str] = []
+    if counter is None or isinstance(counter, str):
+        choice = resolve_counter(counter, model, "chars/3")
+    else:
+        made = get_counter(counter)
+        choice = CounterChoice(made.name, made.name, made.exact, "", made)
+    tokens = get_counter(choice.use)
+    warnings: list[str] = [choice.note] if choice.note else []
     budget_value, budget_source = resolve_build_budget(budget, model, root, registry, warnings)
     base = Path(root)
     if confined and memory is not None and not isinstance(memory, MemorySource):
@@ -456,6 +474,8 @@ def build_context(
         tuple(warnings),
         tokens.name,
         budget_source,
+        choice.requested,
+        choice.exact,
     )
 
 

@@ -29,7 +29,7 @@ def build(
     memory: PathArg | None = None,
     budget: int | None = None,
     model: str | None = None,
-    counter: str = "chars/3",
+    counter: str | None = None,
     root: PathArg | None = None,
     task_boost: bool = True,
 ) -> BuildResult:
@@ -105,7 +105,7 @@ def _build_arguments(p: argparse.ArgumentParser) -> None:
         help="no priority boost for files that match the task's words",
     )
     add_budget_or_model(p)
-    add_counter(p, default_of(build, "counter"))
+    add_counter(p, "chars/3", model_default=True)
     p.add_argument(
         "--format", choices=("md", "json"), default="md", help="output format (default md)"
     )

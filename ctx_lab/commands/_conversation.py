@@ -30,7 +30,8 @@ def history(
     from ..conversation.report import history_report
 
     path = confine(root, file, what="file") if root is not None else file
-    manager = ContextManager.load(path, model)
+    # a model named here counts with its own tokenizer (or a named estimate)
+    manager = ContextManager.load(path, model, counter="model" if model else None)
     return history_report(manager, os.fspath(file), check)
 
 

@@ -30,7 +30,7 @@ def packet(
     budget: int | None = None,
     model: str | None = None,
     now: datetime | None = None,
-    counter: str = "bytes/4",
+    counter: str | None = None,
     root: PathArg | None = None,
     focus: str | None = None,
     relevance: str = "keywords",
@@ -43,7 +43,9 @@ def packet(
     shipped example (``example=True``, ``now`` pinned to its date).
 
     ``budget`` or ``model`` (its effective input budget) set the size, else the project's
-    configuration does. ``focus`` (text whose keywords replace the included tasks'),
+    configuration does. ``counter`` defaults to the model's own tokenizer when a model is given
+    (``model``; a named estimate, marked inexact, when ctx_lab lacks it), else ``bytes/4``.
+    ``focus`` (text whose keywords replace the included tasks'),
     ``relevance`` (``keywords`` or ``bm25``) and ``steering`` (names of steering files to
     include whatever their ``inclusion``) shape the choice of entries. With ``root`` every file
     read must resolve inside it.
@@ -55,7 +57,7 @@ def packet(
     """
     from ..examples import EXAMPLE_DIR, EXAMPLE_NOW
     from ..packet import PROFILES, RELEVANCE_RULES, ProfileComparison, assembler_for, load_context
-    from ..packet.assemble import resolve_budget
+    from ..packet.assemble import packet_counter, resolve_budget, with_counter
 
     if example and directory:
         raise UsageError("give either DIR or --example, not both")
@@ -77,7 +79,8 @@ def packet(
     if compare is not None:
         size, _ = resolve_budget(ctx, budget, model)
         return ProfileComparison.of(ctx, size, now, display_dir=display_dir)
-    return assembler_for(ctx, counter).assemble(
+    counting = packet_counter(counter, model, profile)
+    made = assembler_for(ctx, counting.use).assemble(
         budget,
         now,
         model,
@@ -87,6 +90,7 @@ def packet(
         profile=profile,
         display_dir=display_dir,
     )
+    return with_counter(made, counting)
 
 
 def entries(
@@ -96,7 +100,7 @@ def entries(
     budget: int | None = None,
     model: str | None = None,
     now: datetime | None = None,
-    counter: str = "bytes/4",
+    counter: str | None = None,
     root: PathArg | None = None,
     focus: str | None = None,
     relevance: str = "keywords",
@@ -145,7 +149,7 @@ def _packet_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_budget_or_model(p)
     p.add_argument("--now", type=flag(parse_now), metavar="ISO", help="the current time")
-    add_counter(p, "bytes/4")
+    add_counter(p, "bytes/4", model_default=True)
     p.add_argument(
         "--focus",
         metavar="TEXT",

@@ -52,7 +52,8 @@ def page(
     *,
     lines: tuple[int, int] | str = (1, 0),
     root: PathArg = ".",
-    counter: str = "bytes/4",
+    counter: str | None = None,
+    model: str | None = None,
     budget: PagingBudget | None = None,
     budget_id: str | None = None,
     state: PathArg | None = None,
@@ -67,9 +68,11 @@ def page(
 
     The budget is ``budget`` (kept by the caller, e.g. the server's per-``budget_id`` table),
     else the one saved in the ``state`` file (created with ``max_pages``/``max_tokens``, saved
-    after the page), else a fresh one.
+    after the page), else a fresh one. ``counter`` defaults to ``model``'s own tokenizer when
+    a model is given, else ``bytes/4``.
     """
     from ..paging import DirectoryStore, Pager, PageRequest, ReaderStore, load_budget, save_budget
+    from ..tokens import resolve_counter
 
     start, end = parse_lines(lines) if isinstance(lines, str) else lines
     request = PageRequest(artifact, start, end)
@@ -85,10 +88,19 @@ def page(
         )
     else:
         store = DirectoryStore(base)
-    pager = Pager(store, budget, counter)
+    choice = resolve_counter(counter, model, "bytes/4")
+    if choice.note:
+        warnings.append(choice.note)
+    pager = Pager(store, budget, choice.use)
     result = pager.page(request)
     save_budget(state, pager.budget)
-    return replace(result, warnings=tuple(warnings), budget_id=budget_id)
+    return replace(
+        result,
+        warnings=tuple(warnings),
+        budget_id=budget_id,
+        counter_requested=choice.requested,
+        exact=choice.exact,
+    )
 
 
 def budget(*, state: PathArg | None = None) -> PagingBudget:
@@ -143,7 +155,8 @@ def _page_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--state", metavar="FILE", help="keep the budget in FILE across calls")
     add_allow_private(p)
-    add_counter(p, default_of(page, "counter"))
+    add_counter(p, "bytes/4", model_default=True)
+    p.add_argument("--model", metavar="M", help="count with this model's own tokenizer")
 
 
 def _budget_arguments(p: argparse.ArgumentParser) -> None:

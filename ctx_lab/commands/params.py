@@ -85,12 +85,21 @@ def add_allow_private(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_counter(parser: argparse.ArgumentParser, default: str, *, allow_all: bool = False) -> None:
-    """``--counter NAME``: any counter, built in or installed (``all`` where allowed)."""
+def add_counter(
+    parser: argparse.ArgumentParser,
+    default: str,
+    *,
+    allow_all: bool = False,
+    model_default: bool = False,
+) -> None:
+    """``--counter NAME``: any counter, built in or installed (``all`` where allowed; ``model``
+    — the model's own tokenizer — where the command takes a model, and its default then)."""
     extra = " or 'all'" if allow_all else ""
+    if model_default:
+        extra += ", or model (the --model's own tokenizer)"
+        default = f"the model's tokenizer with --model, else {default}"
     parser.add_argument(
         "--counter",
-        default=default,
         metavar="NAME",
         help=f"token counter: cl100k, o200k, bytes/4, chars/3, an installed one{extra} "
         f"(default {default}; `ctx-lab counters` lists them)",

@@ -27,7 +27,14 @@ from ..errors import (
 )
 from ..files import read_text, write_atomic
 from ..models import ModelRegistry, ResolvedModelLimits, get_registry
-from ..tokens import MESSAGE_OVERHEAD, CounterLike, count_message, get_counter
+from ..tokens import (
+    MESSAGE_OVERHEAD,
+    MODEL_COUNTER,
+    CounterLike,
+    count_message,
+    get_counter,
+    resolve_counter,
+)
 from ..validate import whole_number
 from .history import FORMAT_VERSION, FullHistory, HistoryCorrupted, Summary
 from .messages import Message
@@ -211,7 +218,13 @@ class ContextManager:
         if not 0 < target_ratio <= 1:
             raise UsageError(f"target_ratio must be in (0, 1], got {target_ratio!r}")
         self.registry = get_registry(registry)
-        self.counter = get_counter(counter)
+        if counter == MODEL_COUNTER:  # the model's own tokenizer, or a named estimate
+            choice = resolve_counter(MODEL_COUNTER, model, "cl100k")
+            self.counter = get_counter(choice.name)
+            self.counter_note = choice.note
+        else:
+            self.counter = get_counter(counter)
+            self.counter_note = ""
         self._role_tokens: dict[str, int] = {}
         self._units: tuple[tuple[int, int | None], tuple[tuple[int, int], ...]] = ((-1, None), ())
         self._prefix: tuple[tuple[int, int | None], list[int]] = ((-1, None), [0])

@@ -14,6 +14,7 @@ from ._registry import (
     DEFAULT_LIMITS,
     MODEL_SOURCE_ENTRY_POINTS,
     REGISTRY_NAMES,
+    TOKENIZERS,
     KnownModel,
     ModelLimits,
     ModelPrices,
@@ -22,6 +23,7 @@ from ._registry import (
     ResolvedModelLimits,
     get_registry,
     registry_names,
+    tokenizer_for,
 )
 from .report import ModelInfo, ModelList, describe_model, list_models
 
@@ -30,6 +32,7 @@ __all__ = [
     "DEFAULT_LIMITS",
     "MODEL_SOURCE_ENTRY_POINTS",
     "REGISTRY_NAMES",
+    "TOKENIZERS",
     "KnownModel",
     "ModelInfo",
     "ModelLimits",
@@ -42,4 +45,5 @@ __all__ = [
     "get_registry",
     "list_models",
     "registry_names",
+    "tokenizer_for",
 ]

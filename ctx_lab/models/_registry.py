@@ -155,6 +155,38 @@ BUILTIN_MODELS: tuple[KnownModel, ...] = (
 )
 
 
+# Which tokenizer a model family uses, by name prefix (longest first). Only families whose
+# tokenizer ctx_lab has exactly; Claude, Gemini and open models have none here.
+TOKENIZERS: dict[str, str] = {
+    "gpt-4o": "o200k",
+    "chatgpt-4o": "o200k",
+    "gpt-4.1": "o200k",
+    "gpt-4.5": "o200k",
+    "gpt-5": "o200k",
+    "o1": "o200k",
+    "o3": "o200k",
+    "o4": "o200k",
+    "gpt-oss": "o200k",
+    "gpt-4": "cl100k",
+    "gpt-3.5": "cl100k",
+    "text-embedding-3": "cl100k",
+    "text-embedding-ada-002": "cl100k",
+}
+_TOKENIZER_PREFIXES = sorted(TOKENIZERS, key=len, reverse=True)
+
+
+def tokenizer_for(model: str) -> str | None:
+    """The counter of ``model``'s own tokenizer (``o200k``, ``cl100k``), or None when ctx_lab
+    does not have it exactly. A ``provider/`` prefix is ignored (``openai/gpt-4o``)."""
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    for prefix in _TOKENIZER_PREFIXES:
+        if name.startswith(prefix) and (
+            len(name) == len(prefix) or not name[len(prefix)].isalnum()
+        ):
+            return TOKENIZERS[prefix]
+    return None
+
+
 @dataclass(frozen=True)
 class ResolvedModelLimits:
     """The answer of a registry lookup: limits plus where they came from.
@@ -193,6 +225,7 @@ class ResolvedModelLimits:
             "as_of": self.as_of,
             "input_price_per_mtok": prices.input_per_mtok,
             "output_price_per_mtok": prices.output_per_mtok,
+            "tokenizer": tokenizer_for(self.model),
         }
 
     @classmethod

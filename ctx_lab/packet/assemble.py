@@ -22,7 +22,14 @@ from cachetools import LRUCache
 from ..errors import UsageError
 from ..models import ModelRegistry, get_registry
 from ..token_budget import resolve_token_budget
-from ..tokens import CounterLike, CountingCache, TokenCounter, get_counter
+from ..tokens import (
+    CounterChoice,
+    CounterLike,
+    CountingCache,
+    TokenCounter,
+    get_counter,
+    resolve_counter,
+)
 from ..validate import choice
 from . import ctx08
 from .context import DEFAULT_TOKEN_BUDGET, ProjectContext
@@ -1197,7 +1204,7 @@ def assemble_packet(
     ctx: ProjectContext,
     budget: int | None = None,
     now: datetime | None = None,
-    counter: CounterLike = "bytes/4",
+    counter: CounterLike | None = None,
     model: str | None = None,
     *,
     registry: str | ModelRegistry | None = None,
@@ -1223,11 +1230,16 @@ def assemble_packet(
     when given, else the included tasks'. Steering files apply when ``always``, when ``auto``
     and a keyword of their description is among those keywords, or when named in ``steering``.
 
+    ``counter`` defaults to the model's own tokenizer when ``model`` is given (``"model"``:
+    o200k for GPT-4o …, a named estimate marked inexact for models whose tokenizer ctx_lab does
+    not have), else to ``bytes/4``.
+
     ``profile="ctx-0.8"`` reproduces what ``ctx agent`` 0.8.1 sends instead, bugs included
     (:mod:`ctx_lab.packet.ctx08`; counted with ctx's byte estimate only, ``display_dir`` the
     directory string it prints and counts — default the absolute ``.context/`` path).
     """
-    return PacketAssembler(ctx, counter, stop_words=stop_words).assemble(
+    choice = packet_counter(counter, model, profile)
+    packet = PacketAssembler(ctx, choice.use, stop_words=stop_words).assemble(
         budget,
         now,
         model,
@@ -1238,4 +1250,27 @@ def assemble_packet(
         environ=environ,
         profile=profile,
         display_dir=display_dir,
+    )
+    return with_counter(packet, choice)
+
+
+def packet_counter(counter: CounterLike | None, model: str | None, profile: str) -> CounterChoice:
+    """The counter a packet counts with: ``counter``; none given, the model's own tokenizer
+    when a model is given (``counter="model"``), else ``bytes/4``. The ctx-0.8 profile always
+    counts with ctx's byte estimate. Counter objects are taken as they are."""
+    if profile == ctx08.PROFILE:
+        ctx08.check_counter(counter if isinstance(counter, str) or counter is None else "custom")
+        return CounterChoice(ctx08.COUNTER, ctx08.COUNTER, False)
+    if counter is not None and not isinstance(counter, str):
+        made = get_counter(counter)
+        return CounterChoice(made.name, made.name, made.exact, "", made)
+    return resolve_counter(counter, model, "bytes/4")
+
+
+def with_counter(packet: Packet, choice: CounterChoice) -> Packet:
+    """The packet saying which counter counted it, what was asked for, and whether it is the
+    model's real tokenizer (an estimate standing in for a model is also a warning)."""
+    warnings = (*packet.warnings, choice.note) if choice.note else packet.warnings
+    return replace(
+        packet, counter_requested=choice.requested, exact=choice.exact, warnings=warnings
     )

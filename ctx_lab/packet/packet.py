@@ -230,6 +230,8 @@ class Packet(RichResult):
     relevance: str = "keywords"
     focus: str | None = None
     profile: str = "design"
+    counter_requested: str | None = None  # what was asked for (``model``, a name, or default)
+    exact: bool | None = None  # whether ``counter`` is the model's real tokenizer
 
     payload_kind = "packet"
 
@@ -302,6 +304,8 @@ class Packet(RichResult):
                 "relevance": self.relevance,
                 "focus": self.focus,
                 "profile": self.profile,
+                "counter_requested": self.counter_requested or self.counter,
+                "exact": self.exact,
                 "severity": fit_severity(self.tokens_used, self.budget),
                 "markdown": self.to_markdown(),
             }
@@ -347,6 +351,8 @@ class Packet(RichResult):
             relevance=data.get("relevance", "keywords"),
             focus=data.get("focus"),
             profile=data.get("profile", "design"),
+            counter_requested=data.get("counter_requested"),
+            exact=data.get("exact"),
         )
 
     @classmethod

@@ -64,6 +64,8 @@ class PageResult(RichResult):
     counter: str = "bytes/4"
     warnings: tuple[str, ...] = ()
     budget_id: str | None = None
+    counter_requested: str | None = None
+    exact: bool | None = None
 
     payload_kind = "page"
 
@@ -80,6 +82,8 @@ class PageResult(RichResult):
             "truncated": self.truncated,
             "next_start_line": self.next_start_line,
             "counter": self.counter,
+            "counter_requested": self.counter_requested or self.counter,
+            "exact": self.exact,
             "budget": self.budget,
             **({"budget_id": self.budget_id} if self.budget_id is not None else {}),
         }

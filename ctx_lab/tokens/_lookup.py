@@ -183,6 +183,11 @@ def get_counter(counter: CounterLike = "cl100k") -> TokenCounter:
         try:
             return _registry[counter]
         except KeyError:
+            if counter == "model":
+                raise UsageError(
+                    "counter 'model' depends on a model: resolve it with "
+                    "ctx_lab.tokens.resolve_counter('model', model, default) or pass model=…"
+                ) from None
             raise UnknownCounterError(counter, _registry) from None
     if isinstance(counter, TokenCounter):
         return counter

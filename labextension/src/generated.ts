@@ -68,6 +68,8 @@ export type BuildPayload = {
   })[];
   warnings: string[];
   severity: "ok" | "warn" | "bad";
+  counter_requested?: string | null;
+  exact?: boolean | null;
 };
 
 /** application/vnd.ctx-lab.compress+json (version 1) */
@@ -321,6 +323,8 @@ export type PacketPayload = {
   native?: Record<string, unknown>;
   display_dir?: string;
   overshoot?: number;
+  counter_requested?: string | null;
+  exact?: boolean | null;
 };
 
 /** application/vnd.ctx-lab.page+json (version 1) */
@@ -346,6 +350,8 @@ export type PagePayload = {
     severity?: "ok" | "warn" | "bad";
   } | null;
   budget_id?: string;
+  counter_requested?: string | null;
+  exact?: boolean | null;
 };
 
 /** application/vnd.ctx-lab.profiles+json (version 1) */

@@ -1,0 +1,65 @@
+"""``counter="model"``: the model's own tokenizer when ctx_lab has it exactly, else a named
+estimate — resolved once, here, for every engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import CounterUnavailableError, UsageError
+from ..models._registry import tokenizer_for
+from ._lookup import get_counter
+
+__all__ = ["MODEL_COUNTER", "MODEL_ESTIMATE", "CounterChoice", "resolve_counter"]
+
+MODEL_COUNTER = "model"
+MODEL_ESTIMATE = "bytes/4"  # what a model without a tokenizer here is counted with
+
+
+@dataclass(frozen=True)
+class CounterChoice:
+    """The counter an engine counts with: its ``name``, what was asked for (``requested``),
+    whether it is ``exact``, and a ``note`` when it is an estimate standing in for a model."""
+
+    name: str
+    requested: str
+    exact: bool
+    note: str = ""
+    counter: Any = None  # a counter object given by the caller (counts instead of ``name``)
+
+    @property
+    def use(self) -> Any:
+        """What to count with: the caller's counter object, else the counter's name."""
+        return self.counter if self.counter is not None else self.name
+
+
+def resolve_counter(counter: str | None, model: str | None, default: str) -> CounterChoice:
+    """``counter`` as given; none given means ``model`` when a model is, else ``default`` (the
+    engine's design default). ``model`` means ``model``'s own tokenizer (``o200k`` for GPT-4o
+    …, ``cl100k`` for GPT-4 …) when it works here, else :data:`MODEL_ESTIMATE`, marked inexact
+    — never an OpenAI tokenizer for another vendor's model."""
+    requested = counter or (MODEL_COUNTER if model else default)
+    if requested != MODEL_COUNTER:
+        return CounterChoice(requested, requested, get_counter(requested).exact)
+    if not model:
+        raise UsageError("counter 'model' needs a model: give --model M (model=…)")
+    tokenizer = tokenizer_for(model)
+    if tokenizer is not None:
+        try:
+            found = get_counter(tokenizer)
+            found.count("probe")
+        except CounterUnavailableError as exc:
+            return CounterChoice(
+                MODEL_ESTIMATE,
+                requested,
+                False,
+                f"{model} counts with {tokenizer}, unavailable here ({exc.reason}); "
+                f"estimated with {MODEL_ESTIMATE}",
+            )
+        return CounterChoice(found.name, requested, True)
+    return CounterChoice(
+        MODEL_ESTIMATE,
+        requested,
+        False,
+        f"no exact tokenizer for {model} in ctx_lab: estimated with {MODEL_ESTIMATE}",
+    )
