@@ -187,6 +187,43 @@ class Bench:
 
     # -- tokens and conversation -----------------------------------------------------------
 
+    # -- counting -----------------------------------------------------------------------------
+
+    def counting(self) -> None:
+        import random
+
+        from ctx_lab.tokens import get_counter
+
+        counter = get_counter("o200k")
+        encoding = counter.encoding  # loaded (from the verified bundled data) before timing
+        rng = random.Random(5)
+        megabytes = self.size(20, 1)
+        chunk = "\n".join(workloads.sentence(rng, 30) for _ in range(2000)) + "\n"
+        text = (chunk * (megabytes * 1_000_000 // len(chunk) + 1))[: megabytes * 1_000_000]
+        ours = measure(lambda: counter.count(text), 3)
+        base = measure(lambda: encoding.encode_ordinary(text), 3)
+        self.rows.append(
+            row(
+                f"o200k count, {megabytes} MB, vs tiktoken encode_ordinary",
+                ours,
+                "≤ 1.2×",
+                lambda m, r: r is not None and r <= 1.2,
+                base,
+            )
+        )
+        pieces = [text[i : i + 4000] for i in range(0, len(text), 4000)]
+        ours = measure(lambda: counter.count_many(pieces), 3)
+        base = measure(lambda: encoding.encode_ordinary_batch(pieces), 3)
+        self.rows.append(
+            row(
+                f"o200k count_many, {len(pieces):,} texts, vs encode_ordinary_batch",
+                ours,
+                "≤ 1.2×",
+                lambda m, r: r is not None and r <= 1.2,
+                base,
+            )
+        )
+
     def conversation(self) -> None:
         from ctx_lab.conversation import ContextManager, ExtractiveSummarizer, Message
         from ctx_lab.conversation.manager import SummarizationNeeded
@@ -494,7 +531,16 @@ class Bench:
         )
 
 
-SUITES = ("startup", "packet", "conversation", "paging", "reading", "builder", "journal")
+SUITES = (
+    "startup",
+    "packet",
+    "counting",
+    "conversation",
+    "paging",
+    "reading",
+    "builder",
+    "journal",
+)
 
 
 def main(argv: list[str] | None = None) -> int:

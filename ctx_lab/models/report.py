@@ -21,6 +21,7 @@ _COLUMNS = [
     "matched",
     "$/M in",
     "$/M out",
+    "tokenizer",
 ]
 
 
@@ -39,6 +40,7 @@ def _row(d: dict[str, Any]) -> list[object]:
         d["matched"] or "",
         _price(d["input_price_per_mtok"]),
         _price(d["output_price_per_mtok"]),
+        d.get("tokenizer") or "(estimate)",
     ]
 
 
@@ -87,6 +89,12 @@ class ModelInfo(RichResult):
                 f"price per 1M tokens     in ${_price(d['input_price_per_mtok']) or '?'}"
                 f" / out ${_price(d['output_price_per_mtok']) or '?'}"
             )
+        tokenizer = d.get("tokenizer")
+        lines.append(
+            f"tokenizer               {tokenizer} (counter model counts exactly)"
+            if tokenizer
+            else "tokenizer               none in ctx_lab (counter model estimates with bytes/4)"
+        )
         return "\n".join(lines)
 
     def html_body(self) -> str:

@@ -19,6 +19,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from ..errors import CounterUnavailableError, UnknownCounterError, UsageError
+from ._anthropic import AnthropicCounter
 from ._counters import (
     ByteEstimateCounter,
     CharEstimateCounter,
@@ -198,9 +199,15 @@ def get_counter(counter: CounterLike = "cl100k") -> TokenCounter:
 
 
 def counter_status(counter: CounterLike) -> tuple[bool, str]:
-    """Return ``(True, "")`` if the counter works here, else ``(False, reason)``."""
+    """Return ``(True, "")`` if the counter works here, else ``(False, reason)``. A counter
+    with a ``status()`` method (one that calls an API) answers without counting anything."""
+    found = get_counter(counter)
+    status = getattr(found, "status", None)
+    if callable(status):
+        ok, reason = status()
+        return bool(ok), str(reason)
     try:
-        get_counter(counter).count("probe")
+        found.count("probe")
     except CounterUnavailableError as exc:
         return False, exc.reason
     return True, ""
@@ -266,5 +273,6 @@ for _name, _counter in (
     ("o200k", TiktokenCounter("o200k", _load_o200k)),
     ("bytes/4", ByteEstimateCounter()),
     ("chars/3", CharEstimateCounter()),
+    ("anthropic", AnthropicCounter()),
 ):
     _registry[_name] = _counter

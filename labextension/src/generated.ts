@@ -229,6 +229,7 @@ export type ModelPayload = {
   output_price_per_mtok: number | null;
   version: 1;
   registry: string;
+  tokenizer?: string | null;
 };
 
 /** application/vnd.ctx-lab.models+json (version 1) */
@@ -247,6 +248,7 @@ export type ModelsPayload = {
     as_of: string | null;
     input_price_per_mtok: number | null;
     output_price_per_mtok: number | null;
+    tokenizer?: string | null;
   })[];
 };
 

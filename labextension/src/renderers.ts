@@ -221,10 +221,11 @@ function modelRow(m: Payload): (string | number)[] {
     m.source,
     m.matched ?? '',
     m.input_price_per_mtok ?? '',
-    m.output_price_per_mtok ?? ''
+    m.output_price_per_mtok ?? '',
+    m.tokenizer ?? '(estimate)'
   ];
 }
-const MODEL_HEADERS = ['model', 'window', 'max out', 'budget', 'source', 'matched', '$/M in', '$/M out'];
+const MODEL_HEADERS = ['model', 'window', 'max out', 'budget', 'source', 'matched', '$/M in', '$/M out', 'tokenizer'];
 
 function renderModel(p: ModelPayload): HTMLElement {
   return el(
