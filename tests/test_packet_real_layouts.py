@@ -380,7 +380,7 @@ def test_commands_take_focus_relevance_and_steering() -> None:
     data = report.to_dict()
     assert data["rows"] and "source" in data["rows"][0] and "warnings" in data["rows"][0]
     text = report.to_text()
-    assert "source" in text.splitlines()[0] and "warnings" in text.splitlines()[0]
+    assert "source" in text.splitlines()[2] and "warnings" in text.splitlines()[2]
     assert "focus 'hook', relevance bm25" in text
     assert "warnings" in report.to_csv().splitlines()[0]
     packet = packet_command(BUSY_DIR, now=NOW, budget=6000, steering=["release"])

@@ -72,6 +72,9 @@ def packet(
     if example:
         ctx = load_context(EXAMPLE_DIR)
         now = now or EXAMPLE_NOW
+    elif directory is None and root is None:
+        # no directory named: the nearest .context/ at or above here, as the sidebar finds it
+        ctx = load_context(_nearest_context())
     else:
         ctx = load_context(directory or (root if root is not None else "."), root=root)
     if display_dir is None and root is not None:  # never an absolute path over REST
@@ -128,6 +131,23 @@ def entries(
     )
     assert isinstance(made, Packet)
     return EntriesReport(made)
+
+
+def _nearest_context() -> str:
+    """The nearest directory at or above the working directory that holds ``.context/``."""
+    from pathlib import Path
+
+    from ..errors import ContextNotFound
+    from ..packet import find_context
+
+    here = Path.cwd()
+    found = find_context(here, root=here.anchor)
+    if not found.found or found.directory is None:
+        raise ContextNotFound(
+            f"no .context/ directory in {here} or above it; pass the project directory "
+            "(or --example for the shipped one)"
+        )
+    return str(Path(here.anchor) / found.directory) if found.directory != "." else here.anchor
 
 
 def context(directory: PathArg = ".", *, root: PathArg = ".") -> ContextLocation:

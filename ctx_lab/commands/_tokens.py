@@ -76,6 +76,11 @@ def _prepare_tokens(kwargs: dict[str, Any], inv: Invocation) -> dict[str, Any]:
     if counter != "all":
         get_counter(counter)  # an unknown name fails before standard input is waited for
     paths = kwargs.get("paths") or []
+    if (not paths or STDIN in paths) and inv.surface == "magic" and inv.cell is None:
+        raise UsageError(
+            "nothing to count: give files (%ctx tokens a.md b.py) or put the text in the cell "
+            "body (%%ctx tokens)"
+        )
     if not paths or STDIN in paths:
         kwargs["text"] = inv.read_stdin()
         kwargs["label"] = "<cell>" if inv.cell is not None and not paths else STDIN

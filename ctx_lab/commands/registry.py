@@ -9,7 +9,9 @@ same functions with query values checked by the same validators (:mod:`.params`)
 from __future__ import annotations
 
 import argparse
+import difflib
 import inspect
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,9 +37,29 @@ class _Parser(argparse.ArgumentParser):
     """An ArgumentParser that raises instead of exiting, so the magic can share it."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        error = UsageError(f"{message} (see `{self.prog} --help`)")
+        hint = self._did_you_mean(message)
+        error = UsageError(f"{message}{hint} (see `{self.prog} --help`)")
         error.prog = self.prog
         raise error
+
+    def _did_you_mean(self, message: str) -> str:
+        """``; did you mean 'packet'?`` for a mistyped command, choice or flag."""
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            options = re.findall(r"'([^']*)'", choice.group(2)) or [
+                o.strip() for o in choice.group(2).split(",")
+            ]
+            close = difflib.get_close_matches(choice.group(1), options, n=1, cutoff=0.5)
+            return f"; did you mean '{close[0]}'?" if close else ""
+        unknown = re.search(r"unrecognized arguments: (\S+)", message)
+        if unknown:
+            flags = [s for a in self._actions for s in a.option_strings if s.startswith("--")]
+            for sub in self._subparsers._group_actions if self._subparsers else []:
+                for parser in getattr(sub, "choices", {}).values():
+                    flags += [s for a in parser._actions for s in a.option_strings]
+            close = difflib.get_close_matches(unknown.group(1), flags, n=1, cutoff=0.6)
+            return f"; did you mean {close[0]}?" if close else ""
+        return ""
 
     def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
         if message:
@@ -137,7 +159,8 @@ def build_parser(prog: str = "ctx-lab") -> argparse.ArgumentParser:
             cmd.name,
             help=cmd.help,
             description=cmd.description or cmd.help,
-            epilog=cmd.epilog or None,
+            # help examples in the syntax of where they are read: %ctx in IPython
+            epilog=(cmd.epilog.replace("ctx-lab ", f"{prog} ") or None),
             formatter_class=argparse.RawDescriptionHelpFormatter,
             argument_default=argparse.SUPPRESS,
         )

@@ -57,11 +57,13 @@ class HistoryReport(RichResult):
             "model": self.model,
             "state": self.state,
             "usage": self.usage.to_dict(),
-            "segments": self.segments,
+            # each segment's ids also as ranges ("0–75, 80"), as the CLI prints them
+            "segments": [{**s, "range": _ranges(s["ids"])} for s in self.segments],
             "messages": self.messages,
             "summaries": self.summaries,
             "orphaned_summaries": self.orphaned_summaries,
             "to_summarize": self.to_summarize,
+            "to_summarize_range": _ranges(self.to_summarize),
             "excess_tokens": self.excess_tokens,
             "detail": self.detail,
         }
@@ -72,6 +74,9 @@ class HistoryReport(RichResult):
         usage = data["usage"]
         fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         fields["usage"] = ContextUsage.from_dict(usage)
+        fields["segments"] = [
+            {k: v for k, v in s.items() if k != "range"} for s in data.get("segments", [])
+        ]
         return cls(**fields)
 
     def _segment_lines(self) -> list[str]:

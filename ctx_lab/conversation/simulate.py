@@ -151,18 +151,28 @@ def plot_usage(frame: Any, ax: Any = None) -> Any:
         zorder=3,
         label="used",
     )
-    for _, row in frame[frame["event"] != ""].iterrows():
-        label = "summarized" if "summarized" in row["event"] else row["event"].split(":")[0]
-        ax.annotate(
-            label,
-            (row["turn"], row["used"]),
-            textcoords="offset points",
-            xytext=(0, 8),
-            fontsize=7,
-            ha="center",
+    # events as markers, one legend entry per kind: labels on points would run into each
+    # other when events come turn after turn
+    events = frame[frame["event"] != ""]
+    kinds = events["event"].map(
+        lambda e: "summarized" if "summarized" in e else e.split(":")[0].strip()
+    )
+    markers = ["v", "D", "s", "P", "X", "*"]
+    for i, kind in enumerate(dict.fromkeys(kinds)):
+        chosen = events[kinds == kind]
+        ax.scatter(
+            chosen["turn"],
+            chosen["used"],
+            marker=markers[i % len(markers)],
+            s=46,
+            facecolors="none",
+            edgecolors="#111827",
+            linewidths=1,
+            zorder=4,
+            label=kind,
         )
     ax.set_xlabel("turn")
     ax.set_ylabel("tokens")
     ax.set_title("Context usage over a simulated conversation")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     return fig

@@ -18,6 +18,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 from ..commands import Invocation, ParserExit, invoke
 from ..errors import CtxLabError
 from ..files import write_atomic
+from .completion import complete_line
 
 __all__ = ["CtxMagics", "load_ipython_extension", "run_magic"]
 
@@ -60,6 +61,18 @@ class CtxMagics(Magics):
         return run_magic(line, cell)
 
 
+def _completer(shell: Any, event: Any) -> list[str]:
+    """IPython's custom completer hook for ``%ctx``."""
+    text = getattr(event, "line", "") or ""
+    after = text.split("%ctx", 1)[1].lstrip("%") if "%ctx" in text else ""
+    return complete_line(after.lstrip())
+
+
 def load_ipython_extension(ipython: Any) -> None:
-    """Register the magics with an IPython shell."""
+    """Register the magics with an IPython shell, and tab completion for ``%ctx``."""
     ipython.register_magics(CtxMagics)
+    try:
+        ipython.set_hook("complete_command", _completer, str_key="%ctx")
+        ipython.set_hook("complete_command", _completer, str_key="%%ctx")
+    except Exception:  # a shell without completion hooks still runs the magic
+        pass

@@ -168,6 +168,8 @@ class _Side:
     # the fate of the entries counted in one line when the share ran out (kept once, not
     # once per entry: on a large project that is most of them)
     counted_fate: _Fate | None = None
+    count_left: int = 0  # tokens of the share left when counting began
+    count_reserve: int = 0  # what the line counting the rest needs
 
 
 @dataclass
@@ -834,15 +836,17 @@ class PacketAssembler:
                 break
             extra = self._entry_cost(e) + (0 if side.full else header)
             if used + extra <= full_room:
-                used += extra
-                side.full.append(e)
                 fates[(side.name, e.source, e.line)] = _Fate(
                     "full",
-                    f"score {side.scores[e.key].score:.2f}: fits in {FULL_SHARE_PERCENT} % of the "
-                    f"{side.name} share ({full_room} of {share} tokens)",
+                    f"score {side.scores[e.key].score:.2f}: needs {extra}"
+                    f"{'' if side.full else ' with the heading'}, {full_room - used} left "
+                    f"of {FULL_SHARE_PERCENT} % of the {side.name} share ({full_room} of {share})",
                 )
+                used += extra
+                side.full.append(e)
             else:
                 rest.append(e)
+        full_left = full_room - used
         for i, e in enumerate(rest):
             left_after = len(rest) - i - 1
             reserve = self.cost(counted_text(side.name, left_after)) if left_after else 0
@@ -853,12 +857,13 @@ class PacketAssembler:
                 side.summary.append(e)
                 fates[(side.name, e.source, e.line)] = _Fate(
                     "summary",
-                    f"full entry ({self._entry_cost(e)} tokens) does not fit in "
-                    f"{FULL_SHARE_PERCENT} % of the {side.name} share ({full_room} tokens); "
-                    "title listed under Also Noted",
+                    f"in full it needs {self._entry_cost(e)}, {full_left} left of "
+                    f"{FULL_SHARE_PERCENT} % of the {side.name} share ({full_room} of {share}); "
+                    "title under Also Noted",
                 )
             else:
                 side.counted.extend(rest[i:])
+                side.count_left, side.count_reserve = share - used, reserve
                 break
         if side.counted:
             line = self.cost(counted_text(side.name, len(side.counted)))
@@ -868,7 +873,7 @@ class PacketAssembler:
             else:
                 hidden.add(side.name)
             side.counted_fate = _Fate(
-                "counted", f"{side.name} share of {share} tokens used up; counted in one line"
+                "counted", f"{side.name} share of {share} used up; counted in one line"
             )
         return also_charged
 
@@ -1091,6 +1096,13 @@ class PacketAssembler:
             for e in side.entries:
                 s = side.scores[e.key]
                 fate = fates.get(_key(side.name, e)) or side.counted_fate or no_room
+                if fate is side.counted_fate:  # say why this one: its title against what was left
+                    fate = _Fate(
+                        "counted",
+                        f"{side.name} share of {side.cap} used up: its title needs "
+                        f"{self.cost(noted_line(e.title))} and the line counting the rest "
+                        f"{side.count_reserve}, {side.count_left} left; counted in one line",
+                    )
                 reason = (
                     fate.reason
                     if not s.note or s.note == "superseded"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,14 @@ __all__ = ["EntriesReport"]
 
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+_MARKUP = re.compile(r"\*\*|__|`")
+
+
+def _plain(title: str) -> str:
+    """A title without Markdown emphasis and code marks (``**Money**`` → ``Money``)."""
+    return _MARKUP.sub("", title)
 
 
 def _number(value: float | None) -> str:
@@ -75,7 +84,7 @@ class EntriesReport(RichResult):
         for r in self.packet.ledger_rows:
             row: list[object] = [
                 r.section,
-                _cut(r.title, width),
+                _cut(_plain(r.title), width),
                 r.date or "",
                 _number(r.score),
                 r.tokens,
@@ -104,7 +113,7 @@ class EntriesReport(RichResult):
             summary += f", profile {p.profile}"
             if p.tokens_used > p.budget:
                 summary += f" — over budget by {p.tokens_used - p.budget} tokens"
-        return f"{text_table(self._header(), self._rows(48))}\n\n{summary}"
+        return f"{summary}\n\n{text_table(self._header(), self._rows(48))}"
 
     def to_csv(self) -> str:
         """CSV with the ledger's columns (keywords joined by spaces)."""

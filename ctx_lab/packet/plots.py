@@ -4,58 +4,69 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..plotting import figure_axes
+from ..plotting import figure_axes, section_color
 
 if TYPE_CHECKING:
     from .packet import Packet
 
 __all__ = ["plot_allocation", "plot_profiles", "plot_sweep"]
 
-TIER_COLORS = {1: "#6b7280", 2: "#2563eb", 3: "#7c3aed", 4: "#d97706", 5: "#059669"}
-
 
 def plot_allocation(packet: Packet, ax: Any = None) -> Any:
-    """Bars of tokens used per section (coloured by tier) over their caps, with the budget
-    as a line and the total used in the title. Returns the Figure."""
-    fig, ax = figure_axes(ax, (8, 3.6))
-    rows = list(packet.allocation_rows)
+    """Horizontal bars of tokens used per section (the shared section palette) over their caps
+    (outlines), the budget as a line, each bar labelled with its tokens and — where items were
+    left out — full / summary / counted. Returns the Figure."""
+    rows = [r for r in packet.allocation_rows]
+    fig, ax = figure_axes(ax, (8, max(2.6, 0.38 * len(rows) + 1.2)))
     names = [r.section.replace("_", " ") for r in rows]
-    x = range(len(rows))
+    y = list(range(len(rows)))
     caps = [r.cap if r.cap is not None else 0 for r in rows]
-    ax.bar(x, caps, color="none", edgecolor="#9ca3af", linestyle="--", label="cap")
-    bars = ax.bar(x, [r.used for r in rows], color=[TIER_COLORS.get(r.tier, "#888") for r in rows])
-    for bar, row in zip(bars, rows, strict=True):
-        label = f"{row.used}"
+    ax.barh(y, caps, color="none", edgecolor="#9ca3af", linestyle="--", label="cap")
+    ax.barh(y, [r.used for r in rows], color=[section_color(r.section) for r in rows])
+    widest = max([packet.budget, packet.tokens_used, *caps, 1])
+    for row, position in zip(rows, y, strict=True):
+        label = f"{row.used:,}"
         if row.summary or row.counted:
-            label += f"\n{row.full} full, {row.summary} sum., {row.counted} cnt."
+            label += f"  ({row.full} / {row.summary} / {row.counted})"
         ax.annotate(
             label,
-            (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-            ha="center",
-            va="bottom",
+            (max(row.used, row.cap or 0), position),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
             fontsize=8,
         )
-    ax.axhline(packet.budget, color="#dc2626", linewidth=1, label=f"budget {packet.budget}")
-    ax.set_xticks(list(x), names, rotation=20, ha="right")
-    ax.set_ylabel(f"tokens ({packet.counter})")
-    state = " — OVER BUDGET (tier 1 only)" if packet.over_budget else ""
-    ax.set_title(f"Token allocation: {packet.tokens_used} of {packet.budget} used{state}")
-    ax.legend(loc="upper right", fontsize=8)
+    ax.axvline(packet.budget, color="#dc2626", linewidth=1, label=f"budget {packet.budget:,}")
+    ax.set_xlim(0, widest * 1.45)  # room for the labels right of the bars
+    ax.set_yticks(y, names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"tokens ({packet.counter}); labels: used (full / summary / counted)")
+    state = " — OVER BUDGET" if packet.over_budget or packet.tokens_used > packet.budget else ""
+    ax.set_title(f"Token allocation: {packet.tokens_used:,} of {packet.budget:,} used{state}")
+    ax.legend(loc="lower right", fontsize=8)
     return fig
 
 
 def plot_sweep(frame: Any, ax: Any = None) -> Any:
-    """Stacked areas of tokens per section against the budget (from :func:`sweep`)."""
+    """Stacked areas of tokens per section against the budget (from :func:`sweep`), in the
+    shared section palette, the legend beside the plot."""
     fig, ax = figure_axes(ax, (8, 3.6))
     table = frame.pivot_table(index="budget", columns="section", values="tokens", aggfunc="sum")
-    order = [c for c in ("tier 1", "tasks", "conventions", "decisions", "learnings") if c in table]
+    known = ("tier 1", "tasks", "conventions", "steering", "decisions", "learnings")
+    order = [c for c in known if c in table]
     table = table[order].fillna(0)
-    ax.stackplot(table.index, *(table[c] for c in order), labels=order, alpha=0.85)
+    ax.stackplot(
+        table.index,
+        *(table[c] for c in order),
+        labels=order,
+        colors=[section_color(c) for c in order],
+        alpha=0.85,
+    )
     ax.plot(table.index, table.index, color="#dc2626", linewidth=1, label="budget")
     ax.set_xlabel("budget (tokens)")
     ax.set_ylabel("tokens used")
     ax.set_title("Where the tokens go as the budget grows")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     return fig
 
 

@@ -168,6 +168,7 @@ export type HistoryPayload = {
     ids: number[];
     tokens: number;
     summary_id: number | null;
+    range?: string;
   })[];
   messages: number;
   summaries: number;
@@ -175,6 +176,7 @@ export type HistoryPayload = {
   to_summarize: number[];
   excess_tokens: number | null;
   detail: string;
+  to_summarize_range?: string;
 };
 
 /** application/vnd.ctx-lab.journal+json (version 1) */

@@ -374,9 +374,9 @@ function renderHistory(p: HistoryPayload): HTMLElement {
     el('div', { class: 'ctx-head', 'data-ctx-history': p.state }, `${p.path}: ${p.messages} messages, ${p.summaries} summaries (${p.model}) — ${p.state.replace(/_/g, ' ')}`),
     gauge(p.usage ?? {}),
     (p.to_summarize ?? []).length
-      ? el('div', { class: 'ctx-warn', 'data-ctx-to-summarize': '' }, `to summarize: ${p.to_summarize.length} messages (${p.excess_tokens} tokens over)`)
+      ? el('div', { class: 'ctx-warn', 'data-ctx-to-summarize': '' }, `to summarize: messages ${p.to_summarize_range ?? ''} (${p.to_summarize.length}, ${p.excess_tokens} tokens over)`)
       : null,
-    sortableTable(['segment', 'messages', 'tokens'], (p.segments ?? []).map((s: Payload) => [s.kind, s.ids.join(', '), s.tokens]))
+    sortableTable(['segment', 'messages', 'tokens'], (p.segments ?? []).map((s: Payload) => [s.kind, s.range ?? s.ids.join(', '), s.tokens]))
   );
 }
 
