@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# README command 1: install ctx-lab into .venv and open JupyterLab on the tutorial notebooks.
+# README command 1: install ctx-lab into .venv and open JupyterLab (on DIR, default this repository).
 # Needs: Debian/Ubuntu (or any Linux) with Python >= 3.11 and its venv module. Run from anywhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,18 @@ echo "==> installing ctx-lab with the notebook extras"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -c scripts/constraints.txt -e ".[notebook]"
 
-args=(--ServerApp.ip=127.0.0.1 --ServerApp.root_dir="$PWD/notebooks")
+# scripts/lab.sh [DIR]: serve DIR (default: this repository, where the notebooks and the example
+# project are) with hidden files allowed and shown, so .context/ is visible in the file browser.
+ROOT="$(cd "${1:-$PWD}" && pwd)"
+shift || true
+settings="$VENV/share/jupyter/lab/settings"
+mkdir -p "$settings"
+cat > "$settings/overrides.json" <<'JSON'
+{"@jupyterlab/filebrowser-extension:browser": {"showHiddenFiles": true}}
+JSON
+args=(--ServerApp.ip=127.0.0.1 --ServerApp.root_dir="$ROOT" --ContentsManager.allow_hidden=True)
 if [ "$(id -u)" = 0 ]; then args+=(--allow-root); fi
-echo "==> opening JupyterLab on notebooks/ (Ctrl-C to stop)"
-exec "$VENV/bin/jupyter" lab "${args[@]}" "$PWD/notebooks/01_quickstart.ipynb" "$@"
+open_first=()
+if [ -f "$ROOT/notebooks/01_quickstart.ipynb" ]; then open_first=("$ROOT/notebooks/01_quickstart.ipynb"); fi
+echo "==> opening JupyterLab on $ROOT (Ctrl-C to stop)"
+exec "$VENV/bin/jupyter" lab "${args[@]}" "${open_first[@]}" "$@"

@@ -12,7 +12,10 @@ def test_slider_counter_model_and_date_update_everything(monkeypatch) -> None:
     first = explorer.packet
     assert first.budget == 2000 and "2000" in explorer.status.value
     assert bytes(explorer.plot.value).startswith(b"\x89PNG")
-    assert "<table" in explorer.table.value and "Context Packet" in explorer.preview.value
+    assert "<table" in explorer.table.value
+    # the packet tab shows the packet itself (its native renderer's MIME bundle)
+    (shown,) = explorer.preview.outputs
+    assert "application/vnd.ctx-lab.packet+json" in shown["data"]
 
     explorer.budget.value = 800
     assert explorer.packet.budget == 800 and explorer.packet.tokens_used <= 800

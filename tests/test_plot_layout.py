@@ -58,3 +58,8 @@ def test_usage_plot_text_never_overlaps(size: int) -> None:
     )
     assert (frame["event"] != "").sum() > 5
     assert overlapping_texts(plot_usage(frame)) == []
+
+
+def test_allocation_plot_zoomed_for_a_model_budget() -> None:
+    packet = assemble_packet(load_context(EXAMPLE_DIR), None, EXAMPLE_NOW, model="gpt-4o")
+    assert overlapping_texts(packet.plot()) == []

@@ -91,5 +91,15 @@ class ContextUsage(RichResult):
             f'<div style="width:260px;height:12px;border-radius:6px;'
             f'background:var(--jp-layout-color3,#e5e7eb)"><div style="width:{pct:.1f}%;'
             f'height:12px;border-radius:6px;background:{color}"></div></div>'
-            f"<span>{escape(self.to_text())}</span></div>"
+            f"<span>{escape(self.to_text())}</span>{self._legend()}</div>"
+        )
+
+    def _legend(self) -> str:
+        """What the compact form's ``[nS]`` marker means, where it appears."""
+        if not self.summarized_segments:
+            return ""
+        n = self.summarized_segments
+        return (
+            f' <span class="ctx-muted" data-ctx-usage-legend>[{n}S] = {n} summarized '
+            f"segment{'' if n == 1 else 's'} in context</span>"
         )

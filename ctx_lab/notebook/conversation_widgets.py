@@ -109,7 +109,15 @@ class ConversationSimulator:
         if status.needed is not None:
             words = escape(status.state.replace("_", " "))
             need = f" — <b data-ctx-state='{status.state}'>{words}</b>"
-        self.status.value = f"<span data-ctx-usage>{escape(usage.format_compact())}</span>{need}"
+        legend = (
+            f' <span title="summarized segments in context">({usage.summarized_segments} '
+            "summarized)</span>"
+            if usage.summarized_segments
+            else ""
+        )
+        self.status.value = (
+            f"<span data-ctx-usage>{escape(usage.format_compact())}</span>{legend}{need}"
+        )
         self.strip.value = self._strip()
         items = "".join(f"<li>{escape(e)}</li>" for e in self.log[-8:])
         self.events.value = f"<ul style='margin:0'>{items}</ul>"

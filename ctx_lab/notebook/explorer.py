@@ -96,7 +96,7 @@ class BudgetExplorer:
         self.status = widgets.HTML()
         self.plot = widgets.Image(format="png")
         self.table = widgets.HTML()
-        self.preview = widgets.HTML()
+        self.preview = widgets.Output()  # the packet through its own (native) renderer
         for control in (
             self.budget,
             self.counter,
@@ -159,6 +159,11 @@ class BudgetExplorer:
                 f"{packet.tokens_used - packet.budget}</span>"
             )
         cost = f", est. ${packet.est_cost_usd:.4f}" if packet.est_cost_usd is not None else ""
+        if model is not None:  # the slider shows the budget the model sets
+            self.budget.unobserve(self.update, names="value")
+            self.budget.max = max(self.budget.max, packet.budget)
+            self.budget.value = packet.budget
+            self.budget.observe(self.update, names="value")
         self.status.value = (
             f"<b data-ctx-tokens-used>{packet.tokens_used}</b> of "
             f"<b data-ctx-budget>{packet.budget}</b> tokens ({escape(packet.counter)}){cost}{over}"
@@ -166,10 +171,19 @@ class BudgetExplorer:
         self.warnings.value = warnings_html(packet.warnings)
         self.plot.value = figure_png(packet.plot()) if packet.allocation_rows else b""
         frame = packet.ledger()[["section", "title", "score", "tokens", "action", "reason"]]
-        self.table.value = frame.to_html(
-            index=False, escape=True, float_format=lambda v: f"{v:.2f}"
+        styled = (
+            frame.style.hide(axis="index")
+            .format({"score": lambda v: "" if v != v or v is None else f"{v:.2f}"})
+            .set_table_attributes('class="ctx-ledger" data-ctx-ledger')
+            .set_properties(**{"text-align": "left", "padding": "2px 8px", "font-size": "12px"})
+            .to_html()
         )
-        self.preview.value = f"<pre>{escape(packet.to_markdown())}</pre>"
+        self.table.value = (
+            f'<div style="max-height:420px;overflow:auto" data-ctx-ledger-scroll>{styled}</div>'
+        )
+        # the packet's own MIME bundle: the lab shows it with the native packet renderer
+        bundle = packet._repr_mimebundle_()
+        self.preview.outputs = ({"output_type": "display_data", "data": bundle, "metadata": {}},)
         return packet
 
     def _ipython_display_(self) -> None:

@@ -24,19 +24,35 @@ def plot_allocation(packet: Packet, ax: Any = None) -> Any:
     ax.barh(y, caps, color="none", edgecolor="#9ca3af", linestyle="--", label="cap")
     ax.barh(y, [r.used for r in rows], color=[section_color(r.section) for r in rows])
     widest = max([packet.budget, packet.tokens_used, *caps, 1])
+    content = max([packet.tokens_used, *(r.used for r in rows), 1])  # caps may run off
+    zoomed = packet.budget > 3 * content
+    if zoomed:
+        # a model's budget dwarfs the packet: zoom to the packet, the budget named at the edge
+        widest = content
+        ax.annotate(
+            f"budget {packet.budget:,} →",
+            (1, 1.01),
+            xycoords="axes fraction",
+            ha="right",
+            va="bottom",
+            fontsize=8,
+            color="#dc2626",
+        )
+    else:
+        ax.axvline(packet.budget, color="#dc2626", linewidth=1, label=f"budget {packet.budget:,}")
     for row, position in zip(rows, y, strict=True):
         label = f"{row.used:,}"
         if row.summary or row.counted:
             label += f"  ({row.full} / {row.summary} / {row.counted})"
+        cap = row.cap or 0
         ax.annotate(
             label,
-            (max(row.used, row.cap or 0), position),
+            (row.used if cap > widest else max(row.used, cap), position),
             xytext=(4, 0),
             textcoords="offset points",
             va="center",
             fontsize=8,
         )
-    ax.axvline(packet.budget, color="#dc2626", linewidth=1, label=f"budget {packet.budget:,}")
     ax.set_xlim(0, widest * 1.45)  # room for the labels right of the bars
     ax.set_yticks(y, names, fontsize=8)
     ax.invert_yaxis()

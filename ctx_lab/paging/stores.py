@@ -109,6 +109,8 @@ class DirectoryStore:
         if is_binary(data):
             raise ArtifactNotFound(f"{artifact_id!r} is a binary file; page text files only")
         text = normalize_newlines(decode_text(data, artifact_id, []))
+        if path.suffix.lower() == ".ipynb":
+            text = notebook_text(text)
         entry = (text, LineIndex.build(text))
         with _TEXTS_LOCK:
             if len(text) <= _TEXTS.maxsize:
@@ -181,6 +183,28 @@ def save_budget(state: str | os.PathLike[str] | None, budget: PagingBudget) -> N
         write_atomic(state, json.dumps(budget.to_dict(), indent=2) + "\n")
 
 
+def notebook_text(raw: str) -> str:
+    """A notebook as its cells' text (``# %% [markdown]`` / ``# %%`` markers between cells), so
+    paging it shows what a reader reads, not its JSON. Text that is not a notebook is kept."""
+    import json
+
+    try:
+        cells = json.loads(raw).get("cells")
+    except (ValueError, AttributeError):
+        return raw
+    if not isinstance(cells, list):
+        return raw
+    parts = []
+    for cell in cells:
+        if not isinstance(cell, dict):
+            continue
+        source = cell.get("source", "")
+        text = "".join(source) if isinstance(source, list) else str(source)
+        kind = cell.get("cell_type", "code")
+        parts.append(("# %%" if kind == "code" else f"# %% [{kind}]") + "\n" + text.rstrip("\n"))
+    return "\n\n".join(parts) + "\n"
+
+
 class BudgetTable:
     """Paging budgets by id (the REST server's), least recently used dropped beyond ``limit``."""
 
@@ -202,6 +226,18 @@ class BudgetTable:
             while len(self.budgets) > self.limit:
                 self.budgets.popitem(last=False)
             return budget
+
+    def raise_limits(
+        self, budget_id: str, max_pages: int | None = None, max_tokens: int | None = None
+    ) -> PagingBudget:
+        """Raise (never lower) the limits of budget ``budget_id``, keeping what was used."""
+        budget = self.find(budget_id)
+        with budget.lock:
+            if max_pages is not None:
+                budget.max_pages = max(budget.max_pages, max_pages)
+            if max_tokens is not None:
+                budget.max_tokens = max(budget.max_tokens, max_tokens)
+        return budget
 
     def find(self, budget_id: str) -> PagingBudget:
         """The existing budget ``budget_id``, or :class:`~ctx_lab.errors.ArtifactNotFound`."""

@@ -29,7 +29,7 @@ from ..commands.params import parse_lines, parse_now
 from ..display import RichResult
 from ..errors import CtxLabError, PathOutsideRoot, UsageError, http_status
 from ..files import resolve_root
-from ..paging import BudgetTable
+from ..paging import BudgetTable, PagingBudget
 from ..read import Reader
 from ..validate import parse_whole_number
 
@@ -103,7 +103,14 @@ class BaseHandler(APIHandler):
     def error(self, status: int, exc: Exception) -> None:
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps({"error": {"type": type(exc).__name__, "message": str(exc)}}))
+        message = str(exc)
+        try:
+            root = str(self.root)
+        except CtxLabError:
+            root = ""
+        if root:  # the server never reveals where its root is: paths are shown relative to it
+            message = message.replace(root + "/", "").replace(root, ".")
+        self.finish(json.dumps({"error": {"type": type(exc).__name__, "message": message}}))
 
 
 class PacketHandler(BaseHandler):
@@ -221,6 +228,10 @@ class BuildHandler(BaseHandler):
         await self.run(work)
 
 
+BROWSE_PAGES = 10**9  # browse mode: a person reads, the agent quota does not apply
+BROWSE_TOKENS = 10**12
+
+
 class PageHandler(BaseHandler):
     """GET /ctx-lab/api/page — :func:`ctx_lab.commands.page`, the budget kept per
     ``budget_id`` (a new id when none is given)."""
@@ -230,9 +241,13 @@ class PageHandler(BaseHandler):
         def work() -> RichResult:
             artifact = self.required("id")
             lines = self.text("lines")
-            budget_id = self.text("budget_id") or uuid.uuid4().hex
             table: BudgetTable = self.settings["ctx_lab_budgets"]
-            budget = table.get(budget_id, self.whole("max-pages"), self.whole("max-tokens"))
+            if self.text("mode") == "browse":  # a person reading: no quota, nothing kept
+                budget_id = None
+                budget = PagingBudget.create(BROWSE_PAGES, BROWSE_TOKENS)
+            else:
+                budget_id = self.text("budget_id") or uuid.uuid4().hex
+                budget = table.get(budget_id, self.whole("max-pages"), self.whole("max-tokens"))
             return commands.page(
                 artifact,
                 lines=parse_lines(lines) if lines else (1, 0),
@@ -255,6 +270,9 @@ class BudgetHandler(BaseHandler):
     async def get(self) -> None:
         def work() -> RichResult:
             table: BudgetTable = self.settings["ctx_lab_budgets"]
+            pages, tokens = self.whole("max-pages"), self.whole("max-tokens")
+            if pages is not None or tokens is not None:  # raise the limits, keep what was used
+                return table.raise_limits(self.required("budget_id"), pages, tokens)
             return table.find(self.required("budget_id"))
 
         await self.run(work)

@@ -87,11 +87,20 @@ export function sortableTable(
   };
   const headRow = el('tr');
   headers.forEach((name, index) => {
-    const th = el('th', { 'data-ctx-sort': name, title: 'sort' }, name);
-    th.addEventListener('click', () => {
+    const th = el('th', { 'data-ctx-sort': name, title: 'sort', tabindex: 0, 'aria-sort': 'none' }, name);
+    const sort = (): void => {
       ascending = sortColumn === index ? !ascending : true;
       sortColumn = index;
+      headRow.querySelectorAll('th').forEach(h => h.setAttribute('aria-sort', 'none'));
+      th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
       renderBody();
+    };
+    th.addEventListener('click', sort);
+    th.addEventListener('keydown', event => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        sort();
+      }
     });
     headRow.appendChild(th);
   });

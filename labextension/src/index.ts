@@ -3,12 +3,13 @@
  * (The MIME renderers are the mime extension in ./mime.ts.)
  */
 import {
-  ILabShell,
   ILayoutRestorer,
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ICommandPalette, MainAreaWidget } from '@jupyterlab/apputils';
+import { ICommandPalette, MainAreaWidget, Notification, WidgetTracker } from '@jupyterlab/apputils';
+import { PathExt } from '@jupyterlab/coreutils';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { INotebookTracker, NotebookActions } from '@jupyterlab/notebook';
 import { LabIcon } from '@jupyterlab/ui-components';
@@ -17,8 +18,11 @@ import { Widget } from '@lumino/widgets';
 import { api } from './api';
 import { el, fmt, meter, select, warningList } from './dom';
 import { magicLine } from './magic';
-import { CountersPayload, PacketPayload } from './generated';
-import { allocationBar, lineView } from './renderers';
+import { CountersPayload, PacketPayload, SECTION_LABELS } from './generated';
+import { BINARY_EXTENSIONS, PagerView, extensionOf } from './pager';
+import { allocationBar } from './renderers';
+
+export { PagerView };
 
 const ICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24">' +
@@ -60,6 +64,12 @@ export class ContextPanel extends Widget {
   );
   private readonly allocation = el('div', { 'data-ctx-panel-allocation': '' });
   private readonly entries = el('div', { class: 'ctx-panel-entries', 'data-ctx-panel-entries': '' });
+  readonly filterInput = el('input', {
+    type: 'search',
+    placeholder: 'filter entries',
+    'data-ctx-panel-filter': ''
+  }) as HTMLInputElement;
+  pollSeconds = 4;
   private readonly detail = el('div', { class: 'ctx-panel-detail', 'data-ctx-panel-detail': '' });
   private readonly budgetLabel = el('span', { 'data-ctx-panel-budget': '' }, '2000');
   readonly slider = el('input', {
@@ -79,7 +89,7 @@ export class ContextPanel extends Widget {
 
   constructor(
     private readonly browser: IDefaultFileBrowser,
-    private readonly insertCell: (code: string) => boolean
+    private readonly insertCell: () => boolean
   ) {
     super();
     this.id = 'ctx-lab-context-panel';
@@ -90,7 +100,7 @@ export class ContextPanel extends Widget {
     this.counterSelect.appendChild(el('option', { value: this.counter }, this.counter));
     this.modelSelect.appendChild(el('option', { value: '' }, '(budget slider)'));
     const insert = el('button', { class: 'jp-mod-styled ctx-insert', 'data-ctx-insert': '' }, 'Insert %ctx packet cell');
-    insert.addEventListener('click', () => this.insertCell(this.cellCode()));
+    insert.addEventListener('click', () => this.insertCell());
     this.slider.addEventListener('input', () => {
       this.budget = Number(this.slider.value);
       this.budgetLabel.textContent = String(this.budget);
@@ -132,14 +142,17 @@ export class ContextPanel extends Widget {
       this.warnings,
       this.allocation,
       insert,
+      this.filterInput,
       this.entries,
       this.detail
     );
+    this.filterInput.addEventListener('input', () => this.applyFilter());
+    this.entries.addEventListener('keydown', event => this.onEntryKey(event));
     browser.model.pathChanged.connect(() => void this.locate());
     void this.loadModels();
     void this.loadCounters();
     void this.locate();
-    this.poll = window.setInterval(() => void this.checkForChanges(), 4000);
+    this.poll = window.setInterval(() => void this.checkForChanges(), this.pollSeconds * 1000);
   }
 
   dispose(): void {
@@ -148,20 +161,21 @@ export class ContextPanel extends Widget {
     super.dispose();
   }
 
-  cellCode(): string {
+  /** The `%ctx packet` line for a notebook: `dir` is the project relative to the notebook's
+   * directory (null: the sidebar found none), `loadExt` adds `%load_ext ctx_lab` first. */
+  cellCode(dir: string | null = this.project, loadExt = true): string {
     const size: [string, string] = this.model ? ['--model', this.model] : ['--budget', String(this.budget)];
-    const dir = this.project && this.project !== '.' ? [this.project] : [];
-    if (this.profile !== 'design') {
-      return `%load_ext ctx_lab\n${magicLine('packet', [size, ['--profile', this.profile]], dir)}`;
-    }
-    const flags: [string, string][] = [size, ['--counter', this.counter]];
-    if (this.focus) {
+    const positional = dir && dir !== '.' ? [dir] : [];
+    const flags: [string, string][] =
+      this.profile !== 'design' ? [size, ['--profile', this.profile]] : [size, ['--counter', this.counter]];
+    if (this.profile === 'design' && this.focus) {
       flags.push(['--focus', this.focus]);
     }
-    if (this.relevance !== 'keywords') {
+    if (this.profile === 'design' && this.relevance !== 'keywords') {
       flags.push(['--relevance', this.relevance]);
     }
-    return `%load_ext ctx_lab\n${magicLine('packet', flags, dir)}`;
+    const line = magicLine('packet', flags, positional);
+    return loadExt ? `%load_ext ctx_lab\n${line}` : line;
   }
 
   private schedule(): void {
@@ -281,33 +295,112 @@ export class ContextPanel extends Widget {
     this.allocation.textContent = '';
     this.allocation.append(allocationBar(p.allocation ?? [], p.budget, p.tokens_used), meter(p.tokens_used, p.budget, `${fmt(p.tokens_used)} used`, p.severity));
     this.entries.textContent = '';
+    const sections = new Map<string, Record<string, any>[]>();
     for (const row of p.ledger ?? []) {
-      if (row.section === 'constitution') {
-        continue;
-      }
-      const item = el(
-        'div',
-        { class: `ctx-entry ctx-action-${row.action}`, 'data-ctx-entry': row.title, 'data-ctx-action': row.action },
-        el('span', { class: 'ctx-entry-action' }, row.action),
-        ' ',
-        el('span', { class: 'ctx-entry-title' }, row.title),
-        row.score !== null && row.score !== undefined ? el('span', { class: 'ctx-muted' }, ` ${Number(row.score).toFixed(2)}`) : null,
-        (row.warnings ?? []).length ? el('span', { class: 'ctx-warn', title: (row.warnings ?? []).join('\n'), 'data-ctx-entry-warning': '' }, ' ⚠') : null
+      const list = sections.get(row.section) ?? [];
+      list.push(row);
+      sections.set(row.section, list);
+    }
+    for (const [section, rows] of sections) {
+      const included = rows.filter(r => r.action === 'full' || r.action === 'summary').length;
+      const block = el(
+        'details',
+        { open: section !== 'constitution', class: 'ctx-panel-section', 'data-ctx-panel-section': section },
+        el('summary', {}, `${SECTION_LABELS[section] ?? section} (${included} of ${rows.length})`)
       );
-      item.addEventListener('click', () => this.showDetail(row));
-      this.entries.appendChild(item);
+      for (const row of rows) {
+        const item = el(
+          'div',
+          {
+            class: `ctx-entry ctx-action-${row.action}`,
+            tabindex: 0,
+            role: 'button',
+            'aria-expanded': 'false',
+            'data-ctx-entry': row.title,
+            'data-ctx-action': row.action
+          },
+          el('span', { class: 'ctx-entry-action' }, row.action),
+          ' ',
+          el('span', { class: 'ctx-entry-title' }, row.title),
+          row.score !== null && row.score !== undefined ? el('span', { class: 'ctx-muted' }, ` ${Number(row.score).toFixed(2)}`) : null,
+          (row.warnings ?? []).length ? el('span', { class: 'ctx-warn', title: (row.warnings ?? []).join('\n'), 'data-ctx-entry-warning': '' }, ' ⚠') : null
+        );
+        item.addEventListener('click', () => this.toggleDetail(item, row));
+        block.appendChild(item);
+      }
+      this.entries.appendChild(block);
+    }
+    this.applyFilter();
+  }
+
+  private applyFilter(): void {
+    const needle = this.filterInput.value.trim().toLowerCase();
+    for (const block of Array.from(this.entries.querySelectorAll<HTMLElement>('[data-ctx-panel-section]'))) {
+      let shown = 0;
+      for (const item of Array.from(block.querySelectorAll<HTMLElement>('[data-ctx-entry]'))) {
+        const hit = !needle || (item.dataset.ctxEntry ?? '').toLowerCase().includes(needle);
+        item.hidden = !hit;
+        const detail = item.nextElementSibling as HTMLElement | null;
+        if (detail && detail.hasAttribute('data-ctx-panel-detail-inline')) {
+          detail.hidden = !hit;
+        }
+        shown += hit ? 1 : 0;
+      }
+      block.hidden = shown === 0;
     }
   }
 
-  private showDetail(row: Record<string, any>): void {
+  private onEntryKey(event: KeyboardEvent): void {
+    const target = event.target as HTMLElement;
+    if (!target.hasAttribute('data-ctx-entry')) {
+      return;
+    }
+    const items = Array.from(this.entries.querySelectorAll<HTMLElement>('[data-ctx-entry]')).filter(
+      i => !i.hidden && !(i.closest('details') as HTMLDetailsElement | null)?.hidden
+    );
+    const index = items.indexOf(target);
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      const next = items[index + (event.key === 'ArrowDown' ? 1 : -1)];
+      if (next) {
+        const block = next.closest('details') as HTMLDetailsElement | null;
+        if (block) {
+          block.open = true;
+        }
+        next.focus();
+      }
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      target.click();
+    }
+  }
+
+  /** The entry's detail, opened in place right under it (a second activation closes it). */
+  private toggleDetail(item: HTMLElement, row: Record<string, any>): void {
+    const open = item.nextElementSibling as HTMLElement | null;
+    this.entries.querySelectorAll('[data-ctx-panel-detail-inline]').forEach(d => {
+      (d.previousElementSibling as HTMLElement | null)?.setAttribute('aria-expanded', 'false');
+      d.remove();
+    });
+    if (open && open.hasAttribute('data-ctx-panel-detail-inline')) {
+      return;
+    }
+    const detail = this.showDetail(row);
+    detail.setAttribute('data-ctx-panel-detail-inline', '');
+    item.after(detail);
+    item.setAttribute('aria-expanded', 'true');
+  }
+
+  private showDetail(row: Record<string, any>): HTMLElement {
     const full =
       row.section === 'steering'
         ? (this.packet?.steering ?? []).find((s: Record<string, any>) => s.source === row.source)
         : [...(this.packet?.decisions ?? []), ...(this.packet?.learnings ?? [])].find(
             (e: Record<string, any>) => e.title === row.title
           );
-    this.detail.textContent = '';
-    this.detail.append(
+    return el(
+      'div',
+      { class: 'ctx-panel-detail' },
       el('h4', {}, row.title),
       el('div', {}, `${row.section} · ${row.action} · ${row.tokens} tokens`),
       el('div', { class: 'ctx-muted' }, row.reason),
@@ -324,58 +417,29 @@ export class ContextPanel extends Widget {
       full ? el('pre', {}, full.text) : ''
     );
   }
-}
 
-/** A main-area pager: budgeted pages of one file, next / previous. */
-export class PagerView extends Widget {
-  start = 1;
-  private readonly budgetId = `pager-${Date.now()}-${Math.random().toString(16).slice(2)}`;
-  private readonly body = el('div', { class: 'ctx-pager-body' });
-  private readonly info = el('div', { class: 'ctx-head', 'data-ctx-pager-info': '' });
-  private readonly prev = el('button', { class: 'jp-mod-styled', 'data-ctx-pager-prev': '' }, '◀ previous') as HTMLButtonElement;
-  private readonly next = el('button', { class: 'jp-mod-styled', 'data-ctx-pager-next': '' }, 'next ▶') as HTMLButtonElement;
-  private last: Record<string, any> | null = null;
-
-  constructor(
-    readonly path: string,
-    readonly linesPerPage = 40
-  ) {
-    super();
-    this.addClass('ctx-lab');
-    this.addClass('ctx-pager');
-    this.node.dataset.ctxPager = path;
-    this.prev.addEventListener('click', () => void this.showPage(Math.max(this.start - this.linesPerPage, 1)));
-    this.next.addEventListener('click', () => {
-      const p = this.last;
-      const following = p ? (p.truncated ? p.next_start_line : p.end_line + 1) : 1;
-      void this.showPage(following);
-    });
-    this.node.append(el('div', { class: 'ctx-pager-nav' }, this.prev, this.next), this.info, this.body);
-    void this.showPage(1);
-  }
-
-  async showPage(start: number): Promise<void> {
-    try {
-      const page = await api('page', {
-        id: this.path,
-        lines: `${start}-${start + this.linesPerPage - 1}`,
-        budget_id: this.budgetId
-      });
-      this.last = page;
-      this.start = start;
-      this.info.textContent = `${page.artifact_id}: lines ${page.start_line}–${page.end_line} of ${page.total_lines} (${page.tokens} tokens)`;
-      this.body.textContent = '';
-      this.body.append(
-        meter(page.budget.tokens_used, page.budget.max_tokens, `${page.budget.pages_remaining} pages, ${fmt(page.budget.tokens_remaining)} tokens left`, page.budget.severity),
-        lineView(page.content, page.start_line)
-      );
-      this.prev.disabled = start <= 1;
-      this.next.disabled = page.end_line >= page.total_lines;
-    } catch (error) {
-      this.info.textContent = String(error).replace(/^Error: /, '');
-      this.info.setAttribute('data-ctx-pager-error', '');
-      this.next.disabled = true;
+  /** Settings from the Settings Editor: the starting budget, counter, profile, poll interval. */
+  applySettings(values: Record<string, any>): void {
+    if (typeof values.budget === 'number') {
+      this.budget = values.budget;
+      this.slider.max = String(Math.max(Number(this.slider.max), values.budget * 2));
+      this.slider.value = String(values.budget);
+      this.budgetLabel.textContent = String(values.budget);
     }
+    if (typeof values.counter === 'string') {
+      this.counter = values.counter;
+      this.counterSelect.value = values.counter;
+    }
+    if (typeof values.profile === 'string') {
+      this.profile = values.profile;
+      this.profileSelect.value = values.profile;
+    }
+    if (typeof values.pollSeconds === 'number' && values.pollSeconds !== this.pollSeconds) {
+      this.pollSeconds = values.pollSeconds;
+      window.clearInterval(this.poll);
+      this.poll = window.setInterval(() => void this.checkForChanges(), this.pollSeconds * 1000);
+    }
+    this.schedule();
   }
 }
 
@@ -384,29 +448,60 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'ctx-lab: a Context sidebar, a pager view and commands.',
   autoStart: true,
   requires: [IDefaultFileBrowser],
-  optional: [ICommandPalette, INotebookTracker, ILayoutRestorer, ILabShell],
+  optional: [ICommandPalette, INotebookTracker, ILayoutRestorer, ISettingRegistry],
   activate: (
     app: JupyterFrontEnd,
     browser: IDefaultFileBrowser,
     palette: ICommandPalette | null,
     notebooks: INotebookTracker | null,
-    restorer: ILayoutRestorer | null
+    restorer: ILayoutRestorer | null,
+    settingRegistry: ISettingRegistry | null
   ) => {
-    const insertCell = (code: string): boolean => {
-      const panel = notebooks?.currentWidget;
-      if (!panel) {
+    const pagerOptions = { linesPerPage: 40, maxPages: 10, maxTokens: 8000 };
+    /** Insert a %ctx packet cell into the current notebook: the project's path relative to the
+     * notebook's own directory, %load_ext only when the notebook lacks it. */
+    const insertPacketCell = (): boolean => {
+      const current = notebooks?.currentWidget;
+      if (!current) {
+        Notification.warning('ctx-lab: open a notebook to insert a %ctx packet cell into.', { autoClose: 5000 });
         return false;
       }
-      NotebookActions.insertBelow(panel.content);
-      const cell = panel.content.activeCell;
+      const notebookDir = PathExt.dirname(current.context.path);
+      const project = panel.project;
+      const relative = project === null ? null : PathExt.relative(notebookDir, project === '.' ? '' : project) || '.';
+      const loaded = current.content.widgets.some(cell => cell.model.sharedModel.getSource().includes('%load_ext ctx_lab'));
+      NotebookActions.insertBelow(current.content);
+      const cell = current.content.activeCell;
       if (cell) {
-        cell.model.sharedModel.setSource(code);
+        cell.model.sharedModel.setSource(panel.cellCode(relative, !loaded));
       }
       return true;
     };
-    const panel = new ContextPanel(browser, insertCell);
+    const panel = new ContextPanel(browser, insertPacketCell);
     app.shell.add(panel, 'left', { rank: 600 });
     restorer?.add(panel, panel.id);
+
+    const pagers = new WidgetTracker<MainAreaWidget<PagerView>>({ namespace: 'ctx-lab-pager' });
+    restorer?.restore(pagers, {
+      command: COMMANDS.page,
+      args: widget => ({ path: widget.content.path }),
+      name: widget => widget.content.path
+    });
+    if (settingRegistry) {
+      void settingRegistry.load(plugin.id).then(settings => {
+        const apply = (): void => {
+          const values = settings.composite as Record<string, any>;
+          panel.applySettings(values);
+          pagerOptions.linesPerPage = Number(values.linesPerPage ?? 40);
+          pagerOptions.maxPages = Number(values.pagerMaxPages ?? 10);
+          pagerOptions.maxTokens = Number(values.pagerMaxTokens ?? 8000);
+        };
+        apply();
+        settings.changed.connect(apply);
+      }).catch(() => {
+        /* the defaults stay */
+      });
+    }
 
     app.commands.addCommand(COMMANDS.open, {
       label: 'ctx-lab: Open Context Sidebar',
@@ -418,24 +513,30 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     app.commands.addCommand(COMMANDS.insert, {
       label: 'ctx-lab: Insert %ctx packet Cell',
-      isEnabled: () => Boolean(notebooks?.currentWidget),
-      execute: () => insertCell(panel.cellCode())
+      execute: () => insertPacketCell()
     });
+    const selectedPath = (): string => browser.selectedItems().next()?.value?.path ?? '';
     app.commands.addCommand(COMMANDS.page, {
       label: 'Page with ctx-lab',
       icon: contextIcon,
+      isVisible: args => {
+        const path = (args.path as string | undefined) ?? selectedPath();
+        return !path || !BINARY_EXTENSIONS.has(extensionOf(path));
+      },
       execute: args => {
-        const path =
-          (args.path as string | undefined) ?? browser.selectedItems().next()?.value?.path ?? '';
+        const path = (args.path as string | undefined) ?? selectedPath();
         if (!path) {
+          Notification.info('ctx-lab: select a file in the file browser to page it.', { autoClose: 5000 });
           return;
         }
-        const content = new PagerView(path);
+        const content = new PagerView(path, { ...pagerOptions });
         const widget = new MainAreaWidget({ content });
         widget.id = `ctx-lab-pager-${Date.now()}`;
         widget.title.label = `Pager: ${path.split('/').pop()}`;
         widget.title.icon = contextIcon;
+        void pagers.add(widget);
         app.shell.add(widget, 'main');
+        content.node.focus();
       }
     });
     app.contextMenu.addItem({

@@ -81,6 +81,18 @@ class Lab:
 def _project(root: Path) -> None:
     shutil.copytree(EXAMPLE_DIR / ".context", root / "proj" / ".context")
     shutil.copytree(BUSY_DIR / ".context", root / "busy" / ".context")
+    (root / "files").mkdir()
+    (root / "files" / "big.log").write_text(
+        "".join(f"2026-06-15T12:00:00Z line {i} of the big log\n" for i in range(1, 6001))
+    )
+    shutil.copytree(EXAMPLE_DIR / ".context", root / "work" / ".context")
+    (root / "work" / "notes").mkdir()
+    shutil.copytree(EXAMPLE_DIR / ".context", root / "{x} -o y" / ".context")
+    from read_helpers import make_pdf
+
+    make_pdf(
+        root / "files" / "report.pdf", ["First page of the report", "Second page of the report"]
+    )
     (root / "proj" / "notes.md").write_text(
         "".join(f"Line {i}: the pager shows whole lines under a budget.\n" for i in range(1, 121))
     )

@@ -165,6 +165,93 @@ def test_sidebar_shows_warnings_and_takes_a_focus(page, lab: Lab) -> None:
     page.screenshot(path=str(ARTIFACTS / "context-sidebar-busy.png"))
 
 
+def test_sidebar_sections_filter_and_detail_by_keyboard(page, lab: Lab) -> None:
+    open_lab(page, lab, "proj")
+    page.locator("li[data-id='ctx-lab-context-panel']").click()
+    panel = page.locator("#ctx-lab-context-panel")
+    panel.locator("[data-ctx-panel-section='decisions']").wait_for()
+    summary = panel.locator("[data-ctx-panel-section='decisions'] > summary").inner_text()
+    assert summary.startswith("Recent Decisions (") and " of " in summary
+    sections = panel.locator("[data-ctx-panel-section]")
+    names = [
+        sections.nth(i).get_attribute("data-ctx-panel-section") for i in range(sections.count())
+    ]
+    assert names.index("tasks") < names.index("decisions") < names.index("learnings")
+    panel.locator("[data-ctx-panel-filter]").fill("clock")
+    visible = panel.locator("[data-ctx-entry]:visible")
+    assert visible.count() >= 1
+    assert all("clock" in visible.nth(i).inner_text().lower() for i in range(visible.count()))
+    first = visible.first
+    first.focus()
+    page.keyboard.press("Enter")
+    detail = panel.locator("[data-ctx-panel-detail-inline]")
+    detail.wait_for()
+    # in place: right under the entry it belongs to
+    assert first.evaluate("e => e.nextElementSibling?.hasAttribute('data-ctx-panel-detail-inline')")
+    assert first.get_attribute("aria-expanded") == "true"
+    panel.locator("[data-ctx-panel-filter]").fill("")
+    first.focus()
+    page.keyboard.press("ArrowDown")
+    focused = page.evaluate("() => document.activeElement?.getAttribute('data-ctx-entry')")
+    assert focused and focused != first.get_attribute("data-ctx-entry")
+    page.screenshot(path=str(ARTIFACTS / "sidebar-sections.png"))
+
+
+def test_insert_from_a_notebook_in_a_subfolder_runs(page, lab: Lab) -> None:
+    lab.notebook("work/notes/nb.ipynb", ["print('notes')"])
+    open_lab(page, lab, "work/notes/nb.ipynb")
+    page.locator("li[data-id='ctx-lab-context-panel']").click()
+    panel = page.locator("#ctx-lab-context-panel")
+    page.wait_for_function(
+        "() => /work/.test(document.querySelector('[data-ctx-panel-status]')?.textContent ?? '')",
+        timeout=20_000,
+    )
+    page.locator(".jp-NotebookPanel .jp-Cell").first.click()
+    panel.locator("[data-ctx-insert]").click()
+    source = page.locator(".jp-NotebookPanel .jp-Cell").nth(1).inner_text()
+    assert "%load_ext ctx_lab" in source and "%ctx packet" in source and "-- .." in source
+    run_all(page, "[data-ctx-kind='packet']")
+    assert page.locator("[data-ctx-kind='packet'] [data-ctx-budget]").first.inner_text() == "2,000"
+    page.locator(".jp-NotebookPanel .jp-Cell").nth(1).click()
+    panel.locator("[data-ctx-insert]").click()  # a second time: no second %load_ext
+    assert "%load_ext" not in page.locator(".jp-NotebookPanel .jp-Cell").nth(2).inner_text()
+
+
+def test_insert_quotes_a_hostile_folder_name(page, lab: Lab) -> None:
+    lab.notebook("safe.ipynb", ["print('safe')"])
+    open_lab(page, lab, "safe.ipynb")
+    tab = page.locator("li[data-id='filebrowser']")
+    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
+        tab.click()
+    page.locator(".jp-DirListing-item", has_text="{x} -o y").first.dblclick()
+    page.locator("li[data-id='ctx-lab-context-panel']").click()
+    panel = page.locator("#ctx-lab-context-panel")
+    page.wait_for_function(
+        "() => (document.querySelector('[data-ctx-panel-status]')?.textContent ?? '')"
+        ".includes('{x} -o y')",
+        timeout=20_000,
+    )
+    page.locator(".jp-NotebookPanel .jp-Cell").first.click()
+    panel.locator("[data-ctx-insert]").click()
+    source = page.locator(".jp-NotebookPanel .jp-Cell").nth(1).inner_text()
+    assert "-- '{x} -o y'" in source
+    run_all(page, "[data-ctx-kind='packet']")
+    assert not (lab.root / "y").exists()  # no -o y: nothing written
+
+
+def test_settings_change_the_default_budget(page, lab: Lab) -> None:
+    lab.api("PUT", "/lab/api/settings/ctx-lab:plugin", {"raw": '{"budget": 3000}'})
+    try:
+        open_lab(page, lab, "proj")
+        page.locator("li[data-id='ctx-lab-context-panel']").click()
+        page.wait_for_function(
+            "() => document.querySelector('[data-ctx-panel-total]')?.textContent === '3,000'",
+            timeout=20_000,
+        )
+    finally:
+        lab.api("PUT", "/lab/api/settings/ctx-lab:plugin", {"raw": "{}"})
+
+
 def test_sidebar_lists_the_servers_counters_plugins_included(page, lab: Lab) -> None:
     """The counter selector asks the server (GET /ctx-lab/api/counters) instead of hard-coding:
     a counter installed as a plugin in the server's environment is offered and works."""
@@ -183,22 +270,91 @@ def test_sidebar_lists_the_servers_counters_plugins_included(page, lab: Lab) -> 
     )
 
 
-def test_page_a_file_from_the_context_menu(page, lab: Lab) -> None:
-    open_lab(page, lab, "proj")
-    item = page.locator(".jp-DirListing-item", has_text="notes.md").first
+def open_pager(page, lab: Lab, folder: str, name: str):  # type: ignore[no-untyped-def]
+    open_lab(page, lab, folder)
+    item = page.locator(".jp-DirListing-item", has_text=name).first
     item.click(button="right")
     page.locator(".lm-Menu-itemLabel", has_text="Page with ctx-lab").first.click()
-    pager = page.locator("[data-ctx-pager='proj/notes.md']")
+    path = f"{folder}/{name}" if folder else name
+    pager = page.locator(f"[data-ctx-pager='{path}']")
+    pager.locator("[data-ctx-pager-info]").wait_for()
+    return pager
+
+
+def info_is(page, text: str) -> None:  # type: ignore[no-untyped-def]
+    page.wait_for_function(
+        "(t) => document.querySelector('[data-ctx-pager-info]')?.textContent?.includes(t)",
+        arg=text,
+        timeout=15_000,
+    )
+
+
+def test_page_a_file_from_the_context_menu(page, lab: Lab) -> None:
+    pager = open_pager(page, lab, "proj", "notes.md")
     pager.locator("[data-ctx-lines] tr").first.wait_for()
     assert pager.locator("[data-ctx-lines] tr").first.inner_text().startswith("1")
     assert "Line 1:" in pager.locator("[data-ctx-lines]").inner_text()
     pager.locator("[data-ctx-pager-next]").click()
-    page.wait_for_function(
-        "() => document.querySelector('[data-ctx-pager] [data-ctx-lines] td')?.textContent === '41'"
-    )
-    assert "lines 41–80 of 120" in pager.locator("[data-ctx-pager-info]").inner_text()
-    assert pager.locator("[data-ctx-meter]").count() == 1
+    info_is(page, "lines 41–80 of 120")
+    assert "tokens" in pager.locator("[data-ctx-pager-info]").inner_text()
     pager.screenshot(path=str(ARTIFACTS / "pager.png"))
+
+
+def test_browse_mode_reads_a_long_file_end_to_end_and_back(page, lab: Lab) -> None:
+    """A person reading 6,000 lines: no quota, keys to move, End and Home, go to line."""
+    pager = open_pager(page, lab, "files", "big.log")
+    info_is(page, "lines 1–40 of 6,000")
+    body = pager.locator("[data-ctx-pager-body]")
+    body.focus()
+    for _ in range(12):  # past the 10 pages an agent would get
+        page.keyboard.press("PageDown")
+    info_is(page, "lines 481–520 of 6,000")
+    page.keyboard.press("End")
+    info_is(page, "lines 5961–6000 of 6,000")
+    assert "line 6000 of the big log" in pager.locator("[data-ctx-lines]").inner_text()
+    page.keyboard.press("ArrowUp")
+    info_is(page, "lines 5921–5960")
+    page.keyboard.press("Home")
+    info_is(page, "lines 1–40 of 6,000")
+    pager.locator("[data-ctx-pager-goto]").fill("3000")
+    pager.locator("[data-ctx-pager-goto]").press("Enter")
+    info_is(page, "lines 3000–3039")
+    assert pager.locator("[data-ctx-pager-error]").count() == 0
+    assert pager.locator("[data-ctx-pager-position] div").count() == 1
+    pager.screenshot(path=str(ARTIFACTS / "pager-browse.png"))
+
+
+def test_agent_mode_quota_previous_free_and_reset(page, lab: Lab) -> None:
+    pager = open_pager(page, lab, "files", "big.log")
+    pager.locator("[data-ctx-pager-mode]").select_option("agent")
+    info_is(page, "lines 1–40")
+    quota = pager.locator("[data-ctx-pager-quota]")
+    quota.locator("[data-ctx-meter]").wait_for()
+    for n in range(2, 11):
+        pager.locator("[data-ctx-pager-next]").click()
+        info_is(page, f"lines {(n - 1) * 40 + 1}–")
+    assert "10 of 10 pages" in quota.inner_text()
+    assert quota.get_attribute("data-ctx-binding") == "pages"  # the limit that binds
+    pager.locator("[data-ctx-pager-next]").click()  # the 11th page: refused
+    pager.locator("[data-ctx-pager-error]").wait_for()
+    assert "exhausted" in pager.locator("[data-ctx-pager-info]").inner_text()
+    pager.locator("[data-ctx-pager-prev]").click()  # already read: from history, not charged
+    info_is(page, "not charged")
+    assert "10 of 10 pages" in quota.inner_text()
+    pager.screenshot(path=str(ARTIFACTS / "pager-agent.png"))
+    pager.locator("[data-ctx-pager-reset]").click()
+    info_is(page, "lines 1–40")
+    page.wait_for_function(
+        "() => document.querySelector('[data-ctx-pager-quota]')?.textContent?.includes('1 of 10')"
+    )
+
+
+def test_a_pdf_is_paged_through_the_reader(page, lab: Lab) -> None:
+    pager = open_pager(page, lab, "files", "report.pdf")
+    chunk = pager.locator("[data-ctx-pager-chunk]")
+    chunk.wait_for()
+    assert "First page of the report" in chunk.inner_text()
+    assert "%PDF" not in chunk.inner_text()
 
 
 def test_dark_theme_renders(page, lab: Lab) -> None:

@@ -191,7 +191,9 @@ async def test_bad_parameters(jp_fetch, project, route, params, needle) -> None:
 
 
 async def test_missing_directory_is_404(jp_fetch, project) -> None:
-    await error(jp_fetch, "packet", 404, dir="nowhere")
+    body = await error(jp_fetch, "packet", 404, dir="nowhere")
+    # the message names the path as the client gave it, never where the server's root is
+    assert "nowhere" in body["message"] and str(project) not in body["message"]
 
 
 @pytest.mark.parametrize("route", sorted(ROUTES))
