@@ -22,8 +22,8 @@ echo "==> installing ctx-lab with the notebook extras"
 
 # scripts/lab.sh [DIR]: serve DIR (default: this repository, where the notebooks and the example
 # project are) with hidden files allowed and shown, so .context/ is visible in the file browser.
-ROOT="$(cd "${1:-$PWD}" && pwd)"
-shift || true
+ROOT="$PWD"
+if [ $# -gt 0 ] && [ -d "$1" ]; then ROOT="$(cd "$1" && pwd)"; shift; fi
 settings="$VENV/share/jupyter/lab/settings"
 mkdir -p "$settings"
 cat > "$settings/overrides.json" <<'JSON'

@@ -307,8 +307,10 @@ class _Builder:
             candidate = apply_policy(state.block, policy, state.size)
             section = self.count(_section_text(state.block, candidate.text))
             if section < state.tokens:
+                # the text's own tokens, as tokens_before and tokens_after count them
                 state.notes.append(
-                    f"{state.policy} → {candidate.policy} ({state.tokens} → {section} tokens)"
+                    f"{state.policy} → {candidate.policy} ({self.count(state.text)} → "
+                    f"{self.count(candidate.text)} tokens)"
                 )
                 state.ladder.append((state.policy, state.text, state.tokens))
                 state.policy, state.text, state.tokens = candidate.policy, candidate.text, section

@@ -38,6 +38,7 @@ def packet(
     profile: str = "design",
     display_dir: str | None = None,
     compare: str | None = None,
+    registry: str | None = None,
 ) -> Packet | ProfileComparison:
     """Assemble the packet of a project's ``.context/`` (``directory``, default ``.``) or of the
     shipped example (``example=True``, ``now`` pinned to its date).
@@ -92,6 +93,7 @@ def packet(
         steering=steering,
         profile=profile,
         display_dir=display_dir,
+        registry=registry,
     )
     return with_counter(made, counting)
 
@@ -110,6 +112,7 @@ def entries(
     steering: Sequence[str] = (),
     profile: str = "design",
     display_dir: str | None = None,
+    registry: str | None = None,
 ) -> EntriesReport:
     """The scored entries of :func:`packet` for the same arguments: kept, summarized or left
     out, and why."""
@@ -128,6 +131,7 @@ def entries(
         steering=steering,
         profile=profile,
         display_dir=display_dir,
+        registry=registry,
     )
     assert isinstance(made, Packet)
     return EntriesReport(made)
@@ -191,6 +195,11 @@ def _packet_arguments(p: argparse.ArgumentParser) -> None:
         choices=("design", "ctx-0.8"),
         help="design (the design doc's packet, the default) or ctx-0.8 (what ctx agent 0.8.1 "
         "sends, bugs included)",
+    )
+    p.add_argument(
+        "--registry",
+        metavar="NAME",
+        help="where --model's limits come from: builtin (default) or models-dev",
     )
     p.add_argument(
         "--display-dir",

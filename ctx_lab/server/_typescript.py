@@ -12,6 +12,7 @@ from typing import Any
 
 from ..display import PAYLOAD_VERSION
 from ..packet.layout import SECTION_LABELS, SECTION_TITLES
+from ..plotting import SECTION_COLORS
 from ..schemas import KINDS, load_schema
 from ..severity import SEVERITIES
 
@@ -86,6 +87,10 @@ def render_typescript() -> str:
         "/** The packet's section headings, as its Markdown prints them. */",
         "export const SECTION_TITLES: Record<string, string> = "
         + json.dumps(SECTION_TITLES, ensure_ascii=False, indent=2)
+        + ";",
+        "/** One colour per section, shared with the Python plots (ctx_lab.plotting). */",
+        "export const SECTION_COLORS: Record<string, string> = "
+        + json.dumps(SECTION_COLORS, ensure_ascii=False, indent=2)
         + ";",
         "/** The same sections as displays name them. */",
         "export const SECTION_LABELS: Record<string, string> = "

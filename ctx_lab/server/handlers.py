@@ -135,6 +135,7 @@ class PacketHandler(BaseHandler):
                     steering=self.many("steering") or None,
                     profile=self.text("profile"),
                     display_dir=self.text("display_dir"),
+                    registry=self.text("registry"),
                     **self.extra(),
                 ),
             )

@@ -20,6 +20,20 @@ export const SECTION_TITLES: Record<string, string> = {
   "learnings": "Key Learnings",
   "also_noted": "Also Noted"
 };
+/** One colour per section, shared with the Python plots (ctx_lab.plotting). */
+export const SECTION_COLORS: Record<string, string> = {
+  "header": "#9ca3af",
+  "read_order": "#6b7280",
+  "constitution": "#4b5563",
+  "instruction": "#374151",
+  "tier 1": "#6b7280",
+  "tasks": "#2563eb",
+  "conventions": "#7c3aed",
+  "steering": "#db2777",
+  "decisions": "#d97706",
+  "learnings": "#059669",
+  "also_noted": "#a3a3a3"
+};
 /** The same sections as displays name them. */
 export const SECTION_LABELS: Record<string, string> = {
   "read_order": "Read These Files",

