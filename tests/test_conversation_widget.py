@@ -29,3 +29,16 @@ def test_auto_summarize() -> None:
     for _ in range(20):
         sim.add("user", 400)
     assert sim.manager.usage_status().state == "ready" and sim.manager.history.summaries
+
+
+def test_strip_fits_its_width_with_a_legend() -> None:
+    """Each message is a flex share of the strip by its tokens: it never overflows."""
+    from ctx_lab.conversation import Message
+    from ctx_lab.notebook import ConversationSimulator
+
+    simulator = ConversationSimulator("gpt-4")
+    for i in range(300):
+        simulator.manager.push_message(Message.user(f"m{i}"))
+    html = simulator._strip()
+    assert "display:flex" in html and "width:%" not in html.replace(" ", "")
+    assert html.count("data-ctx-segment") == 300 and "summary" in html  # the legend

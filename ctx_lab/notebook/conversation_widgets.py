@@ -129,18 +129,26 @@ class ConversationSimulator:
             for i in segment.ids:
                 kind_of[i] = segment.kind
         marked = set(selection.marked)
-        total = max(self.manager.history.total_tokens(), 1)
         cells = []
         for entry in self.manager.history.entries:
             kind = "marked" if entry.id in marked else kind_of.get(entry.id, "out")
-            width = max(entry.token_count / total * 100, 0.4)
             title = f"{entry.id}: {entry.message.role}, {entry.token_count} tokens ({kind})"
+            # flex shares by tokens: the strip fills its width exactly and never overflows
+            share = max(entry.token_count, 1)
             cells.append(
-                f"<div title='{title}' data-ctx-segment='{kind}' style='display:inline-block;"
-                f"height:14px;width:{width:.2f}%;background:{_COLORS[kind]};"
-                "border-right:1px solid white'></div>"
+                f"<div title='{title}' data-ctx-segment='{kind}' style='flex:{share} 1 0;"
+                f"min-width:1px;height:14px;background:{_COLORS[kind]};"
+                "box-shadow:inset -1px 0 0 white'></div>"
             )
-        return f"<div style='width:100%;white-space:nowrap'>{''.join(cells)}</div>"
+        legend = " ".join(
+            f"<span style='display:inline-block;width:10px;height:10px;background:{color}'></span>"
+            f" {name}"
+            for name, color in _COLORS.items()
+        )
+        return (
+            "<div data-ctx-strip style='display:flex;width:100%;overflow:hidden'>"
+            f"{''.join(cells)}</div><div class='ctx-muted' style='font-size:11px'>{legend}</div>"
+        )
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
