@@ -28,6 +28,7 @@ subclasses) and 1 for every other :class:`CtxLabError`; the REST routes map them
     ├── ExactContentTooLarge
     ├── SkeletonError (ValueError)
     ├── HistoryCorrupted
+    ├── TranscriptError
     ├── ContextBuildError
     │   ├── RecentMessagesTooLarge
     │   └── SummarizationNeeded
@@ -68,6 +69,7 @@ __all__ = [
     "SkeletonError",
     "SummarizationNeeded",
     "SummarizerError",
+    "TranscriptError",
     "UnknownCounterError",
     "UnknownRegistryError",
     "UnsupportedContent",
@@ -231,6 +233,11 @@ class SkeletonError(CtxLabError, ValueError):
 
 class HistoryCorrupted(CtxLabError):
     """A saved history that fails validation; the message names the first violation."""
+
+
+class TranscriptError(CtxLabError):
+    """A recorded session that cannot be read: a line that is not JSON (the message names it)
+    or no known transcript format."""
 
 
 class ContextBuildError(CtxLabError):

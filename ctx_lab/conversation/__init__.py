@@ -39,6 +39,7 @@ from .summarizers import (
     SummarizerError,
 )
 from .tool_journal import RecoveredToolBatch, ToolCall, ToolJournal, ToolResult
+from .transcripts import Transcript, TranscriptError, load_transcript
 from .usage import ContextUsage
 
 __all__ = [
@@ -81,9 +82,12 @@ __all__ = [
     "ToolCall",
     "ToolJournal",
     "ToolResult",
+    "Transcript",
+    "TranscriptError",
     "UsageStatus",
     "history_report",
     "inspect_journal",
+    "load_transcript",
     "plot_usage",
     "recover_into",
     "simulate",
