@@ -467,7 +467,7 @@ def load_transcript(
     if isinstance(source, Mapping | list):
         records: list[tuple[int, Any]] = [(1, source)]
     else:
-        records = _records(read_text(Path(source)))
+        records = _records(read_text(Path(source).expanduser()))
     chosen = _detect(records) if format == "auto" else format
     if chosen == "claude-code":
         return _claude_code(records)
