@@ -10,7 +10,7 @@ from pathlib import PurePath
 from .blocks import CODE_EXTENSIONS
 from .code_skeleton import SkeletonError, code_skeleton, python_code_skeleton
 
-__all__ = ["code_summary"]
+__all__ = ["code_summary", "summary_of_skeleton"]
 
 _DECLARATIONS = {
     "python": re.compile(r"^(?:\s{0,4})(?:async\s+def|def|class)\s"),
@@ -94,13 +94,23 @@ def code_summary(path: str, text: str) -> str:
     parse, the declaration lines found in the text itself. Never empty for non-empty code."""
     suffix = PurePath(path).suffix.lower()
     language = CODE_EXTENSIONS.get(suffix, suffix)
-    pattern = _rule(language)
     try:
-        skeleton = (
+        skeleton: str | None = (
             python_code_skeleton(text) if language == "python" else code_skeleton(text, language)
         ).text
-        lines = _from_skeleton(skeleton, pattern)
     except (SkeletonError, RecursionError):
+        skeleton = None
+    return summary_of_skeleton(path, text, skeleton)
+
+
+def summary_of_skeleton(path: str, text: str, skeleton: str | None) -> str:
+    """:func:`code_summary` from a skeleton the caller already made (``None``: the file has
+    none, and the declaration lines are found in the text itself)."""
+    suffix = PurePath(path).suffix.lower()
+    pattern = _rule(CODE_EXTENSIONS.get(suffix, suffix))
+    if skeleton is not None:
+        lines = _from_skeleton(skeleton, pattern)
+    else:
         lines = [_signature(ln) for ln in text.split("\n") if pattern.match(ln)]
     kept = _unique(lines)
     if not kept and text.strip():

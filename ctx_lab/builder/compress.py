@@ -11,7 +11,7 @@ from cachetools import LRUCache
 from ..limits import LIMITS
 from .blocks import CODE_EXTENSIONS, DATA_EXTENSIONS, POLICIES, ContentBlock, file_kind
 from .code_skeleton import Skeleton, SkeletonError, code_skeleton, python_code_skeleton
-from .code_summary import code_summary
+from .code_summary import code_summary, summary_of_skeleton
 from .data_skeleton import data_skeleton
 from .summarize import reference, summarize
 
@@ -106,9 +106,15 @@ def _apply_policy(block: ContentBlock, policy: str, size: int | None = None) -> 
             found = structural(block.path, block.text)
             return Compressed(found.text, "structural", found.note, found.partial)
         except SkeletonError as exc:
-            return Compressed(
-                summary(block.path, block.text),
-                "summarizable",
-                f"structural failed ({exc}); summarized",
+            text = (
+                summary_of_skeleton(block.path, block.text, None)
+                if file_kind(block.path) == "code"
+                else summarize(block.text)
             )
-    return Compressed(summary(block.path, block.text), "summarizable")
+            return Compressed(text, "summarizable", f"structural failed ({exc}); summarized")
+    if file_kind(block.path) != "code":
+        return Compressed(summarize(block.text), "summarizable")
+    # the skeleton a structural step made (or makes now, cached for it) is the one summarized
+    made = apply_policy(block, "structural", size)
+    skeleton = made.text if made.policy == "structural" else None
+    return Compressed(summary_of_skeleton(block.path, block.text, skeleton), "summarizable")
