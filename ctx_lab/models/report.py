@@ -88,6 +88,11 @@ class ModelInfo(RichResult):
             lines.append(
                 f"price per 1M tokens     in ${_price(d['input_price_per_mtok']) or '?'}"
                 f" / out ${_price(d['output_price_per_mtok']) or '?'}"
+                + "".join(
+                    f" / cache {kind} ${_price(d[f'cache_{kind}_price_per_mtok'])}"
+                    for kind in ("read", "write")
+                    if d.get(f"cache_{kind}_price_per_mtok") is not None
+                )
             )
         tokenizer = d.get("tokenizer")
         lines.append(

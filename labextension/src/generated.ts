@@ -246,6 +246,8 @@ export type ModelPayload = {
   version: 1;
   registry: string;
   tokenizer?: string | null;
+  cache_read_price_per_mtok?: number | null;
+  cache_write_price_per_mtok?: number | null;
 };
 
 /** application/vnd.ctx-lab.models+json (version 1) */
@@ -265,6 +267,8 @@ export type ModelsPayload = {
     input_price_per_mtok: number | null;
     output_price_per_mtok: number | null;
     tokenizer?: string | null;
+    cache_read_price_per_mtok?: number | null;
+    cache_write_price_per_mtok?: number | null;
   })[];
 };
 
