@@ -29,6 +29,7 @@ subclasses) and 1 for every other :class:`CtxLabError`; the REST routes map them
     ├── SkeletonError (ValueError)
     ├── HistoryCorrupted
     ├── TranscriptError
+    ├── CalibrationError
     ├── ContextBuildError
     │   ├── RecentMessagesTooLarge
     │   └── SummarizationNeeded
@@ -46,6 +47,7 @@ __all__ = [
     "AccessDenied",
     "ArtifactNotFound",
     "BudgetExhausted",
+    "CalibrationError",
     "ContextBuildError",
     "ContextNotFound",
     "CorruptDocument",
@@ -238,6 +240,10 @@ class HistoryCorrupted(CtxLabError):
 class TranscriptError(CtxLabError):
     """A recorded session that cannot be read: a line that is not JSON (the message names it)
     or no known transcript format."""
+
+
+class CalibrationError(CtxLabError):
+    """No calls to calibrate from (the message says why), or a damaged calibrations file."""
 
 
 class ContextBuildError(CtxLabError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,11 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parent.parent
+
+# Calibrations of the person running the tests never change what tests count, and tests never
+# write to the real user config directory: set before any fixture (module-scoped ones too) runs;
+# kernels that nbval starts inherit it. Tests that store calibrations use their own directory.
+os.environ["CTX_LAB_CONFIG_DIR"] = tempfile.mkdtemp(prefix="ctx-lab-test-config-")
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from ctx_lab.display import PAYLOAD_VERSION, RichResult
 from ctx_lab.schemas import KINDS, load_schema
 
 REPO = Path(__file__).resolve().parent.parent
+SESSIONS = REPO / "ctx_lab" / "examples" / "sessions"
 
 
 def payload_of(argv: list[str]) -> dict:
@@ -74,6 +75,29 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
             ).payload(),
         ],
         "counters": [payload_of(["counters"])],
+        "replay": [
+            payload_of(["replay", str(SESSIONS / "support-chat.jsonl"), "--model", "gpt-4o"]),
+            payload_of(
+                [
+                    "replay",
+                    str(SESSIONS / "coding-session.jsonl"),
+                    "--model",
+                    "gpt-4",
+                    "--no-caching",
+                ]
+            ),
+        ],
+        "calibration": [
+            payload_of(["calibrate", str(SESSIONS / "support-chat.jsonl"), "--no-save"]),
+            payload_of(
+                [
+                    "calibrate",
+                    str(SESSIONS / "coding-session.jsonl"),
+                    "--model",
+                    "claude-sonnet-4-5",
+                ]
+            ),
+        ],
         "context": [find_context(REPO, REPO / "ctx_lab" / "examples" / "tidepool").payload()],
     }
     return out

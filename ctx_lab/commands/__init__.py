@@ -12,7 +12,7 @@ command from an argument list, as the CLI and the magic do.
 from ..errors import ParserExit
 from ..tokens import CounterList
 from ._builder import build, compress
-from ._conversation import history, journal
+from ._conversation import calibrate, history, journal, replay
 from ._doctor import doctor
 from ._models import models
 from ._packet import context, entries, packet
@@ -37,6 +37,7 @@ __all__ = [
     "budget",
     "build",
     "build_parser",
+    "calibrate",
     "command",
     "commands",
     "compress",
@@ -51,5 +52,6 @@ __all__ = [
     "packet",
     "page",
     "read",
+    "replay",
     "tokens",
 ]

@@ -1,20 +1,27 @@
-"""``history`` and ``journal``: a saved conversation's usage, and what a crash journal holds."""
+"""``history``, ``journal``, ``replay`` and ``calibrate``: a saved conversation's usage, what a
+crash journal holds, a recorded session replayed against models, and an estimate calibrated
+from recorded usage."""
 
 from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..files import confine
-from ..validate import choice
+from ..errors import UsageError
+from ..files import confine, display_path
+from ..validate import choice, whole_number
+from .params import add_counter, whole
 from .registry import Command, command
 
 if TYPE_CHECKING:
     from ..conversation.recovery import JournalReport
+    from ..conversation.replay import ReplayReport
     from ..conversation.report import HistoryReport
+    from ..tokens import Calibration
 
-__all__ = ["history", "journal"]
+__all__ = ["calibrate", "history", "journal", "replay"]
 
 PathArg = str | os.PathLike[str]
 JOURNAL_ACTIONS = ("recover", "stats")
@@ -45,6 +52,59 @@ def journal(action: str, db: PathArg, *, root: PathArg | None = None) -> Journal
     return inspect_journal(path, action)
 
 
+def replay(
+    file: PathArg,
+    *,
+    model: Sequence[str] = (),
+    counter: str | None = None,
+    preserve_recent: int = 4,
+    registry: str | None = None,
+    output_limit: int | None = None,
+    caching: bool = True,
+    transcript_format: str = "auto",
+    root: PathArg | None = None,
+) -> ReplayReport:
+    """Replay a recorded session (Claude Code JSONL, OpenAI Chat Completions messages or log,
+    Anthropic Messages JSON) on each ``model`` (default: the models it was recorded with): per
+    call the context, budget, headroom, summarization needed, cost, reported vs counted."""
+    from ..conversation.replay import replay_report
+    from ..conversation.transcripts import load_transcript
+
+    whole_number(preserve_recent, "preserve_recent")
+    path = confine(root, file, what="file") if root is not None else file
+    transcript = load_transcript(path, transcript_format)
+    shown = display_path(path, root) if root is not None else os.fspath(file)
+    return replay_report(
+        transcript,
+        list(model) or None,
+        preserve_recent=preserve_recent,
+        counter=counter or "model",
+        registry=registry,
+        output_limit=output_limit,
+        caching=caching,
+        source=shown,
+    )
+
+
+def calibrate(
+    files: Sequence[PathArg],
+    *,
+    model: str | None = None,
+    counter: str = "bytes/4",
+    method: str = "auto",
+    save: bool = True,
+    root: PathArg | None = None,
+) -> Calibration:
+    """Fit the ratio of provider-reported input tokens to ``counter``'s count over the calls of
+    ``model`` in recorded sessions, and store it so ``counter=model`` uses it."""
+    from ..conversation.calibrate import calibrate as fit
+
+    if not files:
+        raise UsageError("nothing to calibrate: give one or more transcript files")
+    paths = [confine(root, f, what="file") if root is not None else f for f in files]
+    return fit(paths, counter, model, method=method, save=save)
+
+
 def _history_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a history saved with ContextManager.save()")
     p.add_argument(
@@ -56,6 +116,64 @@ def _history_arguments(p: argparse.ArgumentParser) -> None:
 def _journal_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=JOURNAL_ACTIONS, help="what recovery would find, or counts")
     p.add_argument("db", metavar="DB", help="a SQLite file with a stream and/or tool journal")
+
+
+def _replay_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="a recorded session (JSONL or JSON)")
+    p.add_argument(
+        "--model",
+        metavar="M",
+        action="append",
+        help="replay on this model (repeatable; default: the models it was recorded with)",
+    )
+    add_counter(p, "model", model_default=True)
+    p.add_argument(
+        "--preserve-recent",
+        dest="preserve_recent",
+        type=whole("--preserve-recent"),
+        metavar="N",
+        help="newest messages always kept as originals (default 4)",
+    )
+    p.add_argument(
+        "--output-limit",
+        dest="output_limit",
+        type=whole("--output-limit"),
+        metavar="N",
+        help="output tokens reserved per call (default: the model's maximum)",
+    )
+    p.add_argument(
+        "--no-caching",
+        dest="caching",
+        action="store_false",
+        help="price every input token as new (no prompt cache)",
+    )
+    p.add_argument("--registry", metavar="NAME", help="where models' limits and prices come from")
+    p.add_argument(
+        "--transcript-format",
+        dest="transcript_format",
+        choices=("auto", "claude-code", "openai-chat", "anthropic-messages"),
+        help="the file's format (default: detected)",
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically)")
+
+
+def _calibrate_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE", help="recorded sessions with usage")
+    p.add_argument("--model", metavar="M", help="whose calls to fit (default: the only one)")
+    p.add_argument(
+        "--counter",
+        metavar="NAME",
+        help="the estimate to calibrate (default bytes/4; `ctx-lab counters` lists them)",
+    )
+    p.add_argument(
+        "--method",
+        choices=("auto", "ratio", "growth"),
+        help="ratio per call, growth between calls (for transcripts without the system "
+        "prompt), or auto (default)",
+    )
+    p.add_argument(
+        "--no-save", dest="save", action="store_false", help="fit and show, do not store"
+    )
 
 
 command(
@@ -76,5 +194,28 @@ command(
         _journal_arguments,
         epilog="examples:\n  ctx-lab journal recover ~/.agent/stream.db\n"
         "  ctx-lab journal stats ~/.agent/stream.db --format json",
+    )
+)
+command(
+    Command(
+        "replay",
+        "replay a recorded agent session against models: context, summarization, cost per call",
+        replay,
+        _replay_arguments,
+        formats=("table", "csv", "json"),
+        epilog="examples:\n"
+        "  ctx-lab replay session.jsonl --model claude-sonnet-4-5 --model gpt-4o\n"
+        "  ctx-lab replay chat-log.jsonl --model gpt-4.1 --format csv -o replay.csv",
+    )
+)
+command(
+    Command(
+        "calibrate",
+        "fit a model's reported input tokens against an estimate and store it for counter=model",
+        calibrate,
+        _calibrate_arguments,
+        epilog="examples:\n"
+        "  ctx-lab calibrate ~/.claude/projects/*/*.jsonl --model claude-sonnet-4-5\n"
+        "  ctx-lab calibrate chat-log.jsonl --model gpt-4o --counter bytes/4 --no-save",
     )
 )

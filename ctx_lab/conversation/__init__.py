@@ -1,6 +1,7 @@
 """Conversation context management: append-only history, summaries, model limits, the working
 context — and the crash-safe journals of the same design."""
 
+from .calibrate import calibrate
 from .history import FullHistory, HistoryCorrupted, HistoryEntry, Summary
 from .journal import (
     ActiveJournal,
@@ -29,6 +30,7 @@ from .manager import (
 )
 from .messages import Message
 from .recovery import JournalReport, RecoveryReport, inspect_journal, recover_into, stream_into
+from .replay import REPLAY_COLUMNS, ReplayReport, plot_replay, replay, replay_report
 from .report import HistoryReport, history_report
 from .simulate import SIMULATION_COLUMNS, plot_usage, simulate, step_clock
 from .summarizers import (
@@ -39,14 +41,16 @@ from .summarizers import (
     SummarizerError,
 )
 from .tool_journal import RecoveredToolBatch, ToolCall, ToolJournal, ToolResult
-from .transcripts import Transcript, TranscriptError, load_transcript
+from .transcripts import Call, Transcript, TranscriptError, Usage, load_transcript
 from .usage import ContextUsage
 
 __all__ = [
+    "REPLAY_COLUMNS",
     "SIMULATION_COLUMNS",
     "SUMMARY_PREFIX",
     "ActiveJournal",
     "AnthropicSummarizer",
+    "Call",
     "ChatCompletionsSummarizer",
     "Complete",
     "ContextBuildError",
@@ -71,6 +75,7 @@ __all__ = [
     "RecentMessagesTooLarge",
     "RecoveredToolBatch",
     "RecoveryReport",
+    "ReplayReport",
     "Segment",
     "Shrinking",
     "StreamJournal",
@@ -84,12 +89,17 @@ __all__ = [
     "ToolResult",
     "Transcript",
     "TranscriptError",
+    "Usage",
     "UsageStatus",
+    "calibrate",
     "history_report",
     "inspect_journal",
     "load_transcript",
+    "plot_replay",
     "plot_usage",
     "recover_into",
+    "replay",
+    "replay_report",
     "simulate",
     "step_clock",
     "stream_into",

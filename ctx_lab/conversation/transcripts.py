@@ -90,14 +90,21 @@ class Usage:
 
 @dataclass(frozen=True)
 class Call:
-    """One model call: the messages in context when it was made (``context`` = how many of the
-    transcript's messages came before its answer), its model, time and reported usage."""
+    """One model call: ``prompt`` = how many of the transcript's messages came before its answer
+    (what it was sent, from the last recorded compaction on), ``context`` = how many there are
+    once its answer is in; its model, time and reported usage."""
 
     index: int
     context: int
     model: str | None = None
     timestamp: str | None = None
     usage: Usage | None = None
+    prompt: int | None = None
+
+    @property
+    def sent_end(self) -> int:
+        """The end of what the call was sent (its ``prompt``; ``context`` when unknown)."""
+        return self.context if self.prompt is None else self.prompt
 
 
 @dataclass(frozen=True)
@@ -110,10 +117,29 @@ class Transcript:
     system: str = ""
     tools: tuple[Any, ...] = ()
     compactions: tuple[int, ...] = ()  # message positions where a compaction was recorded
+    recorded_summaries: tuple[int, ...] = ()  # positions of the summaries those compactions wrote
     sidechain_lines: int = 0
     unknown_lines: int = 0
     images: int = 0
     warnings: tuple[str, ...] = field(default=())
+
+    def sent_range(self, call: Call) -> tuple[int, int]:
+        """The messages ``[start, end)`` the recorded call was sent: after the last compaction
+        recorded before it (the agent's summary stands in for what came earlier)."""
+        end = call.sent_end
+        start = max((c for c in self.compactions if c <= end), default=0)
+        return start, end
+
+    def compaction_calls(self) -> tuple[int, ...]:
+        """The calls that were the first after a recorded compaction."""
+        found = []
+        previous = 0
+        for call in self.calls:
+            end = call.sent_end
+            if any(previous <= c < end for c in self.compactions):
+                found.append(call.index)
+            previous = max(previous, call.context)
+        return tuple(found)
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -219,6 +245,8 @@ def _claude_code(records: list[tuple[int, Any]]) -> Transcript:
         if record.get("isSidechain"):
             sidechain += 1
             continue
+        if record.get("isApiErrorMessage"):  # written by the client, never sent by the API
+            continue
         by_uuid[uuid] = (number, record)
         order.append(uuid)
         parent = record.get("parentUuid") or record.get("logicalParentUuid")
@@ -238,31 +266,56 @@ def _claude_code(records: list[tuple[int, Any]]) -> Transcript:
     messages: list[Message] = []
     calls: list[Call] = []
     compactions: list[int] = []
+    summaries: list[int] = []
     images = 0
+    last_id: object = None  # the API message id of the last call
     for record in chain:
         kind = record["type"]
         if kind == "system":
             if record.get("subtype") == "compact_boundary":
                 compactions.append(len(messages))
+            last_id = None
             continue
         message = record.get("message") or {}
         content = message.get("content", "") if isinstance(message, Mapping) else ""
         images += _images(content)
         if record.get("isCompactSummary"):  # the summary Claude Code wrote when it compacted
+            summaries.append(len(messages))
             messages.append(Message.user(_text_of(content)))
+            last_id = None
             continue
+        before = len(messages)
         messages.extend(_anthropic_messages(kind, content))
-        if kind == "assistant" and isinstance(message, Mapping):
-            usage = message.get("usage")
-            calls.append(
-                Call(
-                    len(calls),
-                    len(messages),
-                    message.get("model"),
-                    record.get("timestamp"),
-                    Usage.from_anthropic(usage) if isinstance(usage, Mapping) else None,
-                )
+        if kind != "assistant" or not isinstance(message, Mapping):
+            last_id = None
+            continue
+        usage = message.get("usage")
+        found = Usage.from_anthropic(usage) if isinstance(usage, Mapping) else None
+        message_id = message.get("id")
+        if message_id is not None and message_id == last_id and calls:
+            # Claude Code writes one line per content block of a response, each with the same
+            # message id and usage: one call whose answer spans those lines
+            previous = calls[-1]
+            calls[-1] = Call(
+                previous.index,
+                len(messages),
+                previous.model,
+                previous.timestamp,
+                found or previous.usage,
+                previous.prompt,
             )
+            continue
+        last_id = message_id
+        calls.append(
+            Call(
+                len(calls),
+                len(messages),
+                message.get("model"),
+                record.get("timestamp"),
+                found,
+                before,
+            )
+        )
     warnings = []
     if sidechain:
         warnings.append(f"{sidechain} side-chain (sub-agent) lines left out of the main chain")
@@ -273,6 +326,7 @@ def _claude_code(records: list[tuple[int, Any]]) -> Transcript:
         tuple(messages),
         tuple(calls),
         compactions=tuple(compactions),
+        recorded_summaries=tuple(summaries),
         sidechain_lines=sidechain,
         unknown_lines=unknown,
         images=images,
@@ -321,7 +375,7 @@ def _openai(records: list[tuple[int, Any]]) -> Transcript:
     messages: list[Message] = []
     calls: list[Call] = []
     tools: tuple[Any, ...] = ()
-    images = unknown = 0
+    images = unknown = rewritten = 0
     for _, record in records:
         if isinstance(record, list):
             record = {"messages": record}
@@ -333,7 +387,11 @@ def _openai(records: list[tuple[int, Any]]) -> Transcript:
         if not isinstance(request, Mapping) or "messages" not in request:
             unknown += 1
             continue
+        previous = messages
         system, messages, images = _openai_messages(request["messages"])
+        prompt = len(messages)
+        if messages[: len(previous)] != previous:
+            rewritten += 1
         tools = tuple(request.get("tools") or ()) or tools
         usage = (response or {}).get("usage") if isinstance(response, Mapping) else None
         if isinstance(response, Mapping):
@@ -350,9 +408,15 @@ def _openai(records: list[tuple[int, Any]]) -> Transcript:
                 str(request.get("model")) if request.get("model") else None,
                 None,
                 Usage.from_openai(usage) if isinstance(usage, Mapping) else None,
+                prompt,
             )
         )
-    warnings = (f"{unknown} lines of unknown kinds skipped",) if unknown else ()
+    warnings = [f"{unknown} lines of unknown kinds skipped"] if unknown else []
+    if rewritten:
+        warnings.append(
+            f"{rewritten} requests do not extend the one before (history trimmed or another "
+            "conversation): the transcript is the last request's conversation"
+        )
     return Transcript(
         "openai-chat",
         tuple(messages),
@@ -361,7 +425,7 @@ def _openai(records: list[tuple[int, Any]]) -> Transcript:
         tools,
         unknown_lines=unknown,
         images=images,
-        warnings=warnings,
+        warnings=tuple(warnings),
     )
 
 
@@ -384,6 +448,7 @@ def _anthropic(record: Mapping[str, Any]) -> Transcript:
             images += _images(item.get("content"))
             messages.extend(_anthropic_messages(str(item["role"]), item.get("content", "")))
     calls: list[Call] = []
+    prompt = len(messages)
     if isinstance(response, Mapping):
         messages.extend(_anthropic_messages("assistant", response.get("content", [])))
         usage = response.get("usage")
@@ -394,10 +459,11 @@ def _anthropic(record: Mapping[str, Any]) -> Transcript:
                 response.get("model") or request.get("model"),
                 None,
                 Usage.from_anthropic(usage) if isinstance(usage, Mapping) else None,
+                prompt,
             )
         )
     elif request.get("model"):
-        calls.append(Call(0, len(messages), request.get("model")))
+        calls.append(Call(0, len(messages), request.get("model"), prompt=prompt))
     return Transcript(
         "anthropic-messages",
         tuple(messages),

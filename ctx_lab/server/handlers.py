@@ -298,6 +298,30 @@ class ReadHandler(BaseHandler):
         await self.run(work)
 
 
+class ReplayHandler(BaseHandler):
+    """GET /ctx-lab/api/replay — :func:`ctx_lab.commands.replay` of a file under the root
+    (``model`` repeatable)."""
+
+    @tornado.web.authenticated
+    async def get(self) -> None:
+        def work() -> RichResult:
+            return commands.replay(
+                self.required("file"),
+                root=self.root,
+                **self.keywords(
+                    model=self.many("model") or None,
+                    counter=self.text("counter"),
+                    preserve_recent=self.whole("preserve-recent"),
+                    output_limit=self.whole("output-limit"),
+                    registry=self.text("registry"),
+                    caching=False if self.boolean("no_caching") else None,
+                    transcript_format=self.text("transcript-format"),
+                ),
+            )
+
+        await self.run(work)
+
+
 ROUTES: dict[str, type[BaseHandler]] = {
     "packet": PacketHandler,
     "entries": EntriesHandler,
@@ -309,6 +333,7 @@ ROUTES: dict[str, type[BaseHandler]] = {
     "models": ModelsHandler,
     "tokens": TokensHandler,
     "counters": CountersHandler,
+    "replay": ReplayHandler,
 }
 
 

@@ -17,17 +17,31 @@ Built-in counters:
     ``ceil(len(text.encode("utf-8")) / 4)``, the estimate of the packet and paging designs.
 ``chars/3``
     ``ceil(len(text) / 3)``, the estimate of the context-builder design.
+
+Any counter's name followed by ``*<factor>`` (``bytes/4*1.31``) is that counter scaled — the
+form calibrations take (:func:`ctx_lab.conversation.calibrate`; stored by
+:func:`save_calibration`, used by ``counter="model"`` for models without a tokenizer here).
 """
 
 from __future__ import annotations
 
 from ._cache import CountingCache
+from ._calibration import (
+    CALIBRATIONS_FILE,
+    CONFIG_ENV,
+    Calibration,
+    config_dir,
+    find_calibration,
+    load_calibrations,
+    save_calibration,
+)
 from ._counters import (
     DATA_SOURCES,
     ByteEstimateCounter,
     CharEstimateCounter,
     CounterLike,
     FunctionCounter,
+    ScaledCounter,
     TiktokenCounter,
     TokenCounter,
     tiktoken_cache_path,
@@ -65,12 +79,15 @@ from ._model import MODEL_COUNTER, MODEL_ESTIMATE, CounterChoice, resolve_counte
 from .report import CounterList, FileCount, TextInput, TokenReport, count_texts, read_text_file
 
 __all__ = [
+    "CALIBRATIONS_FILE",
+    "CONFIG_ENV",
     "COUNTER_ENTRY_POINTS",
     "DATA_SOURCES",
     "MESSAGE_OVERHEAD",
     "MODEL_COUNTER",
     "MODEL_ESTIMATE",
     "ByteEstimateCounter",
+    "Calibration",
     "CharEstimateCounter",
     "CounterChoice",
     "CounterInfo",
@@ -79,11 +96,13 @@ __all__ = [
     "CountingCache",
     "FileCount",
     "FunctionCounter",
+    "ScaledCounter",
     "TextInput",
     "TiktokenCounter",
     "TokenCounter",
     "TokenReport",
     "available_counters",
+    "config_dir",
     "count_message",
     "count_texts",
     "count_tokens",
@@ -91,9 +110,12 @@ __all__ = [
     "counter_names",
     "counter_status",
     "discover_counters",
+    "find_calibration",
     "get_counter",
+    "load_calibrations",
     "read_text_file",
     "register_counter",
     "resolve_counter",
+    "save_calibration",
     "tiktoken_cache_path",
 ]

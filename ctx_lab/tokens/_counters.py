@@ -22,6 +22,7 @@ __all__ = [
     "CharEstimateCounter",
     "CounterLike",
     "FunctionCounter",
+    "ScaledCounter",
     "TiktokenCounter",
     "TokenCounter",
     "tiktoken_cache_path",
@@ -106,6 +107,33 @@ class FunctionCounter:
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Count each text."""
         return [self.count(t) for t in texts]
+
+
+@dataclass(frozen=True)
+class ScaledCounter:
+    """Another counter's count times ``factor``, rounded half up: a calibrated estimate, named
+    ``<base>*<factor>`` (``bytes/4*1.31``) so it travels by name like any counter."""
+
+    base: Any
+    factor: float
+
+    @property
+    def name(self) -> str:
+        """``<base name>*<factor>``."""
+        return f"{self.base.name}*{self.factor:g}"
+
+    @property
+    def exact(self) -> bool:
+        """Never exact: a fitted ratio is an estimate."""
+        return False
+
+    def count(self, text: str) -> int:
+        """The base count times the factor."""
+        return int(self.base.count(text) * self.factor + 0.5)
+
+    def count_many(self, texts: Sequence[str]) -> list[int]:
+        """Count each text (the base counts them in one batch)."""
+        return [int(n * self.factor + 0.5) for n in self.base.count_many(texts)]
 
 
 BATCH_THRESHOLD = 256

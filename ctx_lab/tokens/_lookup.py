@@ -12,6 +12,7 @@ all``, ``%ctx``, ``GET /ctx-lab/api/counters`` and the lab's counter selector.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from ._counters import (
     CharEstimateCounter,
     CounterLike,
     FunctionCounter,
+    ScaledCounter,
     TiktokenCounter,
     TokenCounter,
     _load_cl100k,
@@ -46,7 +48,16 @@ __all__ = [
 ]
 
 COUNTER_ENTRY_POINTS = "ctx_lab.counters"
-_OWN_COUNTERS = (TiktokenCounter, ByteEstimateCounter, CharEstimateCounter, FunctionCounter)
+_OWN_COUNTERS = (
+    TiktokenCounter,
+    ByteEstimateCounter,
+    CharEstimateCounter,
+    FunctionCounter,
+    ScaledCounter,
+)
+_SCALED = re.compile(r"^(?P<base>.+)\*(?P<factor>\d{1,3}(?:\.\d{1,6})?)$")
+MAX_SCALE = 100.0
+_scaled: dict[str, ScaledCounter] = {}
 
 _registry: dict[str, TokenCounter] = {}
 _registry_lock = threading.RLock()
@@ -184,6 +195,9 @@ def get_counter(counter: CounterLike = "cl100k") -> TokenCounter:
         try:
             return _registry[counter]
         except KeyError:
+            scaled = _SCALED.match(counter)
+            if scaled:
+                return _scaled_counter(scaled["base"], float(scaled["factor"]))
             if counter == "model":
                 raise UsageError(
                     "counter 'model' depends on a model: resolve it with "
@@ -196,6 +210,15 @@ def get_counter(counter: CounterLike = "cl100k") -> TokenCounter:
         name = getattr(counter, "__name__", None) or type(counter).__name__
         return FunctionCounter(name if name != "<lambda>" else "custom", counter)
     raise UsageError(f"not a counter: {counter!r}; pass a name, a counter or a callable str -> int")
+
+
+def _scaled_counter(base: str, factor: float) -> ScaledCounter:
+    """``<base>*<factor>``: a registered counter's count scaled (calibrated estimates)."""
+    if not 0 < factor <= MAX_SCALE:
+        raise UsageError(f"counter {base}*{factor:g}: the factor must be in (0, {MAX_SCALE:g}]")
+    made = ScaledCounter(get_counter(base), factor)
+    with _registry_lock:
+        return _scaled.setdefault(made.name, made)
 
 
 def counter_status(counter: CounterLike) -> tuple[bool, str]:

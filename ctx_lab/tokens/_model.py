@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import CounterUnavailableError, UsageError
+from ..errors import CalibrationError, CounterUnavailableError, UsageError
 from ..models._registry import tokenizer_for
+from ._calibration import find_calibration
 from ._lookup import get_counter
 
 __all__ = ["MODEL_COUNTER", "MODEL_ESTIMATE", "CounterChoice", "resolve_counter"]
@@ -26,6 +27,7 @@ class CounterChoice:
     exact: bool
     note: str = ""
     counter: Any = None  # a counter object given by the caller (counts instead of ``name``)
+    calibration: Any = None  # the Calibration behind a calibrated estimate
 
     @property
     def use(self) -> Any:
@@ -37,7 +39,9 @@ def resolve_counter(counter: str | None, model: str | None, default: str) -> Cou
     """``counter`` as given; none given means ``model`` when a model is, else ``default`` (the
     engine's design default). ``model`` means ``model``'s own tokenizer (``o200k`` for GPT-4o
     …, ``cl100k`` for GPT-4 …) when it works here, else :data:`MODEL_ESTIMATE`, marked inexact
-    — never an OpenAI tokenizer for another vendor's model."""
+    — never an OpenAI tokenizer for another vendor's model. A model without a tokenizer here
+    that has a stored calibration (``ctx-lab calibrate``) counts with it: the estimate scaled
+    by the fitted ratio, still inexact, its band in the note."""
     requested = counter or (MODEL_COUNTER if model else default)
     if requested != MODEL_COUNTER:
         return CounterChoice(requested, requested, get_counter(requested).exact)
@@ -57,6 +61,24 @@ def resolve_counter(counter: str | None, model: str | None, default: str) -> Cou
                 f"estimated with {MODEL_ESTIMATE}",
             )
         return CounterChoice(found.name, requested, True)
+    try:
+        calibration = find_calibration(model)
+    except CalibrationError as exc:
+        return CounterChoice(
+            MODEL_ESTIMATE,
+            requested,
+            False,
+            f"no exact tokenizer for {model} in ctx_lab: estimated with {MODEL_ESTIMATE} "
+            f"({exc}; run `ctx-lab calibrate` again to replace it)",
+        )
+    if calibration is not None:
+        return CounterChoice(
+            calibration.counter_name,
+            requested,
+            False,
+            f"no exact tokenizer for {calibration.describe()}",
+            calibration=calibration,
+        )
     return CounterChoice(
         MODEL_ESTIMATE,
         requested,

@@ -5,7 +5,7 @@
  */
 
 export const PAYLOAD_VERSION = 1;
-export const PAYLOAD_KINDS = ["budget", "build", "compress", "context", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "profiles", "read", "tokens", "usage"] as const;
+export const PAYLOAD_KINDS = ["budget", "build", "calibration", "compress", "context", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "profiles", "read", "replay", "tokens", "usage"] as const;
 export type PayloadKind = (typeof PAYLOAD_KINDS)[number];
 export const SEVERITIES = ["ok", "warn", "bad"] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -84,6 +84,25 @@ export type BuildPayload = {
   severity: "ok" | "warn" | "bad";
   counter_requested?: string | null;
   exact?: boolean | null;
+};
+
+/** application/vnd.ctx-lab.calibration+json (version 1) */
+export type CalibrationPayload = {
+  version: 1;
+  model: string;
+  base: string;
+  counter: string;
+  ratio: number;
+  low: number;
+  high: number;
+  calls: number;
+  transcripts?: number;
+  method: string;
+  overhead?: number;
+  fitted_on?: string | null;
+  saved_to?: string | null;
+  description: string;
+  warnings?: string[];
 };
 
 /** application/vnd.ctx-lab.compress+json (version 1) */
@@ -414,6 +433,67 @@ export type ReadPayload = {
   cache_hit: boolean;
 };
 
+/** application/vnd.ctx-lab.replay+json (version 1) */
+export type ReplayPayload = {
+  version: 1;
+  source: string;
+  format: "claude-code" | "openai-chat" | "anthropic-messages";
+  models: string[];
+  calls: number;
+  messages: number;
+  recorded_compactions?: number[];
+  sidechain_lines?: number;
+  unknown_lines?: number;
+  images?: number;
+  counters: ({
+    model: string;
+    counter: string;
+    exact: boolean;
+    note?: string;
+    calibration?: null | Record<string, unknown>;
+  })[];
+  summary: ({
+    model: string;
+    counter?: string | null;
+    exact?: boolean | null;
+    budget: number | null;
+    peak_context: number;
+    first_summarization?: number | null;
+    summarizations: number;
+    cost_usd: number | null;
+  })[];
+  columns: string[];
+  rows: ({
+    call: number;
+    model: string;
+    recorded_model: string | null;
+    timestamp: string | null;
+    messages: number;
+    history_tokens: number;
+    context_tokens: number;
+    budget: number;
+    headroom: number;
+    needed_summarization: boolean;
+    excess_tokens: number | null;
+    summarized_tokens: number;
+    summaries: number;
+    recorded_compaction: boolean;
+    cached_tokens: number;
+    new_tokens: number;
+    output_tokens: number;
+    input_cost_usd: number | null;
+    cached_cost_usd: number | null;
+    output_cost_usd: number | null;
+    cost_usd: number | null;
+    reported_input: number | null;
+    reported_cached: number | null;
+    reported_output: number | null;
+    counted_input: number;
+    event: string;
+  })[];
+  warnings?: string[];
+};
+
 /** application/vnd.ctx-lab.tokens+json (version 1) */
 export type TokensPayload = {
   version: 1;
@@ -442,10 +522,11 @@ export type UsagePayload = {
   input_price_per_mtok?: number | null;
 };
 
-export type AnyPayload = BudgetPayload | BuildPayload | CompressPayload | ContextPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ProfilesPayload | ReadPayload | TokensPayload | UsagePayload;
+export type AnyPayload = BudgetPayload | BuildPayload | CalibrationPayload | CompressPayload | ContextPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
 export interface PayloadByKind {
   budget: BudgetPayload;
   build: BuildPayload;
+  calibration: CalibrationPayload;
   compress: CompressPayload;
   context: ContextPayload;
   counters: CountersPayload;
@@ -459,6 +540,7 @@ export interface PayloadByKind {
   page: PagePayload;
   profiles: ProfilesPayload;
   read: ReadPayload;
+  replay: ReplayPayload;
   tokens: TokensPayload;
   usage: UsagePayload;
 }

@@ -20,6 +20,8 @@ import {
   PayloadKind,
   ProfilesPayload,
   ReadPayload,
+  CalibrationPayload,
+  ReplayPayload,
   SECTION_COLORS,
   SECTION_LABELS,
   Severity,
@@ -45,7 +47,9 @@ export const KINDS = [
   'journal',
   'context',
   'counters',
-  'profiles'
+  'profiles',
+  'replay',
+  'calibration'
 ];
 
 type Payload = Record<string, any>;
@@ -431,6 +435,105 @@ function renderCounters(p: CountersPayload): HTMLElement {
   );
 }
 
+const MODEL_COLORS = ['#2563eb', '#d97706', '#059669', '#7c3aed', '#dc2626', '#0891b2'];
+const SVG = 'http://www.w3.org/2000/svg';
+
+function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    node.setAttribute(k, String(v));
+  }
+  return node;
+}
+
+/** Context tokens per call for each model, its budget dashed, summarizations as triangles. */
+function replayChart(p: ReplayPayload): SVGElement {
+  const width = 640;
+  const height = 200;
+  const pad = { left: 56, right: 12, top: 10, bottom: 24 };
+  const rows = p.rows ?? [];
+  const calls = Math.max(1, ...rows.map(r => r.call));
+  const top = Math.max(1, ...rows.map(r => Math.max(r.context_tokens, Math.min(r.budget, 2 * r.context_tokens))));
+  const x = (call: number) => pad.left + (call / calls) * (width - pad.left - pad.right);
+  const y = (tokens: number) => height - pad.bottom - (Math.min(tokens, top) / top) * (height - pad.top - pad.bottom);
+  const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, width: '100%', role: 'img', 'data-ctx-replay-chart': '' });
+  root.appendChild(svg('line', { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, stroke: 'currentColor', 'stroke-opacity': 0.3 }));
+  for (const tick of [0, 0.5, 1]) {
+    const label = svg('text', { x: pad.left - 4, y: y(top * tick) + 4, 'text-anchor': 'end', 'font-size': 10, fill: 'currentColor' });
+    label.textContent = fmt(Math.round(top * tick));
+    root.appendChild(label);
+  }
+  for (const call of p.recorded_compactions ?? []) {
+    root.appendChild(svg('line', { x1: x(call), y1: pad.top, x2: x(call), y2: height - pad.bottom, stroke: '#9ca3af', 'stroke-dasharray': '2 3', 'data-ctx-compaction': call }));
+  }
+  p.models.forEach((model, i) => {
+    const color = MODEL_COLORS[i % MODEL_COLORS.length];
+    const mine = rows.filter(r => r.model === model);
+    const points = mine.map(r => `${x(r.call).toFixed(1)},${y(r.context_tokens).toFixed(1)}`).join(' ');
+    root.appendChild(svg('polyline', { points, fill: 'none', stroke: color, 'stroke-width': 1.4, 'data-ctx-model': model }));
+    const budget = mine.length ? mine[mine.length - 1].budget : 0;
+    if (budget <= top) {
+      root.appendChild(svg('line', { x1: pad.left, y1: y(budget), x2: width - pad.right, y2: y(budget), stroke: color, 'stroke-dasharray': '5 4', 'stroke-width': 1 }));
+    }
+    for (const r of mine.filter(r => r.summarized_tokens > 0)) {
+      const cx = x(r.call);
+      const cy = y(r.context_tokens);
+      root.appendChild(svg('path', { d: `M${cx - 4},${cy - 6} L${cx + 4},${cy - 6} L${cx},${cy} Z`, fill: color, 'data-ctx-summarized': r.call }));
+    }
+  });
+  return root;
+}
+
+function renderReplay(p: ReplayPayload): HTMLElement {
+  const legend = el(
+    'div',
+    { class: 'ctx-muted' },
+    ...p.models.map((m, i) => el('span', { style: `color:${MODEL_COLORS[i % MODEL_COLORS.length]};margin-right:1em` }, `■ ${m}`)),
+    'dashed: budget · ▼ summarized · dotted: recorded compaction'
+  );
+  const events = (p.rows ?? []).filter(r => r.event);
+  return el(
+    'div',
+    { 'data-ctx-replay': p.format },
+    el('div', { class: 'ctx-head' }, `${p.source}: ${p.format}, ${p.calls} calls, ${p.messages} messages, ${(p.recorded_compactions ?? []).length} recorded compactions`),
+    sortableTable(
+      ['model', 'counter', 'budget', 'peak context', 'first summarization', 'summarizations', 'cost USD'],
+      p.summary.map(s => [
+        s.model,
+        `${s.counter ?? ''}${s.exact ? '' : ' ~'}`,
+        s.budget ?? '',
+        s.peak_context,
+        s.first_summarization === null || s.first_summarization === undefined ? 'never' : `call ${s.first_summarization}`,
+        s.summarizations,
+        s.cost_usd === null || s.cost_usd === undefined ? '?' : s.cost_usd.toFixed(4)
+      ]),
+      { 'data-ctx-replay-summary': '' }
+    ),
+    replayChart(p) as unknown as HTMLElement,
+    legend,
+    events.length
+      ? details(
+          `${events.length} calls with events`,
+          false,
+          sortableTable(['model', 'call', 'context', 'over by', 'event'], events.map(r => [r.model, r.call, r.context_tokens, r.excess_tokens ?? '', r.event]))
+        )
+      : null
+  );
+}
+
+function renderCalibration(p: CalibrationPayload): HTMLElement {
+  return el(
+    'div',
+    { 'data-ctx-calibration': p.model },
+    el('div', { class: 'ctx-head' }, p.description),
+    sortableTable(
+      ['model', 'counter', 'ratio', '90 % interval', 'calls', 'method', 'overhead'],
+      [[p.model, p.counter, p.ratio.toFixed(3), `${p.low.toFixed(3)}–${p.high.toFixed(3)}`, p.calls, p.method, p.overhead ?? 0]]
+    ),
+    p.saved_to ? el('div', { class: 'ctx-muted' }, `saved: counter=model uses it for ${p.model}`) : null
+  );
+}
+
 type Renderers = { [K in PayloadKind]: (p: PayloadByKind[K]) => HTMLElement };
 
 /** One renderer per payload kind; TypeScript fails the build when a kind has none. */
@@ -451,7 +554,9 @@ export const RENDERERS: Renderers = {
   journal: renderJournal,
   context: renderContext,
   counters: renderCounters,
-  profiles: renderProfiles
+  profiles: renderProfiles,
+  replay: renderReplay,
+  calibration: renderCalibration
 };
 
 export function mimeType(kind: string): string {

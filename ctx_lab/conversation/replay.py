@@ -1,0 +1,485 @@
+"""Replaying a recorded session against real model limits: for every call of a
+:class:`~ctx_lab.conversation.transcripts.Transcript` and every model asked for, what the
+context would hold, whether it would have needed summarizing (and how much), what the call
+would cost with the registry's prices, and — where the recording has provider usage — the
+reported input beside the count of what was recorded as sent.
+
+The replay feeds the session's messages into a :class:`ContextManager` per model (system prompt
+and tool definitions reserved, tool pairs atomic), leaves out the summaries the recorded agent
+wrote when it compacted, and summarizes by itself whenever the context stops fitting. Time comes
+from a step clock, so a replay is deterministic.
+
+Prompt caching is modelled the way agents use it: the previous call's input is a cached prefix
+of the next one unless a summary rewrote the context (then only the system prompt and tools
+stay cached); new input is billed at the cache-write price where the model has one, else at the
+input price. Output is the count of the recorded answer's text with the replay's counter
+(reasoning that the transcript does not hold is not counted).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import Any
+
+from ..display import RichResult, escape, html_table, text_table
+from ..errors import CtxLabError, UsageError
+from ..models import ModelRegistry, get_registry
+from ..tokens import MODEL_COUNTER, CounterLike, get_counter, resolve_counter
+from .manager import ContextManager
+from .simulate import step_clock
+from .summarizers import ExtractiveSummarizer, Summarizer
+from .transcripts import Transcript
+
+__all__ = ["REPLAY_COLUMNS", "ReplayReport", "plot_replay", "replay", "replay_report"]
+
+REPLAY_COLUMNS = [
+    "call",
+    "model",
+    "recorded_model",
+    "timestamp",
+    "messages",
+    "history_tokens",
+    "context_tokens",
+    "budget",
+    "headroom",
+    "needed_summarization",
+    "excess_tokens",
+    "summarized_tokens",
+    "summaries",
+    "recorded_compaction",
+    "cached_tokens",
+    "new_tokens",
+    "output_tokens",
+    "input_cost_usd",
+    "cached_cost_usd",
+    "output_cost_usd",
+    "cost_usd",
+    "reported_input",
+    "reported_cached",
+    "reported_output",
+    "counted_input",
+    "event",
+]
+_SUMMARY_COLUMNS = [
+    "model",
+    "counter",
+    "budget",
+    "peak context",
+    "first summarization",
+    "summarizations",
+    "cost USD",
+]
+
+
+def _usd(tokens: int, price: float | None) -> float | None:
+    return None if price is None else round(tokens * price / 1_000_000, 6)
+
+
+def _sum(*values: float | None) -> float | None:
+    known = [v for v in values if v is not None]
+    return round(sum(known), 6) if known and len(known) == len(values) else None
+
+
+@dataclass(frozen=True)
+class ReplayReport(RichResult):
+    """One row per call and model (:data:`REPLAY_COLUMNS`), the counter each model counted
+    with, and what the transcript held."""
+
+    source: str
+    format: str
+    models: tuple[str, ...]
+    rows: tuple[dict[str, Any], ...]
+    counters: tuple[dict[str, Any], ...] = ()
+    calls: int = 0
+    messages: int = 0
+    recorded_compactions: tuple[int, ...] = ()
+    sidechain_lines: int = 0
+    unknown_lines: int = 0
+    images: int = 0
+    warnings: tuple[str, ...] = field(default=())
+
+    payload_kind = "replay"
+
+    def frame(self) -> Any:
+        """The rows as a pandas DataFrame with :data:`REPLAY_COLUMNS`."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.rows), columns=REPLAY_COLUMNS)
+
+    def plot(self, ax: Any = None) -> Any:
+        """:func:`plot_replay` of these rows."""
+        return plot_replay(self.frame(), ax)
+
+    def summary(self) -> list[dict[str, Any]]:
+        """Per model: budget, peak context, first call that needed summarizing, how many
+        summarizations, total cost (None when a price is unknown)."""
+        out = []
+        for model in self.models:
+            rows = [r for r in self.rows if r["model"] == model]
+            needed = [r["call"] for r in rows if r["needed_summarization"]]
+            costs = [r["cost_usd"] for r in rows]
+            counter = next((c for c in self.counters if c["model"] == model), {})
+            out.append(
+                {
+                    "model": model,
+                    "counter": counter.get("counter"),
+                    "exact": counter.get("exact"),
+                    "budget": rows[-1]["budget"] if rows else None,
+                    "peak_context": max((r["context_tokens"] for r in rows), default=0),
+                    "first_summarization": needed[0] if needed else None,
+                    "summarizations": len(needed),
+                    "cost_usd": round(sum(costs), 6) if costs and None not in costs else None,
+                }
+            )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON: rows, per-model summary, counters and transcript facts."""
+        return {
+            "source": self.source,
+            "format": self.format,
+            "models": list(self.models),
+            "calls": self.calls,
+            "messages": self.messages,
+            "recorded_compactions": list(self.recorded_compactions),
+            "sidechain_lines": self.sidechain_lines,
+            "unknown_lines": self.unknown_lines,
+            "images": self.images,
+            "counters": [dict(c) for c in self.counters],
+            "summary": self.summary(),
+            "columns": list(REPLAY_COLUMNS),
+            "rows": [dict(r) for r in self.rows],
+            "warnings": list(self.warnings),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ReplayReport:
+        """The inverse of :meth:`to_dict` (the summary is derived)."""
+        return cls(
+            data["source"],
+            data["format"],
+            tuple(data["models"]),
+            tuple(dict(r) for r in data["rows"]),
+            tuple(dict(c) for c in data.get("counters", ())),
+            data.get("calls", 0),
+            data.get("messages", 0),
+            tuple(data.get("recorded_compactions", ())),
+            data.get("sidechain_lines", 0),
+            data.get("unknown_lines", 0),
+            data.get("images", 0),
+            tuple(data.get("warnings", ())),
+        )
+
+    def _summary_rows(self) -> list[list[object]]:
+        rows = []
+        for s in self.summary():
+            rows.append(
+                [
+                    s["model"],
+                    f"{s['counter']}{'' if s['exact'] else ' ~'}",
+                    s["budget"],
+                    s["peak_context"],
+                    "never"
+                    if s["first_summarization"] is None
+                    else f"call {s['first_summarization']}",
+                    s["summarizations"],
+                    "?" if s["cost_usd"] is None else f"{s['cost_usd']:.4f}",
+                ]
+            )
+        return rows
+
+    def _head(self) -> str:
+        return (
+            f"{self.source}: {self.format}, {self.calls} calls, {self.messages} messages, "
+            f"{len(self.recorded_compactions)} recorded compactions"
+        )
+
+    def to_text(self) -> str:
+        """A head line and one summary row per model (``--format csv`` gives every row)."""
+        return "\n".join([self._head(), text_table(_SUMMARY_COLUMNS, self._summary_rows())])
+
+    def to_csv(self) -> str:
+        """Every row as CSV with :data:`REPLAY_COLUMNS`."""
+        out = io.StringIO()
+        writer = csv.DictWriter(out, REPLAY_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        for row in self.rows:
+            writer.writerow({k: "" if row.get(k) is None else row.get(k) for k in REPLAY_COLUMNS})
+        return out.getvalue()
+
+    def render(self, fmt: str = "table") -> str:
+        """``table`` (the summary), ``csv`` (every row) or ``json``."""
+        if fmt == "csv":
+            return self.to_csv()
+        return super().render("json" if fmt == "json" else "text")
+
+    def html_body(self) -> str:
+        """The summary per model, then the calls that needed summarizing."""
+        events = [
+            [r["model"], r["call"], r["context_tokens"], r["excess_tokens"], r["event"]]
+            for r in self.rows
+            if r["event"]
+        ]
+        return (
+            f"<h4 data-ctx-replay>{escape(self._head())}</h4>"
+            + html_table(_SUMMARY_COLUMNS, self._summary_rows(), numeric=(2, 3, 5))
+            + (
+                html_table(
+                    ["model", "call", "context", "over by", "event"],
+                    events[:200],
+                    numeric=(1, 2, 3),
+                )
+                if events
+                else ""
+            )
+        )
+
+
+def _counter_choice(counter: CounterLike | None, model: str) -> tuple[Any, dict[str, Any]]:
+    if counter is None or counter == MODEL_COUNTER:
+        choice = resolve_counter(MODEL_COUNTER, model, "bytes/4")
+        info = {
+            "model": model,
+            "counter": choice.name,
+            "exact": choice.exact,
+            "note": choice.note,
+            "calibration": choice.calibration.to_dict() if choice.calibration else None,
+        }
+        return choice.use, info
+    made = get_counter(counter)
+    return made, {"model": model, "counter": made.name, "exact": made.exact, "note": ""}
+
+
+def _replay_model(
+    transcript: Transcript,
+    model: str,
+    registry: ModelRegistry,
+    counter: Any,
+    summarizer: Summarizer | None,
+    preserve_recent: int,
+    target_ratio: float,
+    output_limit: int | None,
+    caching: bool,
+) -> list[dict[str, Any]]:
+    manager = ContextManager(model, registry, counter, preserve_recent, target_ratio, step_clock())
+    manager.set_system_prompt(transcript.system or None)
+    manager.set_tools(list(transcript.tools) or None)
+    manager.set_output_limit(output_limit)
+    summarize = summarizer or ExtractiveSummarizer(manager.counter)
+    overhead = manager.overhead_tokens()
+    message_budget, effective_budget = manager.message_budget(), manager.effective_budget()
+    prices = manager.limits.prices
+    cache_read = prices.cache_read_per_mtok if prices and caching else None
+    write_price = prices.cache_write_per_mtok if prices else None
+    input_price = prices.input_per_mtok if prices else None
+    skip = set(transcript.recorded_summaries)
+    compactions = set(transcript.compaction_calls())
+    counts = [manager.count(m) for m in transcript.messages]
+    prefix = [0, *accumulate(counts)]
+    rows: list[dict[str, Any]] = []
+    pushed = 0
+    history = overhead
+    previous_context: int | None = None
+    for call in transcript.calls:
+        while pushed < call.sent_end:
+            if pushed not in skip:
+                manager.push_message(transcript.messages[pushed], counts[pushed])
+                history += counts[pushed]
+            pushed += 1
+        events: list[str] = []
+        summarized = 0
+        if not manager.history.summaries and history - overhead <= message_budget:
+            # everything fits and nothing was summarized: the context is the whole history
+            state, excess, context, budget = "ready", None, history, effective_budget
+        else:
+            status = manager.usage_status()
+            state = status.state
+            excess = getattr(status.needed, "excess_tokens", None) if status.needed else None
+            context, budget = status.usage.used_tokens, status.usage.budget_tokens
+        if state == "needs_summarization":
+            before = len(manager.history.summaries)
+            try:
+                manager.summarize_pending(summarize)
+            except CtxLabError as exc:
+                events.append(f"cannot fit: {exc}")
+            made = manager.history.summaries[before:]
+            summarized = sum(s.original_tokens for s in made)
+            if made:
+                events.append(
+                    "; ".join(
+                        f"summarized {s.start}–{s.end - 1} ({s.original_tokens} → "
+                        f"{s.token_count} tokens)"
+                        for s in made
+                    )
+                )
+            context = manager.usage_status().usage.used_tokens
+        elif state == "recent_too_large":
+            events.append("the recent messages alone exceed the budget")
+        if cache_read is None or previous_context is None:
+            cached = 0
+        elif summarized:
+            cached = min(overhead, context)
+        else:
+            cached = min(previous_context, context)
+        new = context - cached
+        answer = [
+            transcript.messages[i] for i in range(call.sent_end, call.context) if i not in skip
+        ]
+        output = sum(manager.counter.count(m.counted_as()[1]) for m in answer)
+        input_cost = _usd(
+            new, write_price if cache_read is not None and write_price else input_price
+        )
+        cached_cost = (
+            _usd(cached, cache_read)
+            if cache_read is not None
+            else (0.0 if input_price is not None else None)
+        )
+        output_cost = _usd(output, prices.output_per_mtok if prices else None)
+        start, end = transcript.sent_range(call)
+        counted = overhead + prefix[end] - prefix[start]
+        reported = call.usage
+        rows.append(
+            {
+                "call": call.index,
+                "model": model,
+                "recorded_model": call.model,
+                "timestamp": call.timestamp,
+                "messages": pushed,
+                "history_tokens": history,
+                "context_tokens": context,
+                "budget": budget,
+                "headroom": budget - context,
+                "needed_summarization": state != "ready",
+                "excess_tokens": excess,
+                "summarized_tokens": summarized,
+                "summaries": len(manager.history.summaries),
+                "recorded_compaction": call.index in compactions,
+                "cached_tokens": cached,
+                "new_tokens": new,
+                "output_tokens": output,
+                "input_cost_usd": input_cost,
+                "cached_cost_usd": cached_cost,
+                "output_cost_usd": output_cost,
+                "cost_usd": _sum(input_cost, cached_cost, output_cost),
+                "reported_input": reported.reported_input if reported else None,
+                "reported_cached": reported.cache_read_input_tokens if reported else None,
+                "reported_output": reported.output_tokens if reported else None,
+                "counted_input": counted,
+                "event": "; ".join(events),
+            }
+        )
+        previous_context = context
+    return rows
+
+
+def replay_report(
+    transcript: Transcript,
+    models: Sequence[str] | str | None = None,
+    *,
+    preserve_recent: int = 4,
+    summarizer: Summarizer | None = None,
+    counter: CounterLike | None = MODEL_COUNTER,
+    registry: str | ModelRegistry | None = None,
+    target_ratio: float = 0.15,
+    output_limit: int | None = None,
+    caching: bool = True,
+    source: str = "<transcript>",
+) -> ReplayReport:
+    """Replay ``transcript`` on each of ``models`` (default: the models it was recorded with);
+    see the module docstring for what each row holds. ``counter="model"`` counts with each
+    model's own tokenizer, a stored calibration, or ``bytes/4`` (marked inexact)."""
+    chosen = [models] if isinstance(models, str) else list(models or transcript.models)
+    if not chosen:
+        raise UsageError("the transcript names no model: pass models=[…] (--model M)")
+    if not transcript.calls:
+        raise UsageError(f"{source}: the transcript records no model calls to replay")
+    resolved = get_registry(registry)
+    rows: list[dict[str, Any]] = []
+    counters: list[dict[str, Any]] = []
+    warnings = list(transcript.warnings)
+    for model in dict.fromkeys(chosen):
+        use, info = _counter_choice(counter, model)
+        counters.append(info)
+        if info["note"]:
+            warnings.append(info["note"])
+        rows += _replay_model(
+            transcript,
+            model,
+            resolved,
+            use,
+            summarizer,
+            preserve_recent,
+            target_ratio,
+            output_limit,
+            caching,
+        )
+    return ReplayReport(
+        source,
+        transcript.format,
+        tuple(dict.fromkeys(chosen)),
+        tuple(rows),
+        tuple(counters),
+        len(transcript.calls),
+        len(transcript.messages),
+        transcript.compaction_calls(),
+        transcript.sidechain_lines,
+        transcript.unknown_lines,
+        transcript.images,
+        tuple(dict.fromkeys(warnings)),
+    )
+
+
+def replay(
+    transcript: Transcript, models: Sequence[str] | str | None = None, **options: Any
+) -> Any:
+    """:func:`replay_report` as a tidy DataFrame: one row per call and model
+    (:data:`REPLAY_COLUMNS`)."""
+    return replay_report(transcript, models, **options).frame()
+
+
+def plot_replay(frame: Any, ax: Any = None) -> Any:
+    """Context size over the session per model, each model's budget as a dashed line in its
+    colour, summarizations as triangles and recorded compactions as grey vertical lines."""
+    from ..plotting import figure_axes
+
+    fig, ax = figure_axes(ax, (8.5, 3.8))
+    colors = ["#2563eb", "#d97706", "#059669", "#7c3aed", "#dc2626", "#0891b2"]
+    compaction_drawn = False
+    for i, (model, rows) in enumerate(frame.groupby("model", sort=False)):
+        color = colors[i % len(colors)]
+        ax.plot(rows["call"], rows["context_tokens"], color=color, linewidth=1.3, label=model)
+        ax.step(
+            rows["call"], rows["budget"], where="post", color=color, linewidth=0.9, linestyle="--"
+        )
+        marks = rows[rows["summarized_tokens"] > 0]
+        if len(marks):
+            ax.scatter(
+                marks["call"],
+                marks["context_tokens"],
+                marker="v",
+                s=40,
+                color=color,
+                edgecolors="#111827",
+                linewidths=0.6,
+                zorder=4,
+                label=f"{model}: summarized",
+            )
+        if not compaction_drawn:
+            for call in rows.loc[rows["recorded_compaction"], "call"]:
+                ax.axvline(
+                    call,
+                    color="#9ca3af",
+                    linewidth=0.8,
+                    linestyle=":",
+                    label=None if compaction_drawn else "recorded compaction",
+                )
+                compaction_drawn = True
+    ax.set_xlabel("call")
+    ax.set_ylabel("context tokens")
+    ax.set_title("Replayed context per model (dashed: budget)")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    return fig
