@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from tornado.httpclient import HTTPClientError
 from ctx_lab.server.handlers import ROUTES
 
 OPENAPI = Path(__file__).resolve().parents[2] / "ctx_lab" / "server" / "openapi.yaml"
+SESSIONS = Path(__file__).resolve().parents[2] / "ctx_lab" / "examples" / "sessions"
 
 
 async def get(jp_fetch, route: str, **params) -> dict:
@@ -295,7 +297,14 @@ async def test_every_route_is_its_command_function(jp_fetch, jp_serverapp, proje
                 ),
             ),
         ),
+        "replay": (
+            [("file", "chat.jsonl"), ("model", "gpt-4o"), ("model", "gpt-4"), ("no_caching", "1")],
+            lambda: commands.replay(
+                "chat.jsonl", model=["gpt-4o", "gpt-4"], caching=False, root=root
+            ),
+        ),
     }
+    shutil.copy(SESSIONS / "support-chat.jsonl", root / "chat.jsonl")
     for route, (params, call) in cases.items():
         response = await jp_fetch("ctx-lab", "api", route, params=params, method="GET")
         _same(json.loads(response.body), call())
@@ -306,6 +315,20 @@ async def test_every_route_is_its_command_function(jp_fetch, jp_serverapp, proje
     after = await get(jp_fetch, "budget", budget_id="same")
     assert {k: v for k, v in after.items() if k != "version"} == page["budget"]
     assert set(cases) | {"budget"} == set(ROUTES)
+
+
+async def test_replay_reads_only_under_the_root(jp_fetch, project, tmp_path_factory) -> None:
+    elsewhere = tmp_path_factory.mktemp("sessions") / "s.jsonl"
+    shutil.copy(SESSIONS / "support-chat.jsonl", elsewhere)
+    body = await error(jp_fetch, "replay", 403, file=str(elsewhere))
+    assert body["type"] == "PathOutsideRoot" and str(project) not in body["message"]
+    (project / "broken.jsonl").write_text('{"messages": []}\n{not json\n')
+    body = await error(jp_fetch, "replay", 422, file="broken.jsonl")
+    assert "line 2" in body["message"]
+    shutil.copy(SESSIONS / "coding-session.jsonl", project / "s.jsonl")
+    reply = await get(jp_fetch, "replay", file="s.jsonl", model="gpt-4")
+    assert reply["source"] == "s.jsonl" and reply["calls"] > 200
+    assert any(row["summarized_tokens"] > 0 for row in reply["rows"])
 
 
 # -- escapes through globs, directory listings and symlinked .context/ files -------------------
