@@ -387,11 +387,13 @@ def replay_report(
     target_ratio: float = 0.15,
     output_limit: int | None = None,
     caching: bool = True,
-    source: str = "<transcript>",
+    source: str | None = None,
 ) -> ReplayReport:
     """Replay ``transcript`` on each of ``models`` (default: the models it was recorded with);
     see the module docstring for what each row holds. ``counter="model"`` counts with each
-    model's own tokenizer, a stored calibration, or ``bytes/4`` (marked inexact)."""
+    model's own tokenizer, a stored calibration, or ``bytes/4`` (marked inexact). ``source``
+    names the session in the report (default: the file it was read from)."""
+    source = source or transcript.source or "<transcript>"
     chosen = [models] if isinstance(models, str) else list(models or transcript.models)
     if not chosen:
         raise UsageError("the transcript names no model: pass models=[…] (--model M)")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +122,7 @@ class Transcript:
     unknown_lines: int = 0
     images: int = 0
     warnings: tuple[str, ...] = field(default=())
+    source: str = ""  # the file it was read from, as given
 
     def sent_range(self, call: Call) -> tuple[int, int]:
         """The messages ``[start, end)`` the recorded call was sent: after the last compaction
@@ -536,12 +537,16 @@ def load_transcript(
         records = _records(read_text(Path(source).expanduser()))
     chosen = _detect(records) if format == "auto" else format
     if chosen == "claude-code":
-        return _claude_code(records)
-    if chosen == "openai-chat":
-        return _openai(records)
-    if chosen == "anthropic-messages":
+        found = _claude_code(records)
+    elif chosen == "openai-chat":
+        found = _openai(records)
+    elif chosen == "anthropic-messages":
         record = records[-1][1]
         if not isinstance(record, Mapping):
             raise TranscriptError("an Anthropic Messages transcript is one JSON object")
-        return _anthropic(record)
-    raise TranscriptError(f"unknown format {format!r}; use auto or one of {', '.join(FORMATS)}")
+        found = _anthropic(record)
+    else:
+        raise TranscriptError(f"unknown format {format!r}; use auto or one of {', '.join(FORMATS)}")
+    if isinstance(source, Mapping | list):
+        return found
+    return replace(found, source=os.fspath(source))

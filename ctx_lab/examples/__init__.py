@@ -6,12 +6,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-__all__ = ["BUSY_DIR", "EXAMPLE_DIR", "EXAMPLE_NOW", "example_path"]
+__all__ = ["BUSY_DIR", "EXAMPLE_DIR", "EXAMPLE_NOW", "SESSIONS_DIR", "example_path"]
 
 EXAMPLE_DIR = Path(__file__).resolve().parent / "tidepool"
 # A generated, busy project in today's layout (theme folders, steering, ~250 entries), written
 # by scripts/make_busy_example.py; its "today" is EXAMPLE_NOW too.
 BUSY_DIR = Path(__file__).resolve().parent / "busy"
+# Recorded sessions (a Claude Code session, an OpenAI Chat Completions log) with generated usage,
+# written by scripts/make_sessions.py: notebook 06, the replay tests and the bench read them.
+SESSIONS_DIR = Path(__file__).resolve().parent / "sessions"
 # The example's own "today": entry ages and scores are computed against it.
 EXAMPLE_NOW = datetime(2026, 6, 15, 12, 0, 0, tzinfo=UTC)
 
