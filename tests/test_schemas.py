@@ -27,6 +27,15 @@ def payload_of(argv: list[str]) -> dict:
     return invoke(argv).result.payload()
 
 
+def saved_calibration(config: Path) -> dict:
+    """A stored calibration's payload, stored in a directory of its own so no later test
+    counts with it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CTX_LAB_CONFIG_DIR", str(config))
+        argv = ["calibrate", str(SESSIONS / "coding-session.jsonl"), "--model", "claude-sonnet-4-5"]
+        return payload_of(argv)
+
+
 @pytest.fixture(scope="module")
 def payloads(tmp_path_factory) -> dict[str, list[dict]]:
     tmp = tmp_path_factory.mktemp("payloads")
@@ -89,14 +98,7 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
         ],
         "calibration": [
             payload_of(["calibrate", str(SESSIONS / "support-chat.jsonl"), "--no-save"]),
-            payload_of(
-                [
-                    "calibrate",
-                    str(SESSIONS / "coding-session.jsonl"),
-                    "--model",
-                    "claude-sonnet-4-5",
-                ]
-            ),
+            saved_calibration(tmp / "config"),
         ],
         "context": [find_context(REPO, REPO / "ctx_lab" / "examples" / "tidepool").payload()],
     }

@@ -7,12 +7,13 @@ from __future__ import annotations
 import os
 import statistics
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from itertools import accumulate
-from pathlib import Path
 
 from ..errors import CalibrationError, UsageError
 from ..tokens import MODEL_COUNTER, Calibration, get_counter, save_calibration
+from ..tokens._calibration import model_extends, model_family
 from .manager import ContextManager
 from .transcripts import Transcript, load_transcript
 
@@ -20,15 +21,6 @@ __all__ = ["MIN_GROWTH_TOKENS", "calibrate"]
 
 MIN_GROWTH_TOKENS = 256  # growth steps smaller than this are too noisy to fit a ratio on
 _METHODS = ("auto", "ratio", "growth")
-
-
-def _family(model: str | None) -> str:
-    return (model or "").rsplit("/", 1)[-1].lower()
-
-
-def _matches(call_model: str | None, wanted: str) -> bool:
-    have, want = _family(call_model), _family(wanted)
-    return have == want or have.startswith(want + "-")
 
 
 def _band(samples: list[float]) -> tuple[float, float, float]:
@@ -71,7 +63,7 @@ def calibrate(
         raise UsageError("nothing to calibrate: give at least one transcript")
     if model is None:
         families = sorted(
-            {_family(c.model) for t in loaded for c in t.calls if c.usage and c.model}
+            {model_family(c.model) for t in loaded for c in t.calls if c.usage and c.model}
         )
         if len(families) != 1:
             raise UsageError(
@@ -95,7 +87,7 @@ def calibrate(
         previous: tuple[int, int, int] | None = None  # (start, counted, reported)
         found = 0
         for call in transcript.calls:
-            if call.usage is None or not _matches(call.model, model):
+            if call.usage is None or not model_extends(call.model, model):
                 previous = None
                 continue
             start, end = transcript.sent_range(call)
@@ -149,5 +141,4 @@ def calibrate(
     )
     if not save:
         return calibration
-    path = save_calibration(calibration, directory)
-    return Calibration.from_dict({**calibration.to_dict(), "saved_to": str(Path(path))})
+    return replace(calibration, saved_to=str(save_calibration(calibration, directory)))

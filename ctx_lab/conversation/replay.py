@@ -80,8 +80,8 @@ def _usd(tokens: int, price: float | None) -> float | None:
 
 
 def _sum(*values: float | None) -> float | None:
-    known = [v for v in values if v is not None]
-    return round(sum(known), 6) if known and len(known) == len(values) else None
+    """The total, or None when any part's price is unknown."""
+    return None if None in values else round(sum(v or 0.0 for v in values), 6)
 
 
 @dataclass(frozen=True)
@@ -333,11 +333,7 @@ def _replay_model(
         input_cost = _usd(
             new, write_price if cache_read is not None and write_price else input_price
         )
-        cached_cost = (
-            _usd(cached, cache_read)
-            if cache_read is not None
-            else (0.0 if input_price is not None else None)
-        )
+        cached_cost = _usd(cached, input_price if cache_read is None else cache_read)
         output_cost = _usd(output, prices.output_per_mtok if prices else None)
         start, end = transcript.sent_range(call)
         counted = overhead + prefix[end] - prefix[start]

@@ -228,9 +228,16 @@ def save_calibration(
     return path
 
 
-def _family(model: str) -> str:
+def model_family(model: str | None) -> str:
     """``anthropic/claude-sonnet-4-5-20250929`` → ``claude-sonnet-4-5-20250929`` (lowercase)."""
-    return model.rsplit("/", 1)[-1].strip().lower()
+    return (model or "").rsplit("/", 1)[-1].strip().lower()
+
+
+def model_extends(model: str | None, name: str) -> bool:
+    """True when ``model`` is ``name`` or a version of it (``claude-sonnet-4-5-20250929`` of
+    ``claude-sonnet-4-5``), provider prefixes and case aside."""
+    have, want = model_family(model), model_family(name)
+    return have == want or have.startswith(want + "-")
 
 
 def find_calibration(
@@ -238,12 +245,5 @@ def find_calibration(
 ) -> Calibration | None:
     """The calibration stored for ``model``: its own, else the longest stored name it extends
     (``claude-sonnet-4-5`` serves ``claude-sonnet-4-5-20250929``)."""
-    stored = load_calibrations(directory)
-    wanted = _family(model)
-    best: Calibration | None = None
-    for name, calibration in stored.items():
-        key = _family(name)
-        extends = wanted == key or wanted.startswith(key + "-")
-        if extends and (best is None or len(key) > len(_family(best.model))):
-            best = calibration
-    return best
+    found = [c for name, c in load_calibrations(directory).items() if model_extends(model, name)]
+    return max(found, key=lambda c: len(model_family(c.model)), default=None)

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
+from cachetools import LRUCache
+
 from ..errors import CounterUnavailableError, UnknownCounterError, UsageError
 from ._anthropic import AnthropicCounter
 from ._counters import (
@@ -57,7 +59,8 @@ _OWN_COUNTERS = (
 )
 _SCALED = re.compile(r"^(?P<base>.+)\*(?P<factor>\d{1,3}(?:\.\d{1,6})?)$")
 MAX_SCALE = 100.0
-_scaled: dict[str, ScaledCounter] = {}
+# scaled counters by name, bounded: every REST request may name a new factor
+_scaled: LRUCache[str, ScaledCounter] = LRUCache(maxsize=64)
 
 _registry: dict[str, TokenCounter] = {}
 _registry_lock = threading.RLock()
@@ -218,7 +221,10 @@ def _scaled_counter(base: str, factor: float) -> ScaledCounter:
         raise UsageError(f"counter {base}*{factor:g}: the factor must be in (0, {MAX_SCALE:g}]")
     made = ScaledCounter(get_counter(base), factor)
     with _registry_lock:
-        return _scaled.setdefault(made.name, made)
+        found = _scaled.get(made.name)
+        if found is None:
+            found = _scaled[made.name] = made
+        return found
 
 
 def counter_status(counter: CounterLike) -> tuple[bool, str]:
