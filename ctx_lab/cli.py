@@ -20,13 +20,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         outcome = invoke(args, Invocation(stdin=sys.stdin, surface="cli"))
-        text = outcome.result.render(outcome.format)
         for warning in outcome.warnings:
             print(f"ctx-lab: warning: {warning}", file=sys.stderr)
         if outcome.output:
-            write_atomic(outcome.output, text)
+            write_atomic(outcome.output, outcome.result.file_output(outcome.output, outcome.format))
         else:
-            sys.stdout.write(text)
+            sys.stdout.write(outcome.result.render(outcome.format))
             sys.stdout.flush()
         if outcome.result.exit_code:
             return outcome.result.exit_code

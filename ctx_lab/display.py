@@ -196,6 +196,11 @@ class RichResult:
         text = self.to_text()
         return text if text.endswith("\n") else text + "\n"
 
+    def file_output(self, path: str, fmt: str = "text") -> str | bytes:
+        """What ``-o path`` writes: :meth:`render` in ``fmt`` (results with binary forms,
+        such as Parquet tables, choose by the file's suffix)."""
+        return self.render(fmt)
+
     def payload(self) -> dict[str, Any]:
         """The versioned MIME payload: ``to_dict()`` plus ``version``."""
         return {**self.to_dict(), "version": PAYLOAD_VERSION}

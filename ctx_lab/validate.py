@@ -17,12 +17,12 @@ def shown(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def whole_number(value: Any, name: str) -> int:
-    """``value`` if it is an ``int`` ≥ 0 (``bool`` is not), else :class:`UsageError`."""
+def whole_number(value: Any, name: str, minimum: int = 0) -> int:
+    """``value`` if it is an ``int`` ≥ ``minimum`` (``bool`` is not), else :class:`UsageError`."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise UsageError(f"{name} must be a whole number ≥ 0, got {shown(value)}")
-    if value < 0:
-        raise UsageError(f"{name} must be a whole number ≥ 0, got {value}")
+        raise UsageError(f"{name} must be a whole number ≥ {minimum}, got {shown(value)}")
+    if value < minimum:
+        raise UsageError(f"{name} must be a whole number ≥ {minimum}, got {value}")
     return value
 
 

@@ -33,7 +33,7 @@ CORE = {
     "tokens",
     "validate",
 }
-ENGINES = {"builder", "conversation", "doctor", "packet", "paging", "read", "tools"}
+ENGINES = {"analysis", "builder", "conversation", "doctor", "packet", "paging", "read", "tools"}
 COMMANDS = {"commands"}
 ADAPTERS = {"__init__", "__main__", "cli", "notebook", "server", "labextension"}
 LAYER = {
@@ -43,7 +43,17 @@ LAYER = {
     **dict.fromkeys(ADAPTERS, 3),
 }
 # Packages that hold one concept each; none may import another one that imports it back.
-CONCEPTS = {"builder", "conversation", "models", "packet", "paging", "read", "tokens", "tools"}
+CONCEPTS = {
+    "analysis",
+    "builder",
+    "conversation",
+    "models",
+    "packet",
+    "paging",
+    "read",
+    "tokens",
+    "tools",
+}
 
 
 def modules() -> list[Path]:

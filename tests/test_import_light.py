@@ -8,6 +8,7 @@ import sys
 import pytest
 
 HEAVY = ("pandas", "matplotlib", "ipywidgets", "IPython", "jupyter_server", "jupyter_client")
+HEAVY += ("dask", "distributed", "pyarrow", "tqdm")  # corpus analyses import them on use
 
 
 @pytest.mark.parametrize(
@@ -15,6 +16,7 @@ HEAVY = ("pandas", "matplotlib", "ipywidgets", "IPython", "jupyter_server", "jup
     [
         "import ctx_lab",
         "import ctx_lab.tokens, ctx_lab.models, ctx_lab.display, ctx_lab.commands, ctx_lab.cli",
+        "import ctx_lab.analysis",
         "import ctx_lab.cli as c; c.main(['models', 'gpt-4o', '--format', 'json'])",
     ],
 )

@@ -20,7 +20,10 @@ from ctx_lab.display import PAYLOAD_VERSION, RichResult
 from ctx_lab.schemas import KINDS, load_schema
 
 REPO = Path(__file__).resolve().parent.parent
-SESSIONS = REPO / "ctx_lab" / "examples" / "sessions"
+EXAMPLES = REPO / "ctx_lab" / "examples"
+SESSIONS = EXAMPLES / "sessions"
+CORPUS_SWEEP = ["sweep", "--budget", "3000", "--model", "gpt-4o", "--workers", "0", "--no-progress"]
+CORPUS_REPLAY = ["replay", "--model", "gpt-4o", "--workers", "0", "--no-progress"]
 
 
 def payload_of(argv: list[str]) -> dict:
@@ -101,6 +104,11 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
             saved_calibration(tmp / "config"),
         ],
         "context": [find_context(REPO, REPO / "ctx_lab" / "examples" / "tidepool").payload()],
+        "corpus": [
+            payload_of([*CORPUS_SWEEP, str(EXAMPLES / "tidepool"), str(tmp)]),
+            payload_of([*CORPUS_REPLAY, *(str(p) for p in SESSIONS.iterdir()), str(tmp / "a.txt")]),
+            payload_of([*CORPUS_REPLAY, str(SESSIONS / "support-chat.jsonl"), "--per", "call"]),
+        ],
     }
     return out
 

@@ -11,6 +11,7 @@ command from an argument list, as the CLI and the magic do.
 
 from ..errors import ParserExit
 from ..tokens import CounterList
+from ._analysis import sweep
 from ._builder import build, compress
 from ._conversation import calibrate, history, journal, replay
 from ._doctor import doctor
@@ -53,5 +54,6 @@ __all__ = [
     "page",
     "read",
     "replay",
+    "sweep",
     "tokens",
 ]

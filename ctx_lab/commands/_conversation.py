@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING
 from ..errors import UsageError
 from ..files import confine, display_path
 from ..validate import choice, whole_number
+from ._analysis import add_executor_arguments
 from .params import add_counter, whole
 from .registry import Command, command
 
 if TYPE_CHECKING:
+    from ..analysis import CorpusReport
     from ..conversation.recovery import JournalReport
     from ..conversation.replay import ReplayReport
     from ..conversation.report import HistoryReport
@@ -53,7 +55,7 @@ def journal(action: str, db: PathArg, *, root: PathArg | None = None) -> Journal
 
 
 def replay(
-    file: PathArg,
+    file: PathArg | Sequence[PathArg],
     *,
     model: Sequence[str] = (),
     counter: str | None = None,
@@ -62,18 +64,53 @@ def replay(
     output_limit: int | None = None,
     caching: bool = True,
     transcript_format: str = "auto",
+    per: str = "session",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    ship: str = "paths",
+    progress: bool = True,
     root: PathArg | None = None,
-) -> ReplayReport:
+) -> ReplayReport | CorpusReport:
     """Replay a recorded session (Claude Code JSONL, OpenAI Chat Completions messages or log,
     Anthropic Messages JSON) on each ``model`` (default: the models it was recorded with): per
-    call the context, budget, headroom, summarization needed, cost, reported vs counted."""
+    call the context, budget, headroom, summarization needed, cost, reported vs counted.
+
+    Several files (or ``workers``/``scheduler``) replay a corpus on the given models: one row
+    per session and model (``per="call"``: per call), on a local process pool of ``workers``
+    (0: in this process) or a Dask ``scheduler`` — a :class:`~ctx_lab.analysis.CorpusReport`.
+    """
+    files = [file] if isinstance(file, str | os.PathLike) else list(file)
+    if not files:
+        raise UsageError("nothing to replay: give one or more transcript files")
+    if len(files) > 1 or workers is not None or scheduler is not None:
+        from ..analysis import run_replay
+        from ._analysis import executor_for
+
+        executor, size = executor_for(workers, scheduler)
+        return run_replay(
+            files,
+            model,
+            counter=counter,
+            per=per,
+            preserve_recent=preserve_recent,
+            output_limit=output_limit,
+            caching=caching,
+            transcript_format=transcript_format,
+            registry=registry,
+            executor=executor,
+            workers=size,
+            ship=ship,
+            progress=progress,
+            root=root,
+        )
     from ..conversation.replay import replay_report
     from ..conversation.transcripts import load_transcript
 
     whole_number(preserve_recent, "preserve_recent")
-    path = confine(root, file, what="file") if root is not None else file
+    one = files[0]
+    path = confine(root, one, what="file") if root is not None else one
     transcript = load_transcript(path, transcript_format)
-    shown = display_path(path, root) if root is not None else os.fspath(file)
+    shown = display_path(path, root) if root is not None else os.fspath(one)
     return replay_report(
         transcript,
         list(model) or None,
@@ -119,12 +156,18 @@ def _journal_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _replay_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE", help="a recorded session (JSONL or JSON)")
+    p.add_argument(
+        "file",
+        nargs="+",
+        metavar="FILE",
+        help="recorded sessions (JSONL or JSON); several: a corpus",
+    )
     p.add_argument(
         "--model",
         metavar="M",
         action="append",
-        help="replay on this model (repeatable; default: the models it was recorded with)",
+        help="replay on this model (repeatable; default for one file: the models it was "
+        "recorded with)",
     )
     add_counter(p, "model", model_default=True)
     p.add_argument(
@@ -154,7 +197,12 @@ def _replay_arguments(p: argparse.ArgumentParser) -> None:
         choices=("auto", "claude-code", "openai-chat", "anthropic-messages"),
         help="the file's format (default: detected)",
     )
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically)")
+    p.add_argument(
+        "--per",
+        choices=("session", "call"),
+        help="a corpus's rows: one per session and model (default) or per call",
+    )
+    add_executor_arguments(p)
 
 
 def _calibrate_arguments(p: argparse.ArgumentParser) -> None:
@@ -205,7 +253,9 @@ command(
         formats=("table", "csv", "json"),
         epilog="examples:\n"
         "  ctx-lab replay session.jsonl --model claude-sonnet-4-5 --model gpt-4o\n"
-        "  ctx-lab replay chat-log.jsonl --model gpt-4.1 --format csv -o replay.csv",
+        "  ctx-lab replay chat-log.jsonl --model gpt-4.1 --format csv -o replay.csv\n"
+        "  ctx-lab replay ~/.claude/projects/*/*.jsonl --model claude-sonnet-4-5 "
+        "--model gpt-4.1 -o sessions.parquet",
     )
 )
 command(

@@ -35,7 +35,7 @@ def run_magic(line: str, cell: str | None = None) -> Any:
     try:
         outcome = invoke(argv, Invocation(cell=cell, surface="magic"), prog="%ctx")
         if outcome.output:
-            write_atomic(outcome.output, outcome.result.render(outcome.format))
+            write_atomic(outcome.output, outcome.result.file_output(outcome.output, outcome.format))
             print(f"wrote {outcome.output}")
     except ParserExit:
         return None

@@ -15,7 +15,14 @@ from .assemble import (
     assembler_for,
     resolve_budget,
 )
-from .context import ContextLocation, ContextSettings, ProjectContext, find_context, load_context
+from .context import (
+    ContextLocation,
+    ContextSettings,
+    ProjectContext,
+    context_snapshot,
+    find_context,
+    load_context,
+)
 from .ctx08 import CtxPacket
 from .entries import EntriesReport
 from .markdown import Steering
@@ -47,6 +54,7 @@ __all__ = [
     "assemble_packet",
     "assembler_for",
     "compare_profiles",
+    "context_snapshot",
     "diff",
     "extract_keywords",
     "find_context",

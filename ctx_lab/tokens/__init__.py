@@ -70,6 +70,7 @@ from ._lookup import (
     counter_status,
     discover_counters,
     get_counter,
+    portable_name,
     register_counter,
 )
 from ._lookup import (
@@ -113,6 +114,7 @@ __all__ = [
     "find_calibration",
     "get_counter",
     "load_calibrations",
+    "portable_name",
     "read_text_file",
     "register_counter",
     "resolve_counter",

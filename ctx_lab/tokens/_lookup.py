@@ -46,6 +46,7 @@ __all__ = [
     "counter_status",
     "discover_counters",
     "get_counter",
+    "portable_name",
     "register_counter",
 ]
 
@@ -215,6 +216,31 @@ def get_counter(counter: CounterLike = "cl100k") -> TokenCounter:
     raise UsageError(f"not a counter: {counter!r}; pass a name, a counter or a callable str -> int")
 
 
+def portable_name(counter: CounterLike) -> str | None:
+    """The name another process resolves to the same counter, or None when ``counter`` exists
+    only in this one. Built-in and entry-point counters travel by name, and so do scaled forms
+    of them (``bytes/4*1.24``); a callable, a counter object of one's own, or a name given to
+    :func:`register_counter` at run time do not — a worker process would not know them."""
+    if isinstance(counter, str):
+        name = counter
+        found = get_counter(counter)
+    else:
+        found = get_counter(counter)
+        name = found.name
+        try:
+            if get_counter(name) is not found:
+                return None
+        except UsageError:
+            return None
+    if isinstance(found, ScaledCounter):
+        scaled = _SCALED.match(name)
+        return name if scaled and portable_name(scaled["base"]) else None
+    with _registry_lock:
+        built_in = name in _BUILT_IN and _registry.get(name) is _BUILT_IN[name]
+        plugin = name in _plugins
+    return name if built_in or plugin else None
+
+
 def _scaled_counter(base: str, factor: float) -> ScaledCounter:
     """``<base>*<factor>``: a registered counter's count scaled (calibrated estimates)."""
     if not 0 < factor <= MAX_SCALE:
@@ -297,11 +323,11 @@ def count_message(role: str, content: str, counter: CounterLike = "cl100k") -> i
     return c.count(content) + c.count(role) + MESSAGE_OVERHEAD
 
 
-for _name, _counter in (
-    ("cl100k", TiktokenCounter("cl100k", _load_cl100k)),
-    ("o200k", TiktokenCounter("o200k", _load_o200k)),
-    ("bytes/4", ByteEstimateCounter()),
-    ("chars/3", CharEstimateCounter()),
-    ("anthropic", AnthropicCounter()),
-):
-    _registry[_name] = _counter
+_BUILT_IN: dict[str, TokenCounter] = {
+    "cl100k": TiktokenCounter("cl100k", _load_cl100k),
+    "o200k": TiktokenCounter("o200k", _load_o200k),
+    "bytes/4": ByteEstimateCounter(),
+    "chars/3": CharEstimateCounter(),
+    "anthropic": AnthropicCounter(),
+}
+_registry.update(_BUILT_IN)

@@ -5,7 +5,7 @@
  */
 
 export const PAYLOAD_VERSION = 1;
-export const PAYLOAD_KINDS = ["budget", "build", "calibration", "compress", "context", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "profiles", "read", "replay", "tokens", "usage"] as const;
+export const PAYLOAD_KINDS = ["budget", "build", "calibration", "compress", "context", "corpus", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "profiles", "read", "replay", "tokens", "usage"] as const;
 export type PayloadKind = (typeof PAYLOAD_KINDS)[number];
 export const SEVERITIES = ["ok", "warn", "bad"] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -124,6 +124,43 @@ export type ContextPayload = {
   found: boolean;
   dir: string | null;
   signature: string;
+};
+
+/** application/vnd.ctx-lab.corpus+json (version 1) */
+export type CorpusPayload = {
+  version: 1;
+  kind: "sweep" | "replay-session" | "replay-call";
+  items: number;
+  executor: string;
+  columns: string[];
+  summary: ({
+    budget?: number | null;
+    model?: string | null;
+    items?: number;
+    median_tokens?: number | null;
+    over_budget?: number;
+    entries?: number;
+    full?: number;
+    summarized?: number;
+    counted_only?: number;
+    sessions?: number;
+    calls?: number;
+    needing_summarization?: number;
+    median_first_summarization?: number | null;
+    cost_usd?: number | null;
+  })[];
+  failures: {
+    item: string;
+    error_type: string;
+    error: string;
+  }[];
+  rows: ({
+    item: string;
+    error_type: string | null;
+    error: string | null;
+    [key: string]: unknown;
+  })[];
+  warnings?: string[];
 };
 
 /** application/vnd.ctx-lab.counters+json (version 1) */
@@ -522,13 +559,14 @@ export type UsagePayload = {
   input_price_per_mtok?: number | null;
 };
 
-export type AnyPayload = BudgetPayload | BuildPayload | CalibrationPayload | CompressPayload | ContextPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
+export type AnyPayload = BudgetPayload | BuildPayload | CalibrationPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
 export interface PayloadByKind {
   budget: BudgetPayload;
   build: BuildPayload;
   calibration: CalibrationPayload;
   compress: CompressPayload;
   context: ContextPayload;
+  corpus: CorpusPayload;
   counters: CountersPayload;
   doctor: DoctorPayload;
   entries: EntriesPayload;

@@ -7,6 +7,7 @@ import {
   BuildPayload,
   CompressPayload,
   ContextPayload,
+  CorpusPayload,
   CountersPayload,
   DoctorPayload,
   EntriesPayload,
@@ -49,7 +50,8 @@ export const KINDS = [
   'counters',
   'profiles',
   'replay',
-  'calibration'
+  'calibration',
+  'corpus'
 ];
 
 type Payload = Record<string, any>;
@@ -534,6 +536,55 @@ function renderCalibration(p: CalibrationPayload): HTMLElement {
   );
 }
 
+const share = (part: number | undefined, whole: number | undefined): string =>
+  whole ? `${Math.round((100 * (part ?? 0)) / whole)} %` : '–';
+
+function renderCorpus(p: CorpusPayload): HTMLElement {
+  const failed = p.failures.length;
+  const head = `${p.kind}: ${p.items} items (${failed} failed), ${p.rows.length} rows${p.executor ? `; ${p.executor}` : ''}`;
+  const summary =
+    p.kind === 'sweep'
+      ? sortableTable(
+          ['budget', 'model', 'items', 'median tokens', 'over', 'full', 'summarized', 'counted only'],
+          p.summary.map(s => [
+            s.budget ?? 'model',
+            s.model ?? '–',
+            s.items ?? 0,
+            s.median_tokens ?? '',
+            s.over_budget ?? 0,
+            share(s.full, s.entries),
+            share(s.summarized, s.entries),
+            share(s.counted_only, s.entries)
+          ]),
+          { 'data-ctx-corpus-summary': p.kind }
+        )
+      : sortableTable(
+          ['model', 'sessions', 'calls', 'needing summarization', 'median first', 'cost USD'],
+          p.summary.map(s => [
+            s.model ?? '',
+            s.sessions ?? 0,
+            s.calls ?? 0,
+            s.needing_summarization ?? 0,
+            s.median_first_summarization === null || s.median_first_summarization === undefined ? '–' : `call ${s.median_first_summarization}`,
+            s.cost_usd === null || s.cost_usd === undefined ? '?' : s.cost_usd.toFixed(2)
+          ]),
+          { 'data-ctx-corpus-summary': p.kind }
+        );
+  return el(
+    'div',
+    { 'data-ctx-corpus': p.kind },
+    el('div', { class: 'ctx-head' }, head),
+    summary,
+    failed
+      ? details(
+          `${failed} items failed`,
+          false,
+          sortableTable(['item', 'error'], p.failures.slice(0, 200).map(f => [f.item, `${f.error_type}: ${f.error}`]))
+        )
+      : null
+  );
+}
+
 type Renderers = { [K in PayloadKind]: (p: PayloadByKind[K]) => HTMLElement };
 
 /** One renderer per payload kind; TypeScript fails the build when a kind has none. */
@@ -556,7 +607,8 @@ export const RENDERERS: Renderers = {
   counters: renderCounters,
   profiles: renderProfiles,
   replay: renderReplay,
-  calibration: renderCalibration
+  calibration: renderCalibration,
+  corpus: renderCorpus
 };
 
 export function mimeType(kind: string): string {
