@@ -55,6 +55,11 @@ def measure(fn: Callable[[], object], repeat: int) -> list[float]:
     return times
 
 
+def _any(median: float, ratio: float | None) -> bool:
+    """The target of a row that only reports."""
+    return True
+
+
 def p90(times: list[float]) -> float:
     ordered = sorted(times)
     return ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
@@ -505,6 +510,105 @@ class Bench:
             )
         )
 
+    def corpus(self) -> None:
+        """Corpus sweeps: items/s on 1 and 2 warm local worker processes and Dask workers, the
+        pool's start, and the overhead per item against a plain loop over the same work."""
+        import concurrent.futures as cf
+        import multiprocessing
+
+        from ctx_lab.analysis import sweep_corpus
+        from ctx_lab.examples.corpus import CORPUS_NOW, make_corpus
+        from ctx_lab.packet import load_context, sweep
+
+        made = make_corpus(self.work / "corpus", projects=self.size(100, 12), sessions=0)
+        paths = [str(p) for p in made.projects]
+        budgets = [2000, 4000, 8000, 16000]
+        n = len(paths)
+
+        def plain() -> None:
+            for path in paths:
+                try:
+                    ctx = load_context(path, cached=False)
+                except Exception:  # the corpus's project without a .context/
+                    continue
+                sweep(ctx, budgets, CORPUS_NOW, "o200k")
+
+        def run(**how: object) -> None:
+            sweep_corpus(paths, budgets, counter="o200k", now=CORPUS_NOW, progress=False, **how)
+
+        repeat = self.size(3, 1)
+        plain()  # the tokenizer loads once, before any timing
+        loop = measure(plain, repeat)
+        per_item = statistics.median(loop) / n
+        inline = measure(lambda: run(executor="inline"), repeat)
+        inline_item = statistics.median(inline) / n
+        self.rows.append(
+            Row(
+                "corpus sweep per item, inline vs a plain loop",
+                round(inline_item, 3),
+                round(p90(inline) / n, 3),
+                round(per_item, 3),
+                round(inline_item / per_item, 3),
+                "≤ 1.10× a plain loop",
+                inline_item <= 1.10 * per_item,
+                f"ms per item; overhead {inline_item - per_item:+.2f} ms per item; baseline: "
+                "load + packet.sweep per project",
+            )
+        )
+        context = multiprocessing.get_context("forkserver")
+        rates: dict[str, float] = {}
+        for workers in (1, 2):
+            start = time.perf_counter()
+            with cf.ProcessPoolExecutor(workers, mp_context=context) as pool:
+                run(executor=pool)  # workers start and import ctx_lab
+                cold = (time.perf_counter() - start) * 1000
+                times = measure(lambda p=pool: run(executor=p), repeat)
+            rates[f"pool{workers}"] = rate = n / (statistics.median(times) / 1000)
+            two = workers == 2
+            self.rows.append(
+                row(
+                    f"corpus sweep, {workers} worker process{'es' if two else ''}: "
+                    f"{rate:.1f} items/s",
+                    times,
+                    "≥ 1.7× the items/s of 1 worker" if two else "reported",
+                    (lambda m, r: rates["pool2"] >= 1.7 * rates["pool1"]) if two else _any,
+                    loop,
+                    f"{n} projects × {len(budgets)} budgets, warm pool (first run with its "
+                    f"start: {cold:.0f} ms); {statistics.median(times) * workers / n:.1f} ms "
+                    f"per item and worker vs {per_item:.1f} in a plain loop",
+                )
+            )
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            return
+        for workers in (1, 2):
+            with (
+                LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    silence_logs=50,
+                ) as cluster,
+                Client(cluster) as client,
+            ):
+                run(executor=client)  # workers import ctx_lab once
+                times = measure(lambda c=client: run(executor=c), repeat)
+            rates[f"dask{workers}"] = rate = n / (statistics.median(times) / 1000)
+            two = workers == 2
+            self.rows.append(
+                row(
+                    f"corpus sweep, Dask LocalCluster of {workers}: {rate:.1f} items/s",
+                    times,
+                    "≥ 1.7× the items/s of 1 worker" if two else "reported",
+                    (lambda m, r: rates["dask2"] >= 1.7 * rates["dask1"]) if two else _any,
+                    loop,
+                    "127.0.0.1, warm workers; baseline: a plain loop",
+                )
+            )
+
     def startup(self) -> None:
         imp = measure(
             lambda: subprocess.run([sys.executable, "-c", "import ctx_lab"], check=True), 5
@@ -540,6 +644,7 @@ SUITES = (
     "reading",
     "builder",
     "journal",
+    "corpus",
 )
 
 

@@ -44,6 +44,8 @@ def test_quick_bench_reports_every_target(tmp_path: Path) -> None:
         "journal append_text",
         "import ctx_lab",
         "--help",
+        "corpus sweep, 2 worker processes",
+        "corpus sweep per item",
     ):
         assert any(expected in name for name in names), expected
     for row in report["rows"]:
