@@ -35,7 +35,7 @@ CORE = {
 }
 ENGINES = {"analysis", "builder", "conversation", "doctor", "packet", "paging", "read", "tools"}
 COMMANDS = {"commands"}
-ADAPTERS = {"__init__", "__main__", "cli", "notebook", "server", "labextension"}
+ADAPTERS = {"__init__", "__main__", "cli", "mcp_server", "notebook", "server", "labextension"}
 LAYER = {
     **dict.fromkeys(CORE, 0),
     **dict.fromkeys(ENGINES, 1),

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 HEAVY = ("pandas", "matplotlib", "ipywidgets", "IPython", "jupyter_server", "jupyter_client")
-HEAVY += ("dask", "distributed", "pyarrow", "tqdm")  # corpus analyses import them on use
+HEAVY += ("dask", "distributed", "pyarrow", "tqdm", "mcp")  # imported on use only
 
 
 @pytest.mark.parametrize(

@@ -150,6 +150,10 @@ def build_parser(prog: str = "ctx-lab") -> argparse.ArgumentParser:
     parser = _Parser(
         prog=prog,
         description="ctx-lab: LLM context-window management — tokens, models, packets, paging.",
+        # the MCP server is an adapter of its own (ctx_lab.mcp_server), named here for discovery
+        epilog="ctx-lab mcp serve: serve the tools to agents over MCP (ctx-lab mcp serve --help)"
+        if prog == "ctx-lab"
+        else None,
     )
     parser.add_argument("--version", action="version", version=f"ctx-lab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

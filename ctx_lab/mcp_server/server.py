@@ -1,0 +1,508 @@
+"""ctx_lab as an MCP server: the ``read``, ``page``, ``packet``, ``build`` and
+``count_tokens`` tools and the project's packet and ``.context/`` files as resources, served
+with the same command functions, roots, address guard, limits and errors as the CLI and REST.
+
+Tool errors come back as MCP error results carrying the message — never a crashed server.
+Each connection gets its own paging budget. The ``ctx-lab://packet`` resource and one
+resource per ``.context/`` file are watched: when the files change, clients that listen
+(``subscriptions/listen``) or subscribed (``resources/subscribe``, older clients) are told.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from cachetools import LRUCache
+
+from .. import commands
+from .._version import __version__
+from ..errors import CtxLabError, UsageError
+from ..files import resolve_root
+from ..paging import PagingBudget
+from ..tokens import get_counter, resolve_counter
+from ..tools import PAGE_INSTRUCTIONS, PAGE_PARAMETERS, READ_INSTRUCTIONS, READ_PARAMETERS
+from .calllog import CallLog
+
+__all__ = ["CONTEXT_URI", "PACKET_URI", "TOOLS", "CtxLabMCP"]
+
+PACKET_URI = "ctx-lab://packet"
+CONTEXT_URI = "ctx-lab://context/"
+
+_BUDGET_PROPERTIES: dict[str, Any] = {
+    "budget": {"type": "integer", "minimum": 0, "description": "Token budget."},
+    "model": {"type": "string", "description": "Use this model's effective input budget."},
+}
+
+_BUDGET_ID: dict[str, Any] = {
+    "type": "string",
+    "maxLength": 64,
+    "description": "The budget_id of an earlier page result: spend from that quota.",
+}
+
+TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
+    "read": (READ_INSTRUCTIONS, READ_PARAMETERS),
+    "page": (
+        PAGE_INSTRUCTIONS + " Every result names its quota's budget_id; pass it back to keep "
+        "spending from the same quota (a connection that keeps state does this for you). The "
+        "budget tool reports what is left.",
+        {
+            **PAGE_PARAMETERS,
+            "properties": {**PAGE_PARAMETERS["properties"], "budget_id": _BUDGET_ID},
+        },
+    ),
+    "budget": (
+        "What is used and left of a paging quota (pages and tokens): this connection's, or "
+        "budget_id's.",
+        {
+            "type": "object",
+            "properties": {"budget_id": _BUDGET_ID},
+            "additionalProperties": False,
+        },
+    ),
+    "packet": (
+        "The project's context packet: its constitution, tasks, conventions, decisions and "
+        "learnings within a token budget (or a model's), ranked by recency and relevance to "
+        "focus. format=md gives the packet to read; format=json adds the ledger of why each "
+        "entry went in, was summarized or left out.",
+        {
+            "type": "object",
+            "properties": {
+                **_BUDGET_PROPERTIES,
+                "focus": {"type": "string", "description": "Text whose keywords rank entries."},
+                "profile": {"type": "string", "enum": ["design", "ctx-0.8"]},
+                "format": {"type": "string", "enum": ["md", "json"], "default": "md"},
+            },
+            "additionalProperties": False,
+        },
+    ),
+    "build": (
+        "Build a prompt for a task from files, directories and globs under the root (and the "
+        "project's memory), compressed to fit a token budget (or a model's): each file kept "
+        "whole, skeletonized, summarized or referenced, and a ledger of what each cost.",
+        {
+            "type": "object",
+            "properties": {
+                "task": {"type": "string", "description": "What the prompt is for."},
+                "paths": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Files, directories or globs under the root.",
+                },
+                **_BUDGET_PROPERTIES,
+                "memory": {"type": "boolean", "default": True, "description": "Add .context/."},
+            },
+            "required": ["task"],
+            "additionalProperties": False,
+        },
+    ),
+    "count_tokens": (
+        "Count the tokens of a text with a named counter (cl100k, o200k, bytes/4 …) or a "
+        "model's own tokenizer; says whether the count is exact.",
+        {
+            "type": "object",
+            "properties": {
+                "text": {"type": "string"},
+                "counter": {"type": "string"},
+                "model": {"type": "string"},
+            },
+            "required": ["text"],
+            "additionalProperties": False,
+        },
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Connection:
+    """One client connection: its number and the id of its paging quota."""
+
+    number: int
+    budget_id: str
+
+
+@dataclass
+class CtxLabMCP:
+    """The server's state: its root, the packet's size, per-connection paging budgets, the
+    call log, and what the ``.context/`` files looked like when last checked."""
+
+    root: Path
+    budget: int | None = None
+    model: str | None = None
+    allow_private: bool = False
+    max_pages: int | None = None
+    max_tokens: int | None = None
+    log: CallLog | None = None
+    watch_interval: float = 2.0
+    now: Callable[[], datetime] | None = None
+    _budgets: LRUCache[str, PagingBudget] = field(default_factory=lambda: LRUCache(1024))
+    _count: int = 0
+    _legacy: dict[int, tuple[Any, set[str]]] = field(default_factory=dict)
+    _signature: dict[str, tuple[int, int]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        from ..read import Reader
+        from ..read.cursor import user_cursor_secret
+
+        self.root = resolve_root(self.root)
+        self.reader = Reader(
+            [self.root], self.allow_private, allow_http=True, secret=user_cursor_secret()
+        )
+        self._signature = self._context_signature()
+        self._bus: Any = None
+
+    # -- connections ----------------------------------------------------------------------
+
+    def connection(self, scratch: dict[str, Any]) -> Connection:
+        """The connection a request arrived on, from its per-connection scratch state: a
+        number (1, 2, …) and the id of its paging quota. Connections that keep state (a
+        stdio or HTTP session with a handshake) keep both across requests; on stateless
+        requests each gets new ones, and agents carry the quota by ``budget_id``."""
+        with self._lock:
+            if "ctx_lab" not in scratch:
+                self._count += 1
+                scratch["ctx_lab"] = Connection(self._count, uuid.uuid4().hex)
+            found: Connection = scratch["ctx_lab"]
+            return found
+
+    # -- tools ----------------------------------------------------------------------------
+
+    def call(self, name: str, arguments: Mapping[str, Any], connection: Connection) -> Any:
+        """Run one tool; returns a result object (its ``to_dict()`` is the structured
+        content) or text. Raises :class:`CtxLabError` for anything the caller did wrong."""
+        if name not in TOOLS:
+            raise UsageError(f"unknown tool {name!r}; this server runs: {', '.join(TOOLS)}")
+        allowed = set(TOOLS[name][1]["properties"])
+        unknown = set(arguments) - allowed
+        if unknown:
+            raise UsageError(f"unknown arguments for {name}: {', '.join(sorted(unknown))}")
+        return getattr(self, f"_tool_{name}")(dict(arguments), connection)
+
+    def _tool_read(self, args: dict[str, Any], connection: Connection) -> Any:
+        return commands.read(
+            _text(args, "uri"),
+            cursor=args.get("cursor"),
+            max_chars=args.get("max_chars", READ_PARAMETERS["properties"]["max_chars"]["default"]),
+            root=self.root,
+            allow_private=self.allow_private,
+            reader=self.reader,
+        )
+
+    def _paging_budget(self, budget_id: str) -> PagingBudget:
+        with self._lock:
+            found = self._budgets.get(budget_id)
+            if found is None:
+                found = self._budgets[budget_id] = PagingBudget.create(
+                    self.max_pages, self.max_tokens
+                )
+            return found
+
+    @staticmethod
+    def _budget_id(args: Mapping[str, Any], connection: Connection) -> str:
+        given = args.get("budget_id")
+        if given is None:
+            return connection.budget_id
+        if not isinstance(given, str) or not given.strip() or len(given) > 64:
+            raise UsageError("budget_id must be the budget_id of an earlier page result")
+        return given
+
+    def _tool_page(self, args: dict[str, Any], connection: Connection) -> Any:
+        budget_id = self._budget_id(args, connection)
+        result = commands.page(
+            _text(args, "artifact_id"),
+            lines=(args.get("start_line", 1), args.get("end_line", 0)),
+            root=self.root,
+            budget=self._paging_budget(budget_id),
+            budget_id=budget_id,
+            allow_private=self.allow_private,
+            reader=self.reader,
+            model=self.model,
+        )
+        if result.budget is not None:
+            with self._lock:
+                self._budgets[budget_id] = PagingBudget.from_dict(result.budget)
+        return result
+
+    def _tool_budget(self, args: dict[str, Any], connection: Connection) -> Any:
+        budget_id = self._budget_id(args, connection)
+        return {"budget_id": budget_id, **self._paging_budget(budget_id).to_dict()}
+
+    def _tool_packet(self, args: dict[str, Any], connection: Connection) -> Any:
+        budget, model = self._size(args)
+        return commands.packet(
+            self.root,
+            budget=budget,
+            model=model,
+            focus=args.get("focus"),
+            profile=args.get("profile", "design"),
+            root=self.root,
+            now=self.now() if self.now else None,
+        )
+
+    def _tool_build(self, args: dict[str, Any], connection: Connection) -> Any:
+        budget, model = self._size(args)
+        paths = args.get("paths", [])
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            raise UsageError("paths must be a list of strings")
+        memory = self.root if args.get("memory", True) and _has_context(self.root) else None
+        return commands.build(
+            _text(args, "task"), paths, memory=memory, budget=budget, model=model, root=self.root
+        )
+
+    def _tool_count_tokens(self, args: dict[str, Any], connection: Connection) -> Any:
+        text = _text(args, "text", empty=True)
+        choice = resolve_counter(args.get("counter"), args.get("model"), "cl100k")
+        counter = get_counter(choice.use)
+        return {
+            "tokens": counter.count(text),
+            "counter": choice.name,
+            "exact": choice.exact,
+            "note": choice.note,
+        }
+
+    def _size(self, args: Mapping[str, Any]) -> tuple[int | None, str | None]:
+        if "budget" in args or "model" in args:
+            return args.get("budget"), args.get("model")
+        return self.budget, self.model
+
+    # -- resources ------------------------------------------------------------------------
+
+    def context_files(self) -> dict[str, Path]:
+        """The ``.context/`` files by resource URI (none when the root has no ``.context/``)."""
+        from ..packet.context import context_files
+
+        directory = self.root / ".context"
+        if not _has_context(self.root):
+            return {}
+        return {
+            CONTEXT_URI + p.relative_to(directory).as_posix(): p for p in context_files(directory)
+        }
+
+    def read_resource(self, uri: str) -> tuple[str, str]:
+        """``(text, mime type)`` of a resource."""
+        if uri == PACKET_URI:
+            made = self._tool_packet({}, Connection(0, ""))
+            return made.to_markdown(), "text/markdown"
+        files = self.context_files()
+        if uri not in files:
+            raise UsageError(f"no resource {uri!r}; list_resources names them")
+        from ..files import confine, read_text
+
+        return read_text(confine(self.root, files[uri], what="resource")), "text/markdown"
+
+    def _context_signature(self) -> dict[str, tuple[int, int]]:
+        found = {}
+        for uri, path in self.context_files().items():
+            try:
+                info = path.stat()
+            except OSError:
+                continue
+            found[uri] = (info.st_size, info.st_mtime_ns)
+        return found
+
+    def changes(self) -> tuple[set[str], bool]:
+        """The resource URIs whose content changed since the last check, and whether the list
+        of resources itself changed."""
+        now = self._context_signature()
+        with self._lock:
+            before, self._signature = self._signature, now
+        changed = {u for u in now.keys() | before.keys() if now.get(u) != before.get(u)}
+        if changed:
+            changed.add(PACKET_URI)
+        return changed, now.keys() != before.keys()
+
+
+def _text(args: Mapping[str, Any], name: str, *, empty: bool = False) -> str:
+    value = args.get(name)
+    if not isinstance(value, str) or (not empty and not value.strip()):
+        raise UsageError(f"{name} must be a non-empty string")
+    return value
+
+
+def _has_context(root: Path) -> bool:
+    return (root / ".context").is_dir()
+
+
+def _payload(result: Any) -> tuple[str, dict[str, Any] | None]:
+    """The text an agent reads and the structured content of a tool's result."""
+    if isinstance(result, dict):
+        return json.dumps(result, ensure_ascii=False), result
+    data = result.to_dict()
+    if getattr(result, "payload_kind", "") in ("packet", "build") and hasattr(
+        result, "to_markdown"
+    ):
+        return result.to_markdown(), data
+    return json.dumps(data, ensure_ascii=False), data
+
+
+def build_server(state: CtxLabMCP) -> Any:
+    """The MCP SDK's low-level server around ``state``."""
+    import anyio
+    import mcp_types as types
+    from mcp.server import Server
+    from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+    from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
+
+    bus = InMemorySubscriptionBus()
+    state._bus = bus
+
+    async def notify(changed: set[str], listed: bool) -> None:
+        for uri in sorted(changed):
+            await bus.publish(ResourceUpdated(uri=uri))
+        if listed:
+            await bus.publish(ResourcesListChanged())
+        for key, (session, uris) in list(state._legacy.items()):
+            try:
+                for uri in sorted(changed & uris):
+                    await session.send_resource_updated(uri)
+            except Exception:  # a client that went away stops being told
+                state._legacy.pop(key, None)
+
+    async def check() -> None:
+        changed, listed = await anyio.to_thread.run_sync(state.changes)
+        if changed or listed:
+            await notify(changed, listed)
+
+    @asynccontextmanager
+    async def lifespan(_: Any) -> AsyncIterator[dict[str, Any]]:
+        async with anyio.create_task_group() as group:
+
+            async def watch() -> None:
+                while True:
+                    await anyio.sleep(state.watch_interval)
+                    await check()
+
+            if state.watch_interval > 0:
+                group.start_soon(watch)
+            yield {}
+            group.cancel_scope.cancel()
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(name=name, description=text, input_schema=schema)
+                for name, (text, schema) in TOOLS.items()
+            ]
+        )
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        # a connection's scratch state persists across its requests (SDK: Connection.state)
+        scratch = getattr(getattr(ctx.session, "_connection", None), "state", {})
+        connection = state.connection(scratch)
+        arguments = dict(params.arguments or {})
+        try:
+            result = await anyio.to_thread.run_sync(
+                lambda: state.call(params.name, arguments, connection)
+            )
+            text, structured = _payload(result)
+            is_error = False
+        except CtxLabError as exc:
+            text, structured, is_error = f"{type(exc).__name__}: {exc}", None, True
+        except Exception as exc:  # never a crashed server: the agent reads what went wrong
+            text, structured, is_error = f"{type(exc).__name__}: {exc}", None, True
+        if state.log is not None:
+            log = state.log
+            await anyio.to_thread.run_sync(
+                lambda: log.record(connection.number, params.name, arguments, text, is_error)
+            )
+        await check()
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structured_content=structured,
+            is_error=is_error,
+        )
+
+    async def list_resources(ctx: Any, params: Any) -> Any:
+        files = await anyio.to_thread.run_sync(state.context_files)
+        resources = [
+            types.Resource(
+                uri=PACKET_URI,
+                name="packet",
+                description="The project's context packet at the server's budget",
+                mime_type="text/markdown",
+            )
+        ]
+        resources += [
+            types.Resource(uri=uri, name=uri.removeprefix(CONTEXT_URI), mime_type="text/markdown")
+            for uri in files
+        ]
+        return types.ListResourcesResult(resources=resources)
+
+    async def read_resource(ctx: Any, params: Any) -> Any:
+        uri = str(params.uri)
+        try:
+            text, mime = await anyio.to_thread.run_sync(lambda: state.read_resource(uri))
+        except CtxLabError as exc:
+            from mcp.shared.exceptions import MCPError
+
+            raise MCPError(
+                code=types.INVALID_PARAMS, message=f"{type(exc).__name__}: {exc}"
+            ) from None
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, text=text, mime_type=mime)]
+        )
+
+    async def subscribe(ctx: Any, params: Any) -> Any:
+        key = id(ctx.session)
+        state._legacy.setdefault(key, (ctx.session, set()))[1].add(str(params.uri))
+        return types.EmptyResult()
+
+    async def unsubscribe(ctx: Any, params: Any) -> Any:
+        found = state._legacy.get(id(ctx.session))
+        if found is not None:
+            found[1].discard(str(params.uri))
+        return types.EmptyResult()
+
+    def input_schema(name: str) -> Mapping[str, Any] | None:
+        found = TOOLS.get(name)
+        return None if found is None else found[1]
+
+    return Server(
+        "ctx-lab",
+        version=__version__,
+        instructions=(
+            "ctx-lab: read large files, web pages and PDFs in chunks (read: call again with "
+            "next_cursor until truncated is false), page stored artifacts under a quota (page, "
+            "budget), get the project's budgeted context packet (packet, or the "
+            "ctx-lab://packet resource), build a prompt that fits (build), count tokens."
+        ),
+        lifespan=lifespan,
+        get_tool_input_schema=input_schema,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_subscribe_resource=subscribe,
+        on_unsubscribe_resource=unsubscribe,
+        on_subscriptions_listen=ListenHandler(bus),
+    )
+
+
+def serve(
+    state: CtxLabMCP, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765
+) -> None:
+    """Serve ``state`` over stdio or Streamable HTTP (``http://host:port/mcp``) until stopped."""
+    import anyio
+
+    server = build_server(state)
+    if transport == "stdio":
+        from mcp.server.stdio import stdio_server
+
+        async def run_stdio() -> None:
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+
+        anyio.run(run_stdio)
+        return
+    import uvicorn
+
+    app = server.streamable_http_app(host=host)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
