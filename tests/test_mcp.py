@@ -191,6 +191,10 @@ def test_a_changed_context_notifies_listeners_and_subscribers(project: Path) -> 
             with anyio.fail_after(10):
                 while not seen:
                     await anyio.sleep(0.05)
+            # unsubscribing (a later request of the same connection) stops the updates
+            await client.unsubscribe_resource("ctx-lab://context/LEARNINGS.md")
+            touch()
+            await anyio.sleep(0.6)  # six watch intervals
             # a stateful connection keeps its own paging quota without budget_id
             for _ in range(2):
                 await client.call_tool("page", {"artifact_id": ".context/TASKS.md", "end_line": 3})

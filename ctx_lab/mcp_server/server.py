@@ -144,7 +144,8 @@ class CtxLabMCP:
     now: Callable[[], datetime] | None = None
     _budgets: LRUCache[str, PagingBudget] = field(default_factory=lambda: LRUCache(1024))
     _count: int = 0
-    _legacy: dict[int, tuple[Any, set[str]]] = field(default_factory=dict)
+    # subscribers of the handshake protocol (resources/subscribe), by connection
+    _legacy: LRUCache[int, tuple[Any, set[str]]] = field(default_factory=lambda: LRUCache(1024))
     _signature: dict[str, tuple[int, int]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -320,6 +321,12 @@ class CtxLabMCP:
         return changed, now.keys() != before.keys()
 
 
+def _connection_of(ctx: Any) -> Any:
+    """The SDK connection a request arrived on (the session object is per request; its
+    connection outlives it on stateful transports). The SDK 2.3 exposes it only privately."""
+    return getattr(ctx.session, "_connection", None) or ctx.session
+
+
 def _text(args: Mapping[str, Any], name: str, *, empty: bool = False) -> str:
     value = args.get(name)
     if not isinstance(value, str) or (not empty and not value.strip()):
@@ -395,7 +402,7 @@ def build_server(state: CtxLabMCP) -> Any:
 
     async def call_tool(ctx: Any, params: Any) -> Any:
         # a connection's scratch state persists across its requests (SDK: Connection.state)
-        scratch = getattr(getattr(ctx.session, "_connection", None), "state", {})
+        scratch = getattr(_connection_of(ctx), "state", {})
         connection = state.connection(scratch)
         arguments = dict(params.arguments or {})
         try:
@@ -451,12 +458,14 @@ def build_server(state: CtxLabMCP) -> Any:
         )
 
     async def subscribe(ctx: Any, params: Any) -> Any:
-        key = id(ctx.session)
-        state._legacy.setdefault(key, (ctx.session, set()))[1].add(str(params.uri))
+        key = id(_connection_of(ctx))
+        if key not in state._legacy:
+            state._legacy[key] = (ctx.session, set())
+        state._legacy[key][1].add(str(params.uri))
         return types.EmptyResult()
 
     async def unsubscribe(ctx: Any, params: Any) -> Any:
-        found = state._legacy.get(id(ctx.session))
+        found = state._legacy.get(id(_connection_of(ctx)))
         if found is not None:
             found[1].discard(str(params.uri))
         return types.EmptyResult()
