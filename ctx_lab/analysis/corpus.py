@@ -11,7 +11,8 @@ with its ``error_type`` and ``error``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,14 +21,7 @@ from ..files import read_bytes
 from ..tokens import CounterLike, get_counter, portable_name
 from ..validate import choice, whole_number
 from .executors import describe, is_dask_client, is_local, runner
-from .report import (
-    REPLAY_CALL_COLUMNS,
-    REPLAY_SESSION_COLUMNS,
-    SWEEP_COLUMNS,
-    CorpusReport,
-    empty_frame,
-    typed_frame,
-)
+from .report import KINDS, CorpusReport, empty_frame, typed_frame
 from .tasks import Counting, ReplayTask, SweepTask, error_row, run_task
 
 __all__ = ["replay_corpus", "run_replay", "run_sweep", "sweep_corpus"]
@@ -70,61 +64,121 @@ def _check_models(models: Sequence[str], registry: str | None) -> None:
         resolve_token_budget(None, model, default=1, registry=registry)
 
 
-def _items(paths: Paths) -> list[tuple[str, str]]:
-    found = [(os.fspath(p), os.fspath(p)) for p in paths]
-    if not found:
-        raise UsageError("the corpus is empty: give one or more paths")
-    return found
-
-
 def _partition(item: str, task: Any, columns: dict[str, str]) -> Any:
     """One item's rows as a typed pandas frame (a Dask partition), made on the worker."""
     rows = [error_row(item, task)] if isinstance(task, BaseException) else run_task(task)
     return typed_frame(rows, columns)
 
 
-def _frame_or_dask(columns: dict[str, str], tasks: list[tuple[str, Any]], executor: Any) -> Any:
-    """A Dask DataFrame with one partition per item, computed on the cluster and left there."""
+@dataclass
+class _Plan:
+    """A corpus run, checked and resolved: its table's kind, its items' tasks (made as they
+    are sent, so file bytes are read one window at a time), how many there are."""
+
+    kind: str
+    tasks: Iterator[tuple[str, Any]]
+    count: int
+
+
+def _plan(
+    kind: str,
+    paths: Paths,
+    ship: str,
+    workers: int | None,
+    make: Callable[[str], Any],
+) -> _Plan:
+    """The tasks ``make(path)`` builds (the path as given names the item); one that raises
+    (an unreadable file to ship) becomes the item's error row, not the batch's end."""
+    choice(ship, SHIP, "ship")
+    if workers is not None:
+        whole_number(workers, "workers", minimum=1)
+    items = [os.fspath(p) for p in paths]
+    if not items:
+        raise UsageError("the corpus is empty: give one or more paths")
+
+    def tasks() -> Iterator[tuple[str, Any]]:
+        for item in items:
+            try:
+                yield item, make(item)
+            except Exception as exc:  # recorded as the item's error row
+                yield item, exc
+
+    return _Plan(kind, tasks(), len(items))
+
+
+def _run(plan: _Plan, executor: Any, workers: int | None, progress: bool) -> CorpusReport:
+    """Every item of ``plan`` on ``executor``, gathered as they complete, in input order."""
+    from tqdm.auto import tqdm
+
+    results: list[list[dict[str, Any]]] = [[] for _ in range(plan.count)]
+    with (
+        runner(executor, workers) as run,
+        tqdm(
+            total=plan.count, desc=plan.kind, unit="item", disable=not progress, leave=False
+        ) as bar,
+    ):
+        for index, rows in run.run(run_task, plan.tasks):
+            results[index] = rows
+            bar.update()
+        how = describe(None if executor is None else run.executor, workers)
+    rows = [row for item_rows in results for row in item_rows]
+    return CorpusReport.of(plan.kind, rows, plan.count, how)
+
+
+def _frame(plan: _Plan, executor: Any, workers: int | None, progress: bool, as_dask: bool) -> Any:
+    """The run's table: a pandas DataFrame, or with ``as_dask`` a Dask DataFrame with one
+    partition per item, computed on the cluster and left there."""
+    if not as_dask:
+        return _run(plan, executor, workers, progress).frame()
+    if not is_dask_client(executor):
+        raise UsageError("as_dask=True needs executor=<a dask.distributed Client>")
     import dask.dataframe as dd
 
-    futures = [executor.submit(_partition, item, task, columns, pure=False) for item, task in tasks]
+    columns = KINDS[plan.kind]
+    futures = [
+        executor.submit(_partition, item, task, columns, pure=False) for item, task in plan.tasks
+    ]
     return dd.from_delayed(futures, meta=empty_frame(columns), verify_meta=False)
 
 
-def _gather(
-    kind: str,
-    tasks: Iterator[tuple[str, Any]],
-    count: int,
+def _sweep_plan(
+    paths: Paths,
+    budgets: Iterable[int],
+    models: Iterable[str] | None,
+    *,
+    counter: CounterLike | None,
+    now: datetime | None,
+    profile: str,
+    focus: str | None,
+    relevance: str,
+    registry: str | None,
     executor: Any,
     workers: int | None,
-    progress: bool,
-) -> tuple[list[dict[str, Any]], str]:
-    from tqdm.auto import tqdm
+    ship: str,
+    root: str | os.PathLike[str] | None,
+) -> _Plan:
+    from ..packet import PROFILES, RELEVANCE_RULES, context_snapshot
 
-    results: list[list[dict[str, Any]]] = [[] for _ in range(count)]
-    with (
-        runner(executor, workers) as run,
-        tqdm(total=count, desc=kind, unit="item", disable=not progress, leave=False) as bar,
-    ):
-        for index, rows in run.run(run_task, tasks):
-            results[index] = rows
-            bar.update()
-        how = describe(run.executor, workers) if executor is not None else describe(None, workers)
-    return [row for rows in results for row in rows], how
+    choice(profile, PROFILES, "profile")
+    choice(relevance, RELEVANCE_RULES, "relevance")
+    sizes = tuple(whole_number(b, "budget", minimum=1) for b in budgets)
+    chosen = list(dict.fromkeys(models or ()))
+    if not sizes and not chosen:
+        raise UsageError("give budgets, models, or both: nothing to sweep")
+    _check_models(chosen, registry)
+    each: list[str | None] = [*chosen] or [None]
+    countings = tuple(_counting(counter, m, profile, executor) for m in each)
+    when = now or datetime.now(UTC)
+    base = None if root is None else os.fspath(root)
 
+    def make(path: str) -> SweepTask:
+        files = context_snapshot(path, root=base) if ship == "bytes" else None
+        return SweepTask(
+            path, path, files, sizes or (None,), countings, when, profile, focus, relevance,
+            registry, base,
+        )  # fmt: skip
 
-def _sweep_tasks(
-    items: list[tuple[str, str]], ship: str, root: str | None, **fields: Any
-) -> Iterator[tuple[str, Any]]:
-    from ..packet import context_snapshot
-
-    for item, path in items:
-        try:
-            files = context_snapshot(path, root=root) if ship == "bytes" else None
-        except Exception as exc:  # unreadable here: the item's error row, not the batch's end
-            yield item, exc
-            continue
-        yield item, SweepTask(item, path, files, root=root, **fields)
+    return _plan("sweep", paths, ship, workers, make)
 
 
 def run_sweep(
@@ -145,55 +199,12 @@ def run_sweep(
     root: str | os.PathLike[str] | None = None,
 ) -> CorpusReport:
     """:func:`sweep_corpus` as a report (what ``ctx-lab sweep`` prints)."""
-    tasks, count = _sweep_plan(
-        paths, budgets, models, counter, now, profile, focus, relevance, registry, executor,
-        workers, ship, root,
+    plan = _sweep_plan(
+        paths, budgets, models, counter=counter, now=now, profile=profile, focus=focus,
+        relevance=relevance, registry=registry, executor=executor, workers=workers, ship=ship,
+        root=root,
     )  # fmt: skip
-    rows, how = _gather("sweep", tasks, count, executor, workers, progress)
-    return CorpusReport.of("sweep", rows, count, how)
-
-
-def _sweep_plan(
-    paths: Paths,
-    budgets: Iterable[int],
-    models: Iterable[str] | None,
-    counter: CounterLike | None,
-    now: datetime | None,
-    profile: str,
-    focus: str | None,
-    relevance: str,
-    registry: str | None,
-    executor: Any,
-    workers: int | None,
-    ship: str,
-    root: str | os.PathLike[str] | None,
-) -> tuple[Iterator[tuple[str, Any]], int]:
-    from ..packet import PROFILES, RELEVANCE_RULES
-
-    choice(ship, SHIP, "ship")
-    choice(profile, PROFILES, "profile")
-    choice(relevance, RELEVANCE_RULES, "relevance")
-    if workers is not None:
-        whole_number(workers, "workers", minimum=1)
-    sizes = tuple(whole_number(b, "budget", minimum=1) for b in budgets)
-    chosen = list(dict.fromkeys(models or ()))
-    if not sizes and not chosen:
-        raise UsageError("give budgets, models, or both: nothing to sweep")
-    _check_models(chosen, registry)
-    each: list[str | None] = [*chosen] or [None]
-    countings = tuple(_counting(counter, m, profile, executor) for m in each)
-    items = _items(paths)
-    fields = {
-        "budgets": sizes or (None,),
-        "countings": countings,
-        "now": now or datetime.now(UTC),
-        "profile": profile,
-        "focus": focus,
-        "relevance": relevance,
-        "registry": registry,
-    }
-    shown_root = None if root is None else os.fspath(root)
-    return _sweep_tasks(items, ship, shown_root, **fields), len(items)
+    return _run(plan, executor, workers, progress)
 
 
 def sweep_corpus(
@@ -226,41 +237,18 @@ def sweep_corpus(
     sends each directory's files instead of its path. ``now`` (default: this moment, taken
     once) dates every packet alike.
     """
-    if as_dask:
-        if not is_dask_client(executor):
-            raise UsageError("as_dask=True needs executor=<a dask.distributed Client>")
-        tasks, _ = _sweep_plan(
-            paths, budgets, models, counter, now, profile, focus, relevance, registry,
-            executor, workers, ship, root,
-        )  # fmt: skip
-        return _frame_or_dask(SWEEP_COLUMNS, list(tasks), executor)
-    return run_sweep(
+    plan = _sweep_plan(
         paths, budgets, models, counter=counter, now=now, profile=profile, focus=focus,
         relevance=relevance, registry=registry, executor=executor, workers=workers, ship=ship,
-        progress=progress, root=root,
-    ).frame()  # fmt: skip
-
-
-def _replay_tasks(
-    items: list[tuple[str, str]], ship: str, root: str | None, **fields: Any
-) -> Iterator[tuple[str, Any]]:
-    from ..files import confine
-
-    for item, path in items:
-        try:
-            data = None
-            if ship == "bytes":
-                source = confine(root, path, what="file") if root is not None else path
-                data = read_bytes(source)
-        except Exception as exc:  # unreadable here: the item's error row, not the batch's end
-            yield item, exc
-            continue
-        yield item, ReplayTask(item, path, data, root=root, **fields)
+        root=root,
+    )  # fmt: skip
+    return _frame(plan, executor, workers, progress, as_dask)
 
 
 def _replay_plan(
     paths: Paths,
     models: Iterable[str] | str,
+    *,
     counter: CounterLike | None,
     per: str,
     preserve_recent: int,
@@ -272,29 +260,28 @@ def _replay_plan(
     workers: int | None,
     ship: str,
     root: str | os.PathLike[str] | None,
-) -> tuple[Iterator[tuple[str, Any]], int]:
-    choice(ship, SHIP, "ship")
+) -> _Plan:
+    from ..files import confine
+
     choice(per, PER, "per")
     whole_number(preserve_recent, "preserve_recent")
-    if workers is not None:
-        whole_number(workers, "workers", minimum=1)
     chosen = list(dict.fromkeys([models] if isinstance(models, str) else models))
     if not chosen:
         raise UsageError("give the models to replay the corpus on (--model M)")
     _check_models(chosen, registry)
     countings = tuple(_counting(counter, m, "design", executor) for m in chosen)
-    items = _items(paths)
-    fields = {
-        "countings": countings,
-        "per": per,
-        "preserve_recent": preserve_recent,
-        "output_limit": output_limit,
-        "caching": caching,
-        "transcript_format": transcript_format,
-        "registry": registry,
-    }
-    shown_root = None if root is None else os.fspath(root)
-    return _replay_tasks(items, ship, shown_root, **fields), len(items)
+    base = None if root is None else os.fspath(root)
+
+    def make(path: str) -> ReplayTask:
+        data = None
+        if ship == "bytes":
+            data = read_bytes(confine(base, path, what="file") if base is not None else path)
+        return ReplayTask(
+            path, path, data, countings, per, preserve_recent, output_limit, caching,
+            transcript_format, registry, base,
+        )  # fmt: skip
+
+    return _plan(f"replay-{per}", paths, ship, workers, make)
 
 
 def run_replay(
@@ -315,12 +302,12 @@ def run_replay(
     root: str | os.PathLike[str] | None = None,
 ) -> CorpusReport:
     """:func:`replay_corpus` as a report (what ``ctx-lab replay FILES…`` prints)."""
-    tasks, count = _replay_plan(
-        paths, models, counter, per, preserve_recent, output_limit, caching,
-        transcript_format, registry, executor, workers, ship, root,
+    plan = _replay_plan(
+        paths, models, counter=counter, per=per, preserve_recent=preserve_recent,
+        output_limit=output_limit, caching=caching, transcript_format=transcript_format,
+        registry=registry, executor=executor, workers=workers, ship=ship, root=root,
     )  # fmt: skip
-    rows, how = _gather("replay", tasks, count, executor, workers, progress)
-    return CorpusReport.of(f"replay-{per}", rows, count, how)
+    return _run(plan, executor, workers, progress)
 
 
 def replay_corpus(
@@ -347,18 +334,9 @@ def replay_corpus(
     :data:`REPLAY_CALL_COLUMNS`). ``counter`` (default: each model's own tokenizer or stored
     calibration, resolved here and sent by name), executors, ``ship`` and ``as_dask`` as in
     :func:`sweep_corpus`."""
-    if as_dask:
-        if not is_dask_client(executor):
-            raise UsageError("as_dask=True needs executor=<a dask.distributed Client>")
-        tasks, _ = _replay_plan(
-            paths, models, counter, per, preserve_recent, output_limit, caching,
-            transcript_format, registry, executor, workers, ship, root,
-        )  # fmt: skip
-        columns = REPLAY_SESSION_COLUMNS if per == "session" else REPLAY_CALL_COLUMNS
-        return _frame_or_dask(columns, list(tasks), executor)
-    return run_replay(
+    plan = _replay_plan(
         paths, models, counter=counter, per=per, preserve_recent=preserve_recent,
         output_limit=output_limit, caching=caching, transcript_format=transcript_format,
-        registry=registry, executor=executor, workers=workers, ship=ship, progress=progress,
-        root=root,
-    ).frame()  # fmt: skip
+        registry=registry, executor=executor, workers=workers, ship=ship, root=root,
+    )  # fmt: skip
+    return _frame(plan, executor, workers, progress, as_dask)

@@ -46,13 +46,12 @@ def is_local(executor: Any) -> bool:
 
 
 def describe(executor: Any, workers: int | None) -> str:
-    """How the run was executed, for reports: ``inline``, ``process pool, 2 workers`` …"""
+    """How the run was executed, for reports: ``inline``, ``process pool, 2 workers``, a Dask
+    client's scheduler and workers, or an Executor's type."""
     if executor is None:
         return f"process pool, {workers or os.cpu_count() or 1} workers"
     if executor == INLINE:
         return "inline (this process)"
-    if isinstance(executor, str):
-        return f"dask {executor}"
     if is_dask_client(executor):
         workers_info = executor.scheduler_info().get("workers", {})
         return f"dask {executor.scheduler.address}, {len(workers_info)} workers"

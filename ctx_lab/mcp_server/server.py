@@ -27,6 +27,7 @@ from .._version import __version__
 from ..errors import CtxLabError, UsageError
 from ..files import resolve_root
 from ..paging import PagingBudget
+from ..read import DEFAULT_MAX_CHARS
 from ..tokens import get_counter, resolve_counter
 from ..tools import PAGE_INSTRUCTIONS, PAGE_PARAMETERS, READ_INSTRUCTIONS, READ_PARAMETERS
 from .calllog import CallLog
@@ -158,7 +159,6 @@ class CtxLabMCP:
             [self.root], self.allow_private, allow_http=True, secret=user_cursor_secret()
         )
         self._signature = self._context_signature()
-        self._bus: Any = None
 
     # -- connections ----------------------------------------------------------------------
 
@@ -191,7 +191,7 @@ class CtxLabMCP:
         return commands.read(
             _text(args, "uri"),
             cursor=args.get("cursor"),
-            max_chars=args.get("max_chars", READ_PARAMETERS["properties"]["max_chars"]["default"]),
+            max_chars=args.get("max_chars", DEFAULT_MAX_CHARS),
             root=self.root,
             allow_private=self.allow_private,
             reader=self.reader,
@@ -359,7 +359,6 @@ def build_server(state: CtxLabMCP) -> Any:
     from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
 
     bus = InMemorySubscriptionBus()
-    state._bus = bus
 
     async def notify(changed: set[str], listed: bool) -> None:
         for uri in sorted(changed):
