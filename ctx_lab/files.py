@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
     "MAX_FILE_BYTES_ENV",
     "SNIFF_BYTES",
+    "check_path_text",
     "confine",
     "create_exclusive",
     "decode_text",
@@ -103,6 +104,13 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
+def check_path_text(text: str, *, what: str = "path") -> str:
+    """``text`` when the system can take it as a path; :class:`PathOutsideRoot` for a NUL byte."""
+    if "\x00" in text:
+        raise PathOutsideRoot(f"{what}: {text!r} is not a valid path (NUL byte)")
+    return text
+
+
 def confine(root: Pathish, path: Pathish, *, what: str = "path") -> Path:
     """``path`` (relative to ``root``, or absolute) resolved, which must lie inside ``root``.
 
@@ -113,9 +121,7 @@ def confine(root: Pathish, path: Pathish, *, what: str = "path") -> Path:
     "not found" in its own words. ``what`` names the parameter in the message.
     """
     base = resolve_root(root)
-    text = os.fspath(path)
-    if "\x00" in text:
-        raise PathOutsideRoot(f"{what}: {text!r} is not a valid path (NUL byte)")
+    text = check_path_text(os.fspath(path), what=what)
     if text.startswith("~"):
         raise PathOutsideRoot(f"{what}: {text!r}: '~' is not expanded; use a path under {base}")
     candidate = Path(text)

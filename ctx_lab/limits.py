@@ -84,6 +84,20 @@ LIMITS: dict[str, Limit] = {
             unit="files",
         ),
         Limit("pdf", 2000, "CTX_LAB_MAX_PDF_PAGES", "pages of one PDF", unit="pages"),
+        Limit(
+            "collect_files",
+            100_000,
+            "CTX_LAB_MAX_COLLECT_FILES",
+            "files found by expanding one directory or glob of a build",
+            unit="files",
+        ),
+        Limit(
+            "collect_seconds",
+            20,
+            "CTX_LAB_MAX_COLLECT_SECONDS",
+            "the time one directory or glob of a build may take to expand",
+            unit="seconds",
+        ),
     )
 }
 

@@ -14,22 +14,18 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ctx_lab"
 
 # The layers of ARCHITECTURE.md, by top-level module or package of ctx_lab.
 CORE = {
-    "_deprecated",
+    "clock",
     "_version",
     "display",
     "errors",
     "examples",
     "files",
     "limits",
-    "fileio",
-    "model_report",
     "models",
     "plotting",
     "schemas",
     "severity",
-    "textfile",
     "token_budget",
-    "token_report",
     "tokens",
     "validate",
 }
@@ -375,6 +371,73 @@ def test_the_routes_call_the_command_functions() -> None:
 @pytest.mark.parametrize("name", sorted(HOMES))
 def test_each_home_exists(name: str) -> None:
     assert (PACKAGE / HOMES[name]).is_file()
+
+
+WALL_CLOCK_READS = {
+    ("datetime", "now"),
+    ("datetime", "utcnow"),
+    ("datetime", "today"),
+    ("date", "today"),
+    ("time", "time"),
+    ("time", "time_ns"),
+}
+CLOCK_PARAMETERS = {"now", "clock"}
+
+
+def _wall_clock_findings(tree: ast.AST, where: str) -> list[str]:
+    """Wall-clock reads outside ``clock.py``, and ``utc_now()`` in a function that takes no
+    injectable ``now``/``clock``."""
+    findings: list[str] = []
+
+    def visit(node: ast.AST, params: set[str]) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            args = node.args
+            names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+            params = names if not isinstance(node, ast.Lambda) else params | names
+        if isinstance(node, ast.Attribute):
+            value = node.value
+            base = value.id if isinstance(value, ast.Name) else getattr(value, "attr", "")
+            if (base, node.attr) in WALL_CLOCK_READS:
+                findings.append(f"{where}:{node.lineno} reads the wall clock ({base}.{node.attr})")
+        if isinstance(node, ast.Name) and node.id == "utc_now" and not (params & CLOCK_PARAMETERS):
+            findings.append(f"{where}:{node.lineno} uses utc_now without a now/clock parameter")
+        for child in ast.iter_child_nodes(node):
+            visit(child, params)
+
+    visit(tree, set())
+    return sorted(set(findings))
+
+
+def test_time_enters_through_an_injectable_clock() -> None:
+    findings: list[str] = []
+    for path in modules():
+        if path.name == "clock.py" and path.parent == PACKAGE:
+            continue
+        findings += _wall_clock_findings(
+            ast.parse(path.read_text()), str(path.relative_to(PACKAGE))
+        )
+    assert not findings, "\n".join(findings)
+
+
+def test_the_clock_guard_bites() -> None:
+    bad = """
+from datetime import UTC, datetime
+import time
+from .clock import utc_now
+def stamp():
+    return datetime.now(UTC)
+def age(entry):
+    return time.time() - entry
+def dated(x):
+    return utc_now()
+def fine(x, now=None):
+    return now or utc_now()
+class Journal:
+    def __init__(self, clock=None):
+        self.clock = clock or utc_now
+"""
+    findings = _wall_clock_findings(ast.parse(bad), "bad.py")
+    assert [f.split(" ", 1)[0] for f in findings] == ["bad.py:10", "bad.py:6", "bad.py:8"]
 
 
 def test_every_exception_class_lives_in_errors() -> None:

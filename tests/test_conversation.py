@@ -304,9 +304,9 @@ def test_not_json(tmp_path: Path) -> None:
         ContextManager.load(bad)
 
 
-def test_history_frame() -> None:
+def test_ledger_frame() -> None:
     m = manager([500] * 10)
-    frame = m.history_frame()
+    frame = m.ledger()
     assert list(frame.columns) == ["id", "role", "tokens", "summary_id", "in_context"]
     assert frame["in_context"].tolist() == [False] * 3 + [True] * 7
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from ctx_lab.display import PAYLOAD_VERSION, mime_type, text_table
-from ctx_lab.model_report import describe_model, list_models
-from ctx_lab.token_report import TextInput, count_texts
+from ctx_lab.models import describe_model, list_models
+from ctx_lab.tokens import TextInput, count_texts
 
 HOSTILE = '<img src=x onerror=alert(1)> & "quotes"'
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from ctx_lab.model_report import ModelInfo
-from ctx_lab.token_report import TokenReport
+from ctx_lab.models import ModelInfo
+from ctx_lab.tokens import TokenReport
 
 
 def test_line_magic_returns_result_object(ip) -> None:

@@ -7,6 +7,7 @@ check bites: an altered key output makes nbval fail, the untouched copy passes.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -19,7 +20,7 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 CHECK_TAG = "nbval-check-output"
 
 
-def _nbval(notebook: Path) -> subprocess.CompletedProcess[str]:
+def _nbval(notebook: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [
             sys.executable,
@@ -40,6 +41,7 @@ def _nbval(notebook: Path) -> subprocess.CompletedProcess[str]:
         cwd=notebook.parent,
         check=False,
         timeout=600,
+        env=env,
     )
 
 
@@ -85,3 +87,35 @@ def test_nbval_catches_an_altered_key_output(tmp_path: Path) -> None:
     result = _nbval(altered)
     assert result.returncode == 1, result.stdout
     assert "186110" in result.stdout or "mismatch" in result.stdout.lower()
+
+
+@pytest.mark.kernel
+@pytest.mark.slow
+def test_the_shifted_clock_run_catches_an_output_that_carries_the_day(tmp_path: Path) -> None:
+    """scripts/test.sh runs the notebooks again with the kernels' clock years ahead; a stored
+    output that carries the day it was made fails there (and passes on the day itself)."""
+    from nbclient import NotebookClient
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "clock"))
+    from ipython_dir import make_ipython_dir
+
+    dated = tmp_path / "dated.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import datetime\nprint(datetime.date.today().isoformat())",
+            metadata={"tags": [CHECK_TAG]},
+        )
+    ]
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    nbformat.write(nb, dated)
+    assert _nbval(dated).returncode == 0
+
+    env = {
+        **os.environ,
+        "IPYTHONDIR": str(make_ipython_dir(str(tmp_path))),
+        "CTX_LAB_CLOCK_SHIFT_DAYS": "1096",
+    }
+    shifted = _nbval(dated, env)
+    assert shifted.returncode == 1, shifted.stdout
+    assert "Cell outputs differ" in shifted.stdout

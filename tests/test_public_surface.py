@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib
 import typing
-import warnings
 
 import pytest
 
@@ -334,6 +333,7 @@ SURFACE: dict[str, list[str]] = {
         "DEFAULT_MAX_FILE_BYTES",
         "MAX_FILE_BYTES_ENV",
         "SNIFF_BYTES",
+        "check_path_text",
         "confine",
         "create_exclusive",
         "decode_text",
@@ -393,16 +393,6 @@ SURFACE: dict[str, list[str]] = {
 }
 
 
-DEPRECATED = {
-    "ctx_lab.read": ["Toolbox", "page_tool", "read_tool"],
-    "ctx_lab.token_report": ["TokenReport", "count_texts"],
-    "ctx_lab.model_report": ["ModelInfo", "describe_model"],
-    "ctx_lab.fileio": ["write_atomic"],
-    "ctx_lab.textfile": ["read_text", "decode_text"],
-    "ctx_lab.packet": ["Summary"],
-}
-
-
 @pytest.mark.parametrize("module", sorted(SURFACE))
 def test_the_public_surface_is_frozen(module: str) -> None:
     assert sorted(importlib.import_module(module).__all__) == sorted(SURFACE[module])
@@ -420,26 +410,16 @@ def test_every_public_name_exists_and_says_what_it_is(module: str) -> None:
             assert (getattr(value, "__doc__", None) or "").strip(), f"{module}.{name}"
 
 
-@pytest.mark.parametrize(("module", "names"), sorted(DEPRECATED.items()))
-def test_moved_names_still_work_and_warn(module: str, names: list[str]) -> None:
-    mod = importlib.import_module(module)
-    for name in names:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            value = getattr(mod, name)
-        assert value is not None
-        assert any(issubclass(w.category, DeprecationWarning) for w in caught), f"{module}.{name}"
-        assert name not in getattr(mod, "__all__", ())
+def test_no_deprecated_aliases_remain() -> None:
+    """The package is unreleased: moved names are not kept as warning aliases."""
+    for old in ("fileio", "textfile", "model_report", "token_report", "_deprecated"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(f"ctx_lab.{old}")
+    for module, name in [("ctx_lab.read", "Toolbox"), ("ctx_lab.packet", "Summary")]:
+        assert not hasattr(importlib.import_module(module), name)
+    from ctx_lab.conversation import ContextManager
 
-
-def test_history_frame_is_ledger() -> None:
-    from ctx_lab.conversation import ContextManager, Message
-
-    manager = ContextManager("gpt-4o", counter="bytes/4")
-    manager.push_message(Message.user("hello"))
-    with pytest.warns(DeprecationWarning, match="ledger"):
-        old = manager.history_frame()
-    assert old.equals(manager.ledger())
+    assert not hasattr(ContextManager, "history_frame")
 
 
 def test_a_package_is_typed() -> None:

@@ -19,12 +19,10 @@ from ctx_lab.read import (
     CorruptDocument,
     LimitExceeded,
     Reader,
-    Toolbox,
     UnsupportedContent,
-    page_tool,
-    read_tool,
 )
 from ctx_lab.read.paginate import chunk_text, cut_point
+from ctx_lab.tools import Toolbox, page_tool, read_tool
 
 MARKER = re.compile(r"\[page \d+ of \d+(?:, continued)?\]\n")
 

@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 from read_helpers import make_pdf
 
+from ctx_lab import commands
 from ctx_lab.builder import build_context
 from ctx_lab.commands import invoke
 from ctx_lab.conversation import ContextManager, Message, StreamJournal, recover_into
@@ -52,8 +53,6 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
     active = journal.begin_session("m")
     active.append_text("partial")
     journal.close()
-    from ctx_lab.server.handlers import find_context
-
     out: dict[str, list[dict]] = {
         "tokens": [payload_of(["tokens", str(tmp / "a.txt"), "--counter", "all"])],
         "model": [
@@ -103,7 +102,9 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
             payload_of(["calibrate", str(SESSIONS / "support-chat.jsonl"), "--no-save"]),
             saved_calibration(tmp / "config"),
         ],
-        "context": [find_context(REPO, REPO / "ctx_lab" / "examples" / "tidepool").payload()],
+        "context": [
+            commands.context(REPO / "ctx_lab" / "examples" / "tidepool", root=REPO).payload()
+        ],
         "corpus": [
             payload_of([*CORPUS_SWEEP, str(EXAMPLES / "tidepool"), str(tmp)]),
             payload_of([*CORPUS_REPLAY, *(str(p) for p in SESSIONS.iterdir()), str(tmp / "a.txt")]),

@@ -13,9 +13,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
+from ..clock import utc_now
 from ..errors import UsageError
 from ..files import read_bytes
 from ..tokens import CounterLike, get_counter, portable_name
@@ -168,7 +169,7 @@ def _sweep_plan(
     _check_models(chosen, registry)
     each: list[str | None] = [*chosen] or [None]
     countings = tuple(_counting(counter, m, profile, executor) for m in each)
-    when = now or datetime.now(UTC)
+    when = now or utc_now()
     base = None if root is None else os.fspath(root)
 
     def make(path: str) -> SweepTask:

@@ -8,9 +8,10 @@ import os
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from itertools import accumulate
 
+from ..clock import utc_now
 from ..errors import CalibrationError, UsageError
 from ..tokens import MODEL_COUNTER, Calibration, get_counter, save_calibration
 from ..tokens._calibration import model_extends, model_family
@@ -121,7 +122,7 @@ def calibrate(
     ratio, low, high = round(ratio, 4), round(low, 4), round(high, 4)
     hidden = [r - ratio * c for c, r, m in pairs if m == "growth"]
     overhead_tokens = max(int(statistics.median(hidden)), 0) if hidden else 0
-    moment = now() if callable(now) else now or datetime.now(UTC)
+    moment = now() if callable(now) else now or utc_now()
     warnings = []
     if len(ratios) < 20:
         warnings.append(f"only {len(ratios)} calls: the interval is rough")

@@ -12,10 +12,11 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Self
 
+from ..clock import utc_now
 from ..errors import JournalBusy, JournalError
 from ..files import real_path
 from ..validate import savable_text
@@ -138,7 +139,7 @@ class SqliteJournal:
     ) -> None:
         self.db = db
         self.path = path
-        self.clock = clock or (lambda: datetime.now(UTC))
+        self.clock = clock or utc_now
         self._lock = threading.RLock()
         if create_schema:
             db.executescript(self.SCHEMA)

@@ -12,11 +12,12 @@ import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..clock import utc_now
 from ..errors import (
     ContextBuildError,
     CtxLabError,
@@ -228,7 +229,7 @@ class ContextManager:
         self._role_tokens: dict[str, int] = {}
         self._units: tuple[tuple[int, int | None], tuple[tuple[int, int], ...]] = ((-1, None), ())
         self._prefix: tuple[tuple[int, int | None], list[int]] = ((-1, None), [0])
-        self.clock = clock or (lambda: datetime.now(UTC))
+        self.clock = clock or utc_now
         self.history = FullHistory()
         self._settings = _Settings(preserve_recent, target_ratio)
         self._model = model
@@ -800,17 +801,6 @@ class ContextManager:
         ]
         frame = pd.DataFrame(rows, columns=["id", "role", "tokens", "summary_id", "in_context"])
         return frame.astype({"summary_id": "Int64"})
-
-    def history_frame(self) -> Any:
-        """Deprecated: :meth:`ledger`."""
-        import warnings
-
-        warnings.warn(
-            "ContextManager.history_frame() is deprecated; use ContextManager.ledger()",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.ledger()
 
     def usage(self) -> ContextUsage:
         """The current usage (displays as a gauge coloured by severity)."""

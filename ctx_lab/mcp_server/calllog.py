@@ -8,10 +8,11 @@ import json
 import os
 import threading
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..clock import utc_now
 from ..errors import CtxLabError
 from ..tokens import get_counter
 
@@ -46,7 +47,7 @@ class CallLog:
         if not self.path.parent.is_dir():
             raise CtxLabError(f"cannot log to {self.path}: its directory does not exist")
         self.counter = get_counter(counter)
-        self.clock = clock or (lambda: datetime.now(UTC))
+        self.clock = clock or utc_now
         self._lock = threading.Lock()
         self._calls = 0
 

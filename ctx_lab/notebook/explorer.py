@@ -15,6 +15,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ..clock import utc_now
 from ..display import escape, warnings_html
 from ..models import BUILTIN_MODELS
 from ..packet import ctx08
@@ -60,8 +61,9 @@ class BudgetExplorer:
     ) -> None:
         self.ctx = ctx if isinstance(ctx, ProjectContext) else load_context(ctx)
         self._assemblers: dict[str, PacketAssembler] = {}
-        self._now_time = (now or datetime.now(UTC)).astimezone(UTC).timetz()
-        start = (now or datetime.now(UTC)).astimezone(UTC).date()
+        self._now_time = (now or utc_now()).astimezone(UTC).timetz()
+        start = (now or utc_now()).astimezone(UTC).date()
+        self._start_date = start
         model_names = list(models) if models is not None else [k.prefix for k in BUILTIN_MODELS]
         self.budget = widgets.IntSlider(
             value=budget,
@@ -132,7 +134,7 @@ class BudgetExplorer:
 
     def now(self) -> datetime:
         """The date picked, at the explorer's time of day, in UTC."""
-        picked: date = self.date.value or datetime.now(UTC).date()
+        picked: date = self.date.value or self._start_date
         return datetime.combine(picked, time(self._now_time.hour, self._now_time.minute), UTC)
 
     def update(self, change: Any = None) -> Packet:

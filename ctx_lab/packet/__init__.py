@@ -4,7 +4,6 @@
 >>> packet = assemble_packet(load_context("."), budget=2000)      # doctest: +SKIP
 """
 
-from .._deprecated import module_getattr
 from ..errors import ContextNotFound
 from .analysis import ProfileComparison, compare_profiles, diff, sweep
 from .assemble import (
@@ -66,6 +65,3 @@ __all__ = [
     "resolve_budget",
     "sweep",
 ]
-
-# the packet's summary line of an entry was ``Summary``, like the conversation's summaries
-__getattr__ = module_getattr(__name__, {"Summary": "ctx_lab.packet:EntrySummary"})

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from cachetools import LRUCache
 
+from ..clock import utc_now
 from ..errors import UsageError
 from ..models import ModelRegistry, get_registry
 from ..token_budget import resolve_token_budget
@@ -378,7 +379,7 @@ class PacketAssembler:
         focus = focus.strip() if focus and focus.strip() else None
         focus_keywords = extract_keywords([focus], self.stop_words) if focus is not None else None
         budget, source = resolve_budget(self.ctx, budget, model, registry, environ)
-        now = now or datetime.now(UTC)
+        now = now or utc_now()
         generated = _timestamp(now)
         today = local_date(now)
         ctx = self.ctx

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any, TypeVar
 
 from cachetools import LRUCache
 
+from ..clock import wall_time_ns
 from ..display import RichResult
 from ..errors import ContextNotFound
 from ..files import (
@@ -266,7 +266,7 @@ def load_context(
         return known[1]
     loaded = _load(context_dir, files, skipped)
     newest = max((stamp[2] for stamp in signature[0]), default=0)
-    if time.time_ns() - newest > RACY_NS:
+    if wall_time_ns() - newest > RACY_NS:
         with _CACHE_LOCK:
             _CACHE[key] = (signature, loaded)
     return loaded

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from ..clock import utc_now
 from ..errors import UsageError
 from .context import READ_ORDER, ProjectContext
 from .layout import INSTRUCTION
@@ -305,7 +306,7 @@ def assemble_ctx08(
     """Assemble ``ctx``'s packet as ctx 0.8.1 does (``ctx-parity.md``). ``display_dir`` is the
     directory string printed — and counted — in the read order (default: the absolute
     ``.context/`` path); ``now`` dates the packet and the entries' ages in the local time zone."""
-    now = now or datetime.now(UTC)
+    now = now or utc_now()
     shown = default_display_dir(ctx) if display_dir is None else display_dir.rstrip("/")
     texts = ctx.texts
     generated = (now if now.tzinfo else now.astimezone()).astimezone(UTC)

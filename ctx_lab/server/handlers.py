@@ -359,16 +359,3 @@ def setup_handlers(web_app: Any, config: Any = None) -> None:
             for name, handler in ROUTES.items()
         ],
     )
-
-
-def find_context(root: Path, start: Path) -> RichResult:
-    """Deprecated: :func:`ctx_lab.packet.find_context` (``find_context(start, root=root)``)."""
-    import warnings
-
-    warnings.warn(
-        "ctx_lab.server.handlers.find_context(root, start) is deprecated; use "
-        "ctx_lab.packet.find_context(start, root=root)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return commands.context(start, root=root)
