@@ -16,12 +16,14 @@ if [ ! -x "$VENV/bin/python" ]; then
   echo "==> creating $VENV"
   "$PYTHON" -m venv "$VENV"
 fi
-echo "==> installing ctx-lab with the notebook extras"
+# [notebook]: pandas, matplotlib, widgets; [dask]: notebook 07's LocalCluster and Parquet output
+echo "==> installing ctx-lab with the notebook and dask extras"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -c scripts/constraints.txt -e ".[notebook]"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -c scripts/constraints.txt -e ".[notebook,dask]"
 
 # scripts/lab.sh [DIR]: serve DIR (default: this repository, where the notebooks and the example
-# project are) with hidden files allowed and shown, so .context/ is visible in the file browser.
+# project are). Hidden files are served and shown so .context/ is visible; the clutter a checkout
+# holds (.git, virtualenvs, caches, node_modules) is hidden by the server for this venv only.
 ROOT="$PWD"
 if [ $# -gt 0 ] && [ -d "$1" ]; then ROOT="$(cd "$1" && pwd)"; shift; fi
 settings="$VENV/share/jupyter/lab/settings"
@@ -29,9 +31,27 @@ mkdir -p "$settings"
 cat > "$settings/overrides.json" <<'JSON'
 {"@jupyterlab/filebrowser-extension:browser": {"showHiddenFiles": true}}
 JSON
-args=(--ServerApp.ip=127.0.0.1 --ServerApp.root_dir="$ROOT" --ContentsManager.allow_hidden=True)
+server_config="$VENV/etc/ctx-lab-lab.py"
+cat > "$server_config" <<'PY'
+# written by scripts/lab.sh: hidden files are served (so .context/ shows), a checkout's clutter not
+c.ContentsManager.allow_hidden = True
+c.ContentsManager.hide_globs = [
+    "__pycache__", "*.pyc", "*.pyo", ".DS_Store", "*~", ".git", ".hg", ".svn", ".venv*", "venv",
+    "node_modules", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".tox", ".ipynb_checkpoints",
+    ".cache", ".ci", ".hypothesis",
+]
+PY
+
+PORT="${CTX_LAB_PORT:-$("$VENV/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
+TOKEN="${CTX_LAB_TOKEN:-$("$VENV/bin/python" -c 'import secrets; print(secrets.token_hex(24))')}"
+start="lab"
+if [ -f "$ROOT/notebooks/01_quickstart.ipynb" ]; then start="lab/tree/notebooks/01_quickstart.ipynb"; fi
+args=(--ServerApp.ip=127.0.0.1 --ServerApp.port="$PORT" --ServerApp.port_retries=0
+      --ServerApp.root_dir="$ROOT" --IdentityProvider.token="$TOKEN"
+      --ServerApp.default_url="/$start" --config="$server_config")
 if [ "$(id -u)" = 0 ]; then args+=(--allow-root); fi
-open_first=()
-if [ -f "$ROOT/notebooks/01_quickstart.ipynb" ]; then open_first=("$ROOT/notebooks/01_quickstart.ipynb"); fi
 echo "==> opening JupyterLab on $ROOT (Ctrl-C to stop)"
-exec "$VENV/bin/jupyter" lab "${args[@]}" "${open_first[@]}" "$@"
+echo
+echo "    Open the quickstart:  http://127.0.0.1:$PORT/$start?token=$TOKEN"
+echo
+exec "$VENV/bin/jupyter" lab "${args[@]}" "$@"

@@ -91,3 +91,16 @@ def test_ctx08_profile_in_the_explorer() -> None:
     assert bytes(explorer.plot.value).startswith(b"\x89PNG")
     explorer.profile.value = "design"
     assert explorer.packet.counter == "cl100k" and explorer.packet.tokens_used <= 800
+
+
+def test_a_chosen_model_counts_as_the_cli_does() -> None:
+    """One counter rule on every surface: no counter chosen + a model = the model's own."""
+    from ctx_lab import commands
+
+    explorer = BudgetExplorer(EXAMPLE_DIR, budget=1500, now=EXAMPLE_NOW)
+    assert explorer.packet.counter == "bytes/4"  # no model: the CLI's default too
+    explorer.model.value = "gpt-4o"
+    cli = commands.packet(example=True, model="gpt-4o", now=EXAMPLE_NOW)
+    assert explorer.packet.counter == cli.counter == "o200k"
+    assert explorer.packet.tokens_used == cli.tokens_used
+    assert explorer.packet.exact and explorer.packet.budget == cli.budget == explorer.budget.value

@@ -101,6 +101,7 @@ class ReplayReport(RichResult):
     unknown_lines: int = 0
     images: int = 0
     warnings: tuple[str, ...] = field(default=())
+    registry: str = "builtin"
 
     payload_kind = "replay"
 
@@ -154,6 +155,7 @@ class ReplayReport(RichResult):
             "columns": list(REPLAY_COLUMNS),
             "rows": [dict(r) for r in self.rows],
             "warnings": list(self.warnings),
+            "registry": self.registry,
         }
 
     @classmethod
@@ -172,6 +174,7 @@ class ReplayReport(RichResult):
             data.get("unknown_lines", 0),
             data.get("images", 0),
             tuple(data.get("warnings", ())),
+            data.get("registry", "builtin"),
         )
 
     def _summary_rows(self) -> list[list[object]]:
@@ -195,7 +198,8 @@ class ReplayReport(RichResult):
     def _head(self) -> str:
         return (
             f"{self.source}: {self.format}, {self.calls} calls, {self.messages} messages, "
-            f"{len(self.recorded_compactions)} recorded compactions"
+            f"{len(self.recorded_compactions)} recorded compactions; prices from the "
+            f"{self.registry} registry"
         )
 
     def to_text(self) -> str:
@@ -404,6 +408,9 @@ def replay_report(
         counters.append(info)
         if info["note"]:
             warnings.append(info["note"])
+        gap = price_gap(model, resolved)
+        if gap:
+            warnings.append(gap)
         rows += _replay_model(
             transcript,
             model,
@@ -428,6 +435,48 @@ def replay_report(
         transcript.unknown_lines,
         transcript.images,
         tuple(dict.fromkeys(warnings)),
+        resolved.name,
+    )
+
+
+_PRICE_PARTS = (
+    ("input", "input_per_mtok"),
+    ("output", "output_per_mtok"),
+    ("cache read", "cache_read_per_mtok"),
+    ("cache write", "cache_write_per_mtok"),
+)
+PRICE_GAP = 0.10  # the other registry's price differs by more than this: say so
+
+
+def price_gap(model: str, used: ModelRegistry) -> str | None:
+    """A warning when the other shipped registry (``builtin`` ↔ ``models-dev``) prices ``model``
+    more than 10 % differently from ``used`` — or knows a price ``used`` lacks — naming both."""
+    other_name = {"builtin": "models-dev", "models-dev": "builtin"}.get(used.name)
+    if other_name is None:
+        return None
+    try:
+        mine = used.get(model).prices
+        theirs = get_registry(other_name).get(model).prices
+    except CtxLabError:
+        return None
+    if mine is None or theirs is None:
+        return None
+
+    def shown(value: float | None) -> str:
+        return "none" if value is None else f"${value:g}/M"
+
+    gaps = []
+    for label, attr in _PRICE_PARTS:
+        a, b = getattr(mine, attr), getattr(theirs, attr)
+        if a is None and b is None:
+            continue
+        if a is None or b is None or abs(a - b) > PRICE_GAP * max(abs(a), abs(b)):
+            gaps.append(f"{label} {shown(a)} here, {shown(b)} there")
+    if not gaps:
+        return None
+    return (
+        f"{model}: prices from the {used.name} registry differ from {other_name}'s by more "
+        f"than {PRICE_GAP:.0%} ({'; '.join(gaps)}); choose with registry= (--registry)"
     )
 
 

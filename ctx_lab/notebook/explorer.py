@@ -19,7 +19,13 @@ from ..clock import utc_now
 from ..display import escape, warnings_html
 from ..models import BUILTIN_MODELS
 from ..packet import ctx08
-from ..packet.assemble import PROFILES, RELEVANCE_RULES, PacketAssembler
+from ..packet.assemble import (
+    PROFILES,
+    RELEVANCE_RULES,
+    PacketAssembler,
+    packet_counter,
+    with_counter,
+)
 from ..packet.context import ProjectContext, load_context
 from ..packet.packet import Packet
 from ..tokens import available_counters
@@ -27,6 +33,9 @@ from ..tokens import available_counters
 __all__ = ["BudgetExplorer"]
 
 NO_MODEL = "(budget slider)"
+#: The counter choice that means "as the CLI and %ctx": the model's own tokenizer when a model
+#: is chosen, else bytes/4.
+DEFAULT_COUNTER = "default (model's own, else bytes/4)"
 
 
 def figure_png(fig: Any) -> bytes:
@@ -41,7 +50,8 @@ class BudgetExplorer:
 
     ``ctx`` is a loaded :class:`ProjectContext` or a path. ``now`` pins the date (default:
     today); ``models`` are offered in the model dropdown (choosing one uses its effective input
-    budget instead of the slider). ``focus`` (a text box) and ``relevance`` (``keywords`` or
+    budget instead of the slider). ``counter`` left unset counts as the CLI and ``%ctx`` do: with
+    the chosen model's own tokenizer, else ``bytes/4``. ``focus`` (a text box) and ``relevance`` (``keywords`` or
     ``bm25``) choose how decisions and learnings are scored; ``profile`` ``ctx-0.8`` shows
     what ``ctx agent`` 0.8.1 would send (counted with its byte estimate; no focus or rule).
     """
@@ -51,7 +61,7 @@ class BudgetExplorer:
         ctx: ProjectContext | str,
         *,
         budget: int = 2000,
-        counter: str = "bytes/4",
+        counter: str | None = None,
         now: datetime | None = None,
         max_budget: int | None = None,
         models: Sequence[str] | None = None,
@@ -75,7 +85,9 @@ class BudgetExplorer:
             layout=widgets.Layout(width="420px"),
         )
         self.counter = widgets.Dropdown(
-            options=available_counters(), value=counter, description="counter"
+            options=[DEFAULT_COUNTER, *available_counters()],
+            value=counter or DEFAULT_COUNTER,
+            description="counter",
         )
         self.model = widgets.Dropdown(
             options=[NO_MODEL, *model_names], value=NO_MODEL, description="model"
@@ -144,14 +156,17 @@ class BudgetExplorer:
         design = self.profile.value == "design"
         for control in (self.counter, self.focus, self.relevance):
             control.disabled = not design
-        assembler = self.assembler(self.counter.value if design else ctx08.COUNTER)
+        requested = None if self.counter.value == DEFAULT_COUNTER else self.counter.value
+        choice = packet_counter(requested if design else None, model, self.profile.value)
+        assembler = self.assembler(choice.name)
         options: dict[str, Any] = (
             {"focus": self.focus.value or None, "relevance": self.relevance.value}
             if design
             else {"profile": self.profile.value}
         )
-        packet = assembler.assemble(
-            None if model else self.budget.value, self.now(), model, **options
+        packet = with_counter(
+            assembler.assemble(None if model else self.budget.value, self.now(), model, **options),
+            choice,
         )
         self.packet = packet
         over = " — over budget: tier 1 only" if packet.over_budget else ""

@@ -529,6 +529,7 @@ export type ReplayPayload = {
     event: string;
   })[];
   warnings?: string[];
+  registry?: string;
 };
 
 /** application/vnd.ctx-lab.tokens+json (version 1) */

@@ -38,10 +38,20 @@ const COMMANDS = {
   refresh: 'ctx-lab:refresh-context-panel'
 };
 
+/** The counter choice that sends no counter: the server then counts as the CLI does. */
+function defaultCounterOption(): HTMLElement {
+  return el(
+    'option',
+    { value: '', title: "as ctx-lab packet: the chosen model's own tokenizer, else bytes/4", 'data-ctx-counter-option': '' },
+    "default (model's own, else bytes/4)"
+  );
+}
+
 /** The left-panel Context sidebar. */
 export class ContextPanel extends Widget {
   budget = 2000;
-  counter = 'bytes/4';
+  /** '' = as the CLI and %ctx: the chosen model's own tokenizer, else bytes/4. */
+  counter = '';
   model = '';
   focus = '';
   relevance = 'keywords';
@@ -99,13 +109,13 @@ export class ContextPanel extends Widget {
     this.addClass('ctx-panel');
     this.title.icon = contextIcon;
     this.title.caption = 'ctx-lab Context';
-    this.counterSelect.appendChild(el('option', { value: this.counter }, this.counter));
+    this.counterSelect.appendChild(defaultCounterOption());
     this.modelSelect.appendChild(el('option', { value: '' }, '(budget slider)'));
     const insert = el('button', { class: 'jp-mod-styled ctx-insert', 'data-ctx-insert': '' }, 'Insert %ctx packet cell');
     insert.addEventListener('click', () => this.insertCell());
     this.slider.addEventListener('input', () => {
       this.budget = Number(this.slider.value);
-      this.budgetLabel.textContent = String(this.budget);
+      this.budgetLabel.textContent = fmt(this.budget);
       this.schedule();
     });
     this.counterSelect.addEventListener('change', () => {
@@ -173,7 +183,7 @@ export class ContextPanel extends Widget {
     const size: [string, string] = this.model ? ['--model', this.model] : ['--budget', String(this.budget)];
     const positional = dir && dir !== '.' ? [dir] : [];
     const flags: [string, string][] =
-      this.profile !== 'design' ? [size, ['--profile', this.profile]] : [size, ['--counter', this.counter]];
+      this.profile !== 'design' ? [size, ['--profile', this.profile]] : this.counter ? [size, ['--counter', this.counter]] : [size];
     if (this.profile === 'design' && this.focus) {
       flags.push(['--focus', this.focus]);
     }
@@ -196,6 +206,7 @@ export class ContextPanel extends Widget {
       const usable = listing.counters.filter(c => c.available);
       const unusable = listing.counters.filter(c => !c.available);
       this.counterSelect.textContent = '';
+      this.counterSelect.appendChild(defaultCounterOption());
       for (const c of [...usable, ...unusable]) {
         const label = `${c.name}${c.exact ? '' : ' (estimate)'}`;
         this.counterSelect.appendChild(
@@ -300,7 +311,7 @@ export class ContextPanel extends Widget {
         registry: this.model && this.registry !== 'builtin' ? this.registry : undefined,
         ...(this.profile === 'design'
           ? {
-              counter: this.counter,
+              counter: this.counter || undefined,
               focus: this.focus || undefined,
               relevance: this.relevance === 'keywords' ? undefined : this.relevance
             }
@@ -314,6 +325,8 @@ export class ContextPanel extends Widget {
   }
 
   private render(p: PacketPayload): void {
+    // the budget in force: the slider's, or the one the chosen model sets
+    this.budgetLabel.textContent = fmt(p.budget);
     this.status.textContent = '';
     this.status.append(
       el('b', {}, this.project ?? ''),
@@ -463,7 +476,7 @@ export class ContextPanel extends Widget {
       this.budget = values.budget;
       this.slider.max = String(Math.max(Number(this.slider.max), values.budget * 2));
       this.slider.value = String(values.budget);
-      this.budgetLabel.textContent = String(values.budget);
+      this.budgetLabel.textContent = fmt(values.budget);
     }
     if (typeof values.counter === 'string') {
       this.counter = values.counter;

@@ -270,12 +270,40 @@ def test_sidebar_lists_the_servers_counters_plugins_included(page, lab: Lab) -> 
     options = panel.locator("[data-ctx-counter] option")
     names = [options.nth(i).get_attribute("value") for i in range(options.count())]
     assert {"bytes/4", "cl100k", "chars/3", PLUGIN_COUNTER} <= set(names)
-    assert panel.locator("[data-ctx-counter]").input_value() == "bytes/4"
+    assert panel.locator("[data-ctx-counter]").input_value() == ""  # the CLI's default
     panel.locator("[data-ctx-counter]").select_option(PLUGIN_COUNTER)
     page.wait_for_function(
         "() => document.querySelector('[data-ctx-panel-counter]')?.textContent?.includes("
         f"'{PLUGIN_COUNTER}')"
     )
+
+
+def test_choosing_a_model_counts_as_the_cli_does(page, lab: Lab) -> None:
+    """One counter rule: with gpt-4o chosen and no counter, the sidebar counts with o200k like
+    `ctx-lab packet --model gpt-4o`, and its budget label shows the model's effective budget."""
+    from ctx_lab import commands
+    from ctx_lab.commands.params import parse_now
+
+    open_lab(page, lab, "proj")
+    page.locator("li[data-id='ctx-lab-context-panel']").click()
+    panel = page.locator("#ctx-lab-context-panel")
+    panel.locator("[data-ctx-panel-total]").wait_for()
+    panel.locator("[data-ctx-model-select] option[value='gpt-4o']").wait_for(state="attached")
+    with page.expect_response(
+        lambda r: "/ctx-lab/api/packet" in r.url and "model=gpt-4o" in r.url
+    ) as answer:
+        panel.locator("[data-ctx-model-select]").select_option("gpt-4o")
+    served = answer.value.json()
+    page.wait_for_function(
+        "() => document.querySelector('[data-ctx-panel-counter]')?.textContent === 'o200k'"
+    )
+    now = parse_now(served["generated"])
+    cli = commands.packet(lab.root / "proj", model="gpt-4o", now=now)
+    assert served["counter"] == cli.counter == "o200k"
+    assert panel.locator("[data-ctx-panel-used]").inner_text() == f"{cli.tokens_used:,}"
+    assert panel.locator("[data-ctx-panel-total]").inner_text() == f"{cli.budget:,}" == "106,036"
+    assert panel.locator("[data-ctx-panel-budget]").inner_text() == "106,036"
+    page.screenshot(path=str(ARTIFACTS / "sidebar-model-gpt-4o.png"))
 
 
 def open_pager(page, lab: Lab, folder: str, name: str):  # type: ignore[no-untyped-def]
