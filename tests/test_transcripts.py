@@ -292,4 +292,4 @@ def test_malformed_inputs_name_the_line(tmp_path: Path) -> None:
     with pytest.raises(TranscriptError, match="not a transcript"):
         load_transcript({"hello": "world"})
     with pytest.raises(TranscriptError, match="unknown format"):
-        load_transcript([], format="codex")
+        load_transcript([], format="cursor")

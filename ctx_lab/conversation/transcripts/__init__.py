@@ -1,0 +1,117 @@
+"""Recorded sessions as transcripts: ``load_transcript(path_or_obj)`` reads a Claude Code
+session, a Codex CLI/Desktop rollout, a Gemini CLI session, an OpenAI Chat Completions or
+Responses API request/log, or an Anthropic Messages request/response, and returns one
+:class:`Transcript` — messages in order (tool calls and their results as separate messages that
+stay paired), the system prompt and tool definitions, each model call with its
+provider-reported usage, compaction events, reasoning kept apart, and what was skipped by kind.
+
+The shapes come from the providers' SDK types (``anthropic.types.Message``, ``Usage`` with
+``iterations`` and ``compaction`` blocks; OpenAI's ``ChatCompletion``, ``Response`` and their
+request bodies), Gemini CLI's chat recording types, and the session files the agents write,
+checked on real files that public projects commit. Every malformed input is a
+:class:`~ctx_lab.errors.TranscriptError` naming the file, the line and the field; JSON Lines are
+split on ``\\n`` only. Images become :data:`IMAGE_PLACEHOLDER`, counted as :data:`IMAGE_TOKENS`
+tokens by convention (what a typical screenshot costs Claude).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ...errors import TranscriptError
+from ...files import read_text
+from ._anthropic import looks_anthropic, read_anthropic
+from ._claude_code import read_claude_code
+from ._codex import is_rollout, read_codex
+from ._gemini import is_gemini_session, read_gemini
+from ._model import IMAGE_PLACEHOLDER, IMAGE_TOKENS, Call, Transcript, Usage
+from ._openai import read_openai
+from ._read import Record, records
+
+__all__ = [
+    "FORMATS",
+    "IMAGE_PLACEHOLDER",
+    "IMAGE_TOKENS",
+    "Call",
+    "Transcript",
+    "TranscriptError",
+    "Usage",
+    "load_transcript",
+]
+
+FORMATS = (
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "openai-chat",
+    "openai-responses",
+    "anthropic-messages",
+)
+
+_READERS = {
+    "claude-code": read_claude_code,
+    "codex": read_codex,
+    "gemini-cli": read_gemini,
+    "openai-chat": read_openai,
+    "openai-responses": read_openai,
+    "anthropic-messages": read_anthropic,
+}
+
+
+def _detect(rows: list[Record]) -> str:
+    for _, record in rows[:50]:
+        if isinstance(record, list):
+            return "openai-chat"
+        if not isinstance(record, Mapping):
+            continue
+        if is_rollout(record):
+            return "codex"
+        if is_gemini_session(record):
+            return "gemini-cli"
+        if "parentUuid" in record or record.get("type") in (
+            "summary",
+            "file-history-snapshot",
+            "queue-operation",
+            "progress",
+        ):
+            return "claude-code"
+        request = record.get("request", record)
+        if isinstance(request, Mapping):
+            if request.get("object") == "response" or (
+                "input" in request and "messages" not in request
+            ):
+                return "openai-responses"
+            if "messages" in request or request.get("type") == "message":
+                return "anthropic-messages" if looks_anthropic(request) else "openai-chat"
+    raise TranscriptError(
+        f"not a transcript ctx_lab knows ({', '.join(FORMATS)}): no recognizable record"
+    )
+
+
+def load_transcript(
+    source: str | os.PathLike[str] | Mapping[str, Any] | list[Any], format: str = "auto"
+) -> Transcript:
+    """Read a recorded session from a file (JSON or JSON Lines, within the file size limit)
+    or an already-parsed object. ``format`` is ``auto`` (detected) or one of :data:`FORMATS`.
+    Every malformed input raises :class:`TranscriptError` naming the file, line and field."""
+    if format != "auto" and format not in _READERS:
+        raise TranscriptError(f"unknown format {format!r}; use auto or one of {', '.join(FORMATS)}")
+    label = "" if isinstance(source, Mapping | list) else os.fspath(source)
+    try:
+        if isinstance(source, Mapping | list):
+            rows: list[Record] = [(1, source)]
+        else:
+            rows = records(read_text(Path(source).expanduser()))
+        chosen = _detect(rows) if format == "auto" else format
+        found = _READERS[chosen](rows)
+    except TranscriptError as exc:
+        if label and not str(exc).startswith(label):
+            raise TranscriptError(f"{label}: {exc}") from None
+        raise
+    except RecursionError:
+        raise TranscriptError(f"{label or 'transcript'}: nested too deeply") from None
+    return replace(found, source=label) if label else found

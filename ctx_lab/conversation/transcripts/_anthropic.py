@@ -1,0 +1,111 @@
+"""Anthropic Messages recordings: a request (``model``, ``system``, ``messages``, ``tools``),
+optionally with its response (``{"request": …, "response": …}``), or a response alone.
+
+Server-side context management: a ``compaction`` block in the request's messages means the
+provider dropped everything before it and sent its summary instead (the transcript marks a
+compaction there), and a response whose ``usage.iterations`` holds a ``compaction`` entry
+compacted while answering; such a call is marked ``compacted``. Its context is the last
+``message`` iteration's input."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..messages import Message
+from ._blocks import anthropic_turn, compaction_summary, images_in, text_of
+from ._model import Call, Transcript, Usage
+from ._read import Record, list_field, located, mapping, text_field
+
+
+def read_anthropic(rows: list[Record]) -> Transcript:
+    """The last record of ``rows`` as an Anthropic Messages transcript."""
+    number, record = rows[-1]
+    with located(number):
+        record = mapping(record, "record")
+        request = mapping(record.get("request", record), "request")
+        response = record.get("response")
+        if request.get("type") == "message" and "messages" not in request:  # a response alone
+            request, response = {"messages": [], "model": request.get("model")}, request
+        system_value = request.get("system", "")
+        system = system_value if isinstance(system_value, str) else text_of(system_value)
+        messages: list[Message] = []
+        compactions: list[int] = []
+        summaries: list[int] = []
+        thinking: list[str] = []
+        images = 0
+        compacted = False
+        for position, item in enumerate(list_field(request.get("messages"), "messages")):
+            item = mapping(item, f"messages[{position}]")
+            role = item.get("role")
+            if role not in ("user", "assistant"):
+                continue
+            content = item.get("content", "")
+            images += images_in(content)
+            summary = compaction_summary(content)
+            if summary is not None:
+                compacted = True
+                compactions.append(len(messages))
+                summaries.append(len(messages))
+                messages.append(Message.user(summary or "[compaction]"))
+            turn, _, _ = anthropic_turn(str(role), content)
+            messages.extend(turn)
+        calls: list[Call] = []
+        prompt = len(messages)
+        if isinstance(response, Mapping):
+            turn, thinking, _ = anthropic_turn("assistant", response.get("content", []))
+            messages.extend(turn)
+            usage = response.get("usage")
+            usage_map = mapping(usage, "usage") if usage is not None else None
+            iterations = usage_map.get("iterations") if usage_map is not None else None
+            if isinstance(iterations, list) and any(
+                isinstance(it, Mapping) and it.get("type") == "compaction" for it in iterations
+            ):
+                compacted = True
+            calls.append(
+                Call(
+                    0,
+                    len(messages),
+                    text_field(response.get("model") or request.get("model"), "model") or None,
+                    None,
+                    Usage.from_anthropic(usage_map) if usage_map is not None else None,
+                    prompt,
+                    compacted,
+                )
+            )
+        elif request.get("model"):
+            calls.append(
+                Call(0, len(messages), text_field(request.get("model"), "model"), prompt=prompt)
+            )
+    warnings = []
+    if compacted:
+        warnings.append(
+            "the provider compacted this request's history on its side: its usage does not "
+            "measure the messages before the compaction (left out of calibration)"
+        )
+    return Transcript(
+        "anthropic-messages",
+        tuple(messages),
+        tuple(calls),
+        system,
+        tuple(list_field(request.get("tools"), "tools")),
+        compactions=tuple(compactions),
+        recorded_summaries=tuple(summaries),
+        images=images,
+        warnings=tuple(warnings),
+        thinking=tuple((0, t) for t in thinking if t),
+    )
+
+
+def looks_anthropic(request: Mapping[str, Any]) -> bool:
+    """Whether a request body uses Anthropic's content blocks."""
+    if request.get("type") == "message" or "system" in request:
+        return True
+    blocks = [
+        b
+        for m in request.get("messages") or []
+        if isinstance(m, Mapping) and isinstance(m.get("content"), list)
+        for b in m["content"]
+        if isinstance(b, Mapping)
+    ]
+    return any(b.get("type") in ("tool_use", "tool_result", "compaction") for b in blocks)

@@ -1,0 +1,161 @@
+"""Codex CLI and Codex Desktop rollout files (``~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl``).
+
+Each line is ``{"timestamp", "type", "payload"}``: ``session_meta`` (``base_instructions.text``
+is the system prompt), ``turn_context`` (the ``model`` of the turn), ``response_item`` (the
+Responses API items the model was sent and produced: messages, reasoning, function and custom
+tool calls and their outputs), ``event_msg`` (UI events; ``token_count`` carries usage:
+``info.total_token_usage`` grows by one model call and ``info.last_token_usage`` is that call's
+``input_tokens`` — cached included — ``cached_input_tokens``, ``output_tokens`` and
+``reasoning_output_tokens``; a ``token_count`` whose total did not change repeats the last one)
+and ``compacted`` (``message``, and ``replacement_history``: the items the model sees from then
+on). A call's answer is the output items since the previous call.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from ..messages import Message
+from ._blocks import images_in
+from ._model import Call, Transcript, Usage
+from ._openai import OUTPUT_ITEMS, response_item
+from ._read import Record, count, list_field, located, mapping, text_field
+
+ROLLOUT_KINDS = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
+
+
+def is_rollout(record: Any) -> bool:
+    """Whether a parsed line is a Codex rollout line."""
+    return (
+        isinstance(record, Mapping)
+        and record.get("type") in ROLLOUT_KINDS
+        and isinstance(record.get("payload"), Mapping)
+    )
+
+
+def _usage(info: Mapping[str, Any]) -> Usage:
+    last = mapping(info.get("last_token_usage"), "info.last_token_usage")
+    total_input = count(last.get("input_tokens"), "last_token_usage.input_tokens")
+    cached = count(last.get("cached_input_tokens"), "last_token_usage.cached_input_tokens")
+    return Usage(
+        max(total_input - cached, 0),
+        count(last.get("output_tokens"), "last_token_usage.output_tokens"),
+        0,
+        min(cached, total_input),
+        count(last.get("reasoning_output_tokens"), "last_token_usage.reasoning_output_tokens"),
+    )
+
+
+def read_codex(rows: list[Record]) -> Transcript:
+    """A Codex rollout as a :class:`Transcript` (see the module docstring)."""
+    system = ""
+    model: str | None = None
+    messages: list[Message] = []
+    calls: list[Call] = []
+    compactions: list[int] = []
+    summaries: list[int] = []
+    thinking: list[tuple[int, str]] = []
+    skipped: Counter[str] = Counter()
+    pending_reasoning: list[str] = []
+    answer_start: int | None = None  # where the current call's output items began
+    last_total: Any = None
+    images = unknown = 0
+    for number, record in rows:
+        with located(number):
+            if not is_rollout(record):
+                unknown += 1
+                continue
+            kind = record["type"]
+            payload = record["payload"]
+            if kind == "session_meta":
+                instructions = payload.get("base_instructions")
+                if isinstance(instructions, Mapping):
+                    system = text_field(instructions.get("text"), "base_instructions.text")
+                elif isinstance(payload.get("instructions"), str):
+                    system = payload["instructions"]
+                continue
+            if kind == "turn_context":
+                model = text_field(payload.get("model"), "turn_context.model") or model
+                continue
+            if kind == "compacted":
+                compactions.append(len(messages))
+                history = list_field(payload.get("replacement_history"), "replacement_history")
+                if history:
+                    for item in history:
+                        for message in response_item(mapping(item, "replacement_history[]"))[1]:
+                            summaries.append(len(messages))
+                            messages.append(message)
+                else:
+                    summary = text_field(payload.get("message"), "compacted.message")
+                    summaries.append(len(messages))
+                    messages.append(Message.user(summary))
+                answer_start = None
+                continue
+            if kind == "response_item":
+                item_kind = payload.get("type", "message")
+                is_output = item_kind in OUTPUT_ITEMS or (
+                    item_kind == "message" and payload.get("role") == "assistant"
+                )
+                if is_output and answer_start is None:
+                    answer_start = len(messages)
+                images += images_in(payload.get("content"))
+                text, produced, reasoning = response_item(payload)
+                if text:  # developer/system messages: instructions sent with every call
+                    system = "\n\n".join(s for s in (system, text) if s)
+                messages.extend(produced)
+                if reasoning:
+                    pending_reasoning.append(reasoning)
+                if not produced and not reasoning and not text:
+                    skipped[f"response_item:{item_kind}"] += 1
+                continue
+            # event_msg
+            event = payload.get("type")
+            if event != "token_count" or not isinstance(payload.get("info"), Mapping):
+                skipped[f"event_msg:{event}"] += 1
+                continue
+            info = payload["info"]
+            total = info.get("total_token_usage")
+            if total == last_total:
+                skipped["event_msg:token_count (repeated)"] += 1
+                continue
+            last_total = total
+            usage = _usage(info)
+            prompt = answer_start if answer_start is not None else len(messages)
+            calls.append(
+                Call(
+                    len(calls),
+                    len(messages),
+                    model,
+                    text_field(record.get("timestamp"), "timestamp") or None,
+                    usage,
+                    prompt,
+                )
+            )
+            thinking.extend((len(calls) - 1, t) for t in pending_reasoning)
+            pending_reasoning = []
+            answer_start = None
+    warnings = [f"{unknown} lines that are not rollout lines skipped"] if unknown else []
+    if thinking:
+        warnings.append(
+            f"{len(thinking)} reasoning items kept apart (encrypted reasoning is not counted)"
+        )
+    if compactions:
+        warnings.append(
+            f"{len(compactions)} recorded compactions: the model saw their replacement history "
+            "from then on"
+        )
+    return Transcript(
+        "codex",
+        tuple(messages),
+        tuple(calls),
+        system,
+        compactions=tuple(compactions),
+        recorded_summaries=tuple(summaries),
+        unknown_lines=unknown,
+        images=images,
+        warnings=tuple(warnings),
+        skipped=tuple(sorted(skipped.items())),
+        thinking=tuple(thinking),
+    )

@@ -1,0 +1,205 @@
+"""What every transcript format becomes: :class:`Transcript`, its :class:`Call` s and their
+:class:`Usage`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import TranscriptError
+from ._read import count
+
+IMAGE_PLACEHOLDER = "[image]"
+IMAGE_TOKENS = 1600  # ≈ a 1,000 × 1,000 px screenshot under Anthropic's (w × h / 750) rule
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Provider-reported tokens of one call. ``reported_input`` is input + cache creation +
+    cache read (Anthropic reports the three apart; OpenAI's and Gemini's prompt tokens include
+    the cached ones, split out here). ``reasoning_tokens`` is the part of the output spent on
+    reasoning, where the provider says."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @property
+    def reported_input(self) -> int:
+        """Every input token the call was billed for, cached or not."""
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    @classmethod
+    def from_anthropic(cls, data: Mapping[str, Any]) -> Usage:
+        """From an Anthropic ``usage`` object. With server-side context management the last
+        ``message`` entry of ``usage.iterations`` is the context the final sampling saw (a
+        ``compaction`` entry is the cost of summarizing, not a context size)."""
+        iterations = data.get("iterations")
+        if isinstance(iterations, list):
+            messages = [
+                it for it in iterations if isinstance(it, Mapping) and it.get("type") == "message"
+            ]
+            if messages:
+                last = messages[-1]
+                return cls(
+                    count(last.get("input_tokens"), "usage.iterations[].input_tokens"),
+                    count(data.get("output_tokens"), "usage.output_tokens"),
+                    count(
+                        last.get("cache_creation_input_tokens"),
+                        "usage.iterations[].cache_creation_input_tokens",
+                    ),
+                    count(
+                        last.get("cache_read_input_tokens"),
+                        "usage.iterations[].cache_read_input_tokens",
+                    ),
+                )
+        return cls(
+            count(data.get("input_tokens"), "usage.input_tokens"),
+            count(data.get("output_tokens"), "usage.output_tokens"),
+            count(data.get("cache_creation_input_tokens"), "usage.cache_creation_input_tokens"),
+            count(data.get("cache_read_input_tokens"), "usage.cache_read_input_tokens"),
+        )
+
+    @classmethod
+    def from_openai(cls, data: Mapping[str, Any]) -> Usage:
+        """From an OpenAI ``usage`` object: Chat Completions (``prompt_tokens``,
+        ``prompt_tokens_details.cached_tokens``) or Responses (``input_tokens``,
+        ``input_tokens_details.cached_tokens``); cached tokens split out of the prompt."""
+        if "prompt_tokens" in data or "completion_tokens" in data:
+            prompt = count(data.get("prompt_tokens"), "usage.prompt_tokens")
+            output = count(data.get("completion_tokens"), "usage.completion_tokens")
+            details = data.get("prompt_tokens_details")
+            out_details = data.get("completion_tokens_details")
+            cached_field, reasoning_field = "prompt_tokens_details", "completion_tokens_details"
+        else:
+            prompt = count(data.get("input_tokens"), "usage.input_tokens")
+            output = count(data.get("output_tokens"), "usage.output_tokens")
+            details = data.get("input_tokens_details")
+            out_details = data.get("output_tokens_details")
+            cached_field, reasoning_field = "input_tokens_details", "output_tokens_details"
+        cached = (
+            count(details.get("cached_tokens"), f"usage.{cached_field}.cached_tokens")
+            if isinstance(details, Mapping)
+            else 0
+        )
+        reasoning = (
+            count(out_details.get("reasoning_tokens"), f"usage.{reasoning_field}.reasoning_tokens")
+            if isinstance(out_details, Mapping)
+            else 0
+        )
+        if cached > prompt:
+            raise TranscriptError(f"usage: {cached} cached tokens of only {prompt} prompt tokens")
+        return cls(prompt - cached, output, 0, cached, reasoning)
+
+    def to_dict(self) -> dict[str, int]:
+        """The counts."""
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_creation_input_tokens": self.cache_creation_input_tokens,
+            "cache_read_input_tokens": self.cache_read_input_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+        }
+
+
+@dataclass(frozen=True)
+class Call:
+    """One model call: ``prompt`` = how many of the transcript's messages came before its answer
+    (what it was sent, from the last recorded compaction on), ``context`` = how many there are
+    once its answer is in; its model, time and reported usage. ``compacted`` marks a call whose
+    request history the provider compacted on its side (its usage does not measure the
+    history the transcript holds: calibration leaves it out)."""
+
+    index: int
+    context: int
+    model: str | None = None
+    timestamp: str | None = None
+    usage: Usage | None = None
+    prompt: int | None = None
+    compacted: bool = False
+
+    @property
+    def sent_end(self) -> int:
+        """The end of what the call was sent (its ``prompt``; ``context`` when unknown)."""
+        return self.context if self.prompt is None else self.prompt
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """A recorded session, ready to replay.
+
+    ``skipped`` counts the records that are not conversation, by kind (Claude Code's
+    ``progress``, ``system`` … lines, Codex's events, Gemini's ``info`` messages); ``thinking``
+    holds the reasoning text each call produced (``(call index, text)``): counted apart, never
+    part of the messages, because providers do not send earlier turns' reasoning again.
+    """
+
+    format: str
+    messages: tuple[Any, ...]
+    calls: tuple[Call, ...] = ()
+    system: str = ""
+    tools: tuple[Any, ...] = ()
+    compactions: tuple[int, ...] = ()  # message positions where a compaction was recorded
+    recorded_summaries: tuple[int, ...] = ()  # positions of what those compactions wrote
+    sidechain_lines: int = 0
+    unknown_lines: int = 0
+    images: int = 0
+    warnings: tuple[str, ...] = field(default=())
+    source: str = ""  # the file it was read from, as given
+    skipped: tuple[tuple[str, int], ...] = ()
+    thinking: tuple[tuple[int, str], ...] = ()
+    subagent: bool = False
+
+    def sent_range(self, call: Call) -> tuple[int, int]:
+        """The messages ``[start, end)`` the recorded call was sent: after the last compaction
+        recorded before it (the agent's summary stands in for what came earlier)."""
+        end = call.sent_end
+        start = max((c for c in self.compactions if c <= end), default=0)
+        return start, end
+
+    def compaction_calls(self) -> tuple[int, ...]:
+        """The calls that were the first after a recorded compaction."""
+        found = []
+        previous = 0
+        for call in self.calls:
+            end = call.sent_end
+            if any(previous <= c < end for c in self.compactions):
+                found.append(call.index)
+            previous = max(previous, call.context)
+        return tuple(found)
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The models the calls were made with, in first-use order."""
+        return tuple(dict.fromkeys(c.model for c in self.calls if c.model))
+
+    @property
+    def has_usage(self) -> bool:
+        """Whether any call carries provider-reported usage."""
+        return any(c.usage is not None for c in self.calls)
+
+    def tool_counts(self) -> tuple[int, int]:
+        """Distinct tool calls and tool results in the messages."""
+        uses = {m.call_id for m in self.messages if m.role == "tool_use"}
+        results = {m.call_id for m in self.messages if m.role == "tool_result"}
+        return len(uses), len(results)
+
+    def to_manager(self, model: str | None = None, **options: Any) -> Any:
+        """A :class:`~ctx_lab.conversation.ContextManager` holding this session's messages for
+        ``model`` (default: the first model the session used); the system prompt and tool
+        definitions are set as the manager's reserved overhead. ``options`` go to the manager
+        (``counter``, ``preserve_recent`` …)."""
+        from ..manager import ContextManager
+
+        chosen = model or (self.models[0] if self.models else None)
+        if chosen is None:
+            raise TranscriptError("the transcript names no model: pass one")
+        manager = ContextManager(chosen, **options)
+        manager.set_system_prompt(self.system or None)
+        manager.set_tools(list(self.tools) or None)
+        for message in self.messages:
+            manager.push_message(message)
+        return manager
