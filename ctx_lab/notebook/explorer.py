@@ -18,7 +18,6 @@ import ipywidgets as widgets
 from ..clock import utc_now
 from ..display import escape, warnings_html
 from ..models import BUILTIN_MODELS
-from ..packet import ctx08
 from ..packet.assemble import (
     PROFILES,
     RELEVANCE_RULES,
@@ -50,10 +49,11 @@ class BudgetExplorer:
 
     ``ctx`` is a loaded :class:`ProjectContext` or a path. ``now`` pins the date (default:
     today); ``models`` are offered in the model dropdown (choosing one uses its effective input
-    budget instead of the slider). ``counter`` left unset counts as the CLI and ``%ctx`` do: with
-    the chosen model's own tokenizer, else ``bytes/4``. ``focus`` (a text box) and ``relevance`` (``keywords`` or
-    ``bm25``) choose how decisions and learnings are scored; ``profile`` ``ctx-0.8`` shows
-    what ``ctx agent`` 0.8.1 would send (counted with its byte estimate; no focus or rule).
+    budget instead of the slider). ``counter`` left unset counts as the CLI and ``%ctx`` do:
+    with the chosen model's own tokenizer, else ``bytes/4``. ``focus`` (a text box) and
+    ``relevance`` (``keywords`` or ``bm25``) choose how decisions and learnings are scored;
+    ``profile`` ``ctx-0.8`` shows what ``ctx agent`` 0.8.1 would send (counted with its byte
+    estimate; no focus or rule).
     """
 
     def __init__(

@@ -55,7 +55,7 @@ def count(value: Any, name: str) -> int:
     elif isinstance(value, float) and value.is_integer():
         number = int(value)
     elif isinstance(value, str) and value.strip().isdigit() and len(value) < 20:
-        number = int(value)
+        number = int(value.strip())
     else:
         raise TranscriptError(f"field {name}: expected a whole number, got {str(value)[:40]!r}")
     if number < 0 or number > 10**12:
