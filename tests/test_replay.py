@@ -272,9 +272,10 @@ def test_calibration_errors(tmp_path: Path, coding) -> None:
         calibrate([coding], "bytes/4", "gpt-4o", save=False)
     with pytest.raises(UsageError, match="not 'model'"):
         calibrate([coding], "model", save=False)
-    mixed = [coding, openai_log(tmp_path / "l.jsonl", 1.2)]
-    with pytest.raises(UsageError, match="name the model"):
-        calibrate(mixed, "bytes/4", save=False)
+    mixed = [coding, openai_log(tmp_path / "l.jsonl", 1.2, calls=40)]
+    picked = calibrate(mixed, "bytes/4", save=False)  # the model of most calls, said so
+    assert picked.model == "claude-sonnet-4-5-20250929"
+    assert any("claude-test (40)" in w and "--model" in w for w in picked.warnings)
     (tmp_path / "bad.jsonl").write_text('{"messages": []}\n{oops\n')
     with pytest.raises(TranscriptError, match="line 2"):
         calibrate([tmp_path / "bad.jsonl"], save=False)
@@ -283,7 +284,9 @@ def test_calibration_errors(tmp_path: Path, coding) -> None:
 def test_model_counter_uses_the_stored_calibration(tmp_path: Path, config: Path) -> None:
     before = resolve_counter("model", "claude-test-20260101", "bytes/4")
     assert before.name == "bytes/4" and before.calibration is None
-    fitted = calibrate([openai_log(tmp_path / "log.jsonl", 1.31)], "bytes/4", "claude-test")
+    fitted = calibrate(
+        [openai_log(tmp_path / "log.jsonl", 1.31)], "bytes/4", "claude-test", save=True
+    )
     assert fitted.saved_to == str(config / "calibrations.json")
     choice = resolve_counter("model", "anthropic/claude-test-20260101", "bytes/4")
     assert choice.name == fitted.counter_name and not choice.exact
@@ -332,10 +335,10 @@ def test_cli_replay_and_calibrate(run_cli, tmp_path: Path, config: Path) -> None
     target = tmp_path / "r.json"
     code, _, _ = run_cli("replay", str(CHAT), "--format", "json", "-o", str(target))
     assert code == 0 and json.loads(target.read_text())["format"] == "openai-chat"
-    code, out, _ = run_cli("calibrate", str(CHAT), "--counter", "o200k", "--no-save")
+    code, out, _ = run_cli("calibrate", str(CHAT), "--counter", "o200k")
     assert code == 0 and "gpt-4.1-mini: calibrated o200k ×1.00" in out
     assert not (config / "calibrations.json").exists()
-    code, out, _ = run_cli("calibrate", str(CODING), "--model", "claude-sonnet-4-5")
+    code, out, _ = run_cli("calibrate", str(CODING), "--model", "claude-sonnet-4-5", "--save")
     assert code == 0 and (config / "calibrations.json").exists()
     code, _, err = run_cli("replay", str(CODING), "--model", "claude-sonnet-4-5")
     assert code == 0 and "calibrated bytes/4 ×1.24" in err

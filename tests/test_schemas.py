@@ -99,8 +99,11 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
             ),
         ],
         "calibration": [
-            payload_of(["calibrate", str(SESSIONS / "support-chat.jsonl"), "--no-save"]),
+            payload_of(["calibrate", str(SESSIONS / "support-chat.jsonl")]),
             saved_calibration(tmp / "config"),
+        ],
+        "calibrations": [
+            payload_of(["calibrate", "--list"]),
         ],
         "context": [
             commands.context(REPO / "ctx_lab" / "examples" / "tidepool", root=REPO).payload()

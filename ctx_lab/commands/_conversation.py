@@ -9,8 +9,9 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
+from ..errors import CalibrationError, UsageError
 from ..files import confine, display_path
+from ..tokens import MIN_CALLS, CalibrationList, forget_calibration, list_calibrations
 from ..validate import choice, whole_number
 from ._analysis import add_executor_arguments
 from .params import add_counter, whole
@@ -124,22 +125,32 @@ def replay(
 
 
 def calibrate(
-    files: Sequence[PathArg],
+    files: Sequence[PathArg] = (),
     *,
     model: str | None = None,
     counter: str = "bytes/4",
     method: str = "auto",
-    save: bool = True,
+    save: bool = False,
+    min_calls: int = MIN_CALLS,
+    list: bool = False,
+    forget: str | None = None,
     root: PathArg | None = None,
-) -> Calibration:
+) -> Calibration | CalibrationList:
     """Fit the ratio of provider-reported input tokens to ``counter``'s count over the calls of
-    ``model`` in recorded sessions, and store it so ``counter=model`` uses it."""
+    ``model`` in recorded sessions; ``save`` stores it so ``counter=model`` uses it. ``list``
+    shows the stored calibrations; ``forget`` removes one model's."""
     from ..conversation.calibrate import calibrate as fit
 
+    if list or forget:
+        if files:
+            raise UsageError("--list and --forget take no files")
+        if forget and not forget_calibration(forget):
+            raise CalibrationError(f"no calibration stored for {forget!r} (see --list)")
+        return list_calibrations(forgotten=forget)
     if not files:
         raise UsageError("nothing to calibrate: give one or more transcript files")
     paths = [confine(root, f, what="file") if root is not None else f for f in files]
-    return fit(paths, counter, model, method=method, save=save)
+    return fit(paths, counter, model, method=method, save=save, min_calls=min_calls)
 
 
 def _history_arguments(p: argparse.ArgumentParser) -> None:
@@ -206,8 +217,8 @@ def _replay_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _calibrate_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE", help="recorded sessions with usage")
-    p.add_argument("--model", metavar="M", help="whose calls to fit (default: the only one)")
+    p.add_argument("files", nargs="*", metavar="FILE", help="recorded sessions with usage")
+    p.add_argument("--model", metavar="M", help="whose calls to fit (default: the most used)")
     p.add_argument(
         "--counter",
         metavar="NAME",
@@ -220,8 +231,19 @@ def _calibrate_arguments(p: argparse.ArgumentParser) -> None:
         "prompt), or auto (default)",
     )
     p.add_argument(
-        "--no-save", dest="save", action="store_false", help="fit and show, do not store"
+        "--min-calls",
+        dest="min_calls",
+        type=whole("--min-calls"),
+        metavar="N",
+        help=f"fewest fitted calls to accept (default {MIN_CALLS})",
     )
+    p.add_argument(
+        "--save",
+        action="store_true",
+        help="store the calibration so counter=model uses it (default: show only)",
+    )
+    p.add_argument("--list", action="store_true", help="show the stored calibrations")
+    p.add_argument("--forget", metavar="MODEL", help="remove MODEL's stored calibration")
 
 
 command(
@@ -265,7 +287,9 @@ command(
         calibrate,
         _calibrate_arguments,
         epilog="examples:\n"
-        "  ctx-lab calibrate ~/.claude/projects/*/*.jsonl --model claude-sonnet-4-5\n"
-        "  ctx-lab calibrate chat-log.jsonl --model gpt-4o --counter bytes/4 --no-save",
+        "  ctx-lab calibrate ~/.claude/projects/*/*.jsonl --model claude-sonnet-4-5 --save\n"
+        "  ctx-lab calibrate chat-log.jsonl --model gpt-4o --counter bytes/4\n"
+        "  ctx-lab calibrate --list\n"
+        "  ctx-lab calibrate --forget claude-sonnet-4-5",
     )
 )

@@ -5,16 +5,28 @@ tokenizer here.
 
 The file is ``calibrations.json`` in the user config directory (``platformdirs``'s, e.g.
 ``~/.config/ctx-lab``), or in ``$CTX_LAB_CONFIG_DIR`` when that is set — tests and notebooks
-set it to a directory of their own.
+set it to a directory of their own. Saves take a lock (``calibrations.json.lock``) around
+read-modify-write, so concurrent saves all keep their records.
+
+A calibration must be believable to be stored or used: fitted on at least
+:data:`MIN_CALLS` calls, with a ratio inside :data:`PLAUSIBLE_RATIO` — every counter ctx_lab
+ships is a token estimate, and on real text no estimate is off from a real tokenizer by more
+than ×2 down or ×3 up (measured: ``bytes/4`` against Claude's reported input on recorded Claude
+Code sessions is ×1.1–1.4; against o200k on code and prose ×0.8–1.2). A ratio outside that band
+means the calls measured something else — server-side compaction, a cache anomaly, another
+conversation — and is refused with the evidence. A stored record that fails these rules today
+(an older file, a hand-edited one) is never applied.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +37,15 @@ from ..files import read_text, write_atomic
 __all__ = [
     "CALIBRATIONS_FILE",
     "CONFIG_ENV",
+    "MIN_CALLS",
+    "PLAUSIBLE_RATIO",
     "Calibration",
+    "CalibrationList",
     "calibrations_path",
     "config_dir",
     "find_calibration",
+    "forget_calibration",
+    "list_calibrations",
     "load_calibrations",
     "save_calibration",
 ]
@@ -37,6 +54,8 @@ CONFIG_ENV = "CTX_LAB_CONFIG_DIR"
 CALIBRATIONS_FILE = "calibrations.json"
 FILE_VERSION = 1
 METHODS = ("ratio", "growth")
+MIN_CALLS = 5  # fewer calls than this give no interval worth storing
+PLAUSIBLE_RATIO = (0.5, 3.0)  # reported ÷ counted outside this: the calls measured something else
 
 
 def config_dir() -> Path:
@@ -82,8 +101,32 @@ class Calibration(RichResult):
     fitted_on: str | None = None
     saved_to: str | None = None
     warnings: tuple[str, ...] = ()
+    files: tuple[tuple[str, str], ...] = ()  # (file, sha256) of the transcripts fitted on
+    excluded: tuple[tuple[str, int], ...] = ()  # calls left out, by reason
 
     payload_kind = "calibration"
+
+    def problem(self, min_calls: int = MIN_CALLS) -> str | None:
+        """Why this calibration may not be stored or used (None when it may)."""
+        low, high = PLAUSIBLE_RATIO
+        values = (self.ratio, self.low, self.high)
+        if not all(math.isfinite(v) for v in values):
+            return "its ratio is not a finite number"
+        if not low <= self.ratio <= high:
+            return (
+                f"its ratio ×{self.ratio:g} is outside the plausible band ×{low:g}–{high:g} "
+                "for a token estimate"
+            )
+        if self.calls < min_calls:
+            return f"it was fitted on {self.calls} calls (at least {min_calls} needed)"
+        if not 0 < self.low <= self.ratio <= self.high:
+            return "its interval does not hold its ratio"
+        return None
+
+    def save(self, directory: str | os.PathLike[str] | None = None) -> Calibration:
+        """Store this calibration (the explicit step after looking at it); returns it with
+        ``saved_to`` set."""
+        return replace(self, saved_to=str(save_calibration(self, directory)))
 
     @property
     def counter_name(self) -> str:
@@ -114,6 +157,9 @@ class Calibration(RichResult):
             "saved_to": self.saved_to,
             "description": self.describe(),
             "warnings": list(self.warnings),
+            "band": list(PLAUSIBLE_RATIO),
+            "files": [{"path": path, "sha256": digest} for path, digest in self.files],
+            "excluded": dict(self.excluded),
         }
 
     @classmethod
@@ -134,13 +180,19 @@ class Calibration(RichResult):
                 data.get("fitted_on"),
                 data.get("saved_to"),
                 tuple(str(w) for w in data.get("warnings", ())),
+                tuple(
+                    (str(f["path"]), str(f["sha256"]))
+                    for f in data.get("files", ())
+                    if isinstance(f, Mapping)
+                ),
+                tuple((str(k), int(v)) for k, v in dict(data.get("excluded", {})).items()),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise CalibrationError(
                 f"not a calibration record ({type(exc).__name__}: {exc})"
             ) from None
-        if not 0 < made.low <= made.ratio <= made.high or made.calls < 1:
-            raise CalibrationError(f"inconsistent calibration record for {made.model!r}")
+        if not all(math.isfinite(v) for v in (made.ratio, made.low, made.high)):
+            raise CalibrationError(f"calibration record for {made.model!r}: not finite")
         return made
 
     def to_text(self) -> str:
@@ -151,8 +203,12 @@ class Calibration(RichResult):
             + (f", {self.overhead} tokens per call not in the transcripts" if self.overhead else "")
             + f"; {self.transcripts} transcript{'s' if self.transcripts != 1 else ''}"
         )
+        if self.excluded:
+            lines.append("left out: " + ", ".join(f"{n} {reason}" for reason, n in self.excluded))
         if self.saved_to:
             lines.append(f"saved to {self.saved_to}: counter=model uses it for {self.model}")
+        else:
+            lines.append("not saved (pass --save, or call .save(), to let counter=model use it)")
         return "\n".join(lines)
 
     def html_body(self) -> str:
@@ -172,6 +228,80 @@ class Calibration(RichResult):
             ],
             numeric=(2, 4, 6),
         )
+
+
+@dataclass(frozen=True)
+class CalibrationList(RichResult):
+    """The stored calibrations (``ctx-lab calibrate --list`` / ``--forget MODEL``): where the
+    file is, each record, and the model just forgotten, if any."""
+
+    path: str
+    calibrations: tuple[Calibration, ...] = ()
+    forgotten: str | None = None
+
+    payload_kind = "calibrations"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file, the records (each with ``problem``: why it is not applied, or null)."""
+        return {
+            "path": self.path,
+            "forgotten": self.forgotten,
+            "calibrations": [{**c.to_dict(), "problem": c.problem()} for c in self.calibrations],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CalibrationList:
+        """The inverse of :meth:`to_dict`."""
+        return cls(
+            str(data["path"]),
+            tuple(Calibration.from_dict(c) for c in data.get("calibrations", ())),
+            data.get("forgotten"),
+        )
+
+    def to_text(self) -> str:
+        """One line per stored calibration, and what is not applied and why."""
+        lines = []
+        if self.forgotten:
+            lines.append(f"forgot the calibration of {self.forgotten}")
+        if not self.calibrations:
+            lines.append(f"no calibrations stored in {self.path}")
+        for c in self.calibrations:
+            problem = c.problem()
+            lines.append(
+                c.describe()
+                + f" ({c.method}, fitted {c.fitted_on or 'on an unknown day'})"
+                + (f" — NOT APPLIED: {problem}" if problem else "")
+            )
+        if self.calibrations:
+            lines.append(f"stored in {self.path}")
+        return "\n".join(lines)
+
+    def html_body(self) -> str:
+        """A table of the stored calibrations."""
+        return f"<h4 data-ctx-calibrations>{escape(self.path)}</h4>" + html_table(
+            ["model", "counter", "ratio", "90 % interval", "calls", "fitted", "applied"],
+            [
+                [
+                    c.model,
+                    c.counter_name,
+                    f"{c.ratio:.3f}",
+                    f"{c.low:.3f}–{c.high:.3f}",
+                    c.calls,
+                    c.fitted_on or "",
+                    c.problem() or "yes",
+                ]
+                for c in self.calibrations
+            ],
+            numeric=(2, 4),
+        )
+
+
+def list_calibrations(
+    directory: str | os.PathLike[str] | None = None, forgotten: str | None = None
+) -> CalibrationList:
+    """The stored calibrations as a result (a damaged file: :class:`CalibrationError`)."""
+    found = load_calibrations(directory)
+    return CalibrationList(str(_file(directory)), tuple(found[k] for k in sorted(found)), forgotten)
 
 
 _cache: dict[Path, tuple[tuple[int, int], dict[str, Calibration]]] = {}
@@ -205,18 +335,25 @@ def load_calibrations(
     return dict(loaded)
 
 
-def save_calibration(
-    calibration: Calibration, directory: str | os.PathLike[str] | None = None
-) -> Path:
-    """Store ``calibration`` under its model (replacing an older one), atomically; returns the
-    file. A damaged file is replaced only by an explicit save, never read around."""
-    path = _file(directory)
+@contextlib.contextmanager
+def _locked(path: Path) -> Any:
+    """An exclusive lock on ``path``'s lock file, across processes (POSIX ``flock``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    lock = path.with_name(path.name + ".lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
-        existing = load_calibrations(directory)
-    except CalibrationError:
-        existing = {}
-    existing[calibration.model] = calibration
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except ImportError:  # pragma: no cover - not POSIX: the atomic write still holds
+            pass
+        yield
+    finally:
+        os.close(fd)
+
+
+def _write(path: Path, existing: Mapping[str, Calibration]) -> None:
     data = {
         "version": FILE_VERSION,
         "calibrations": {
@@ -225,7 +362,45 @@ def save_calibration(
         },
     }
     write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def _stored(directory: str | os.PathLike[str] | None) -> dict[str, Calibration]:
+    try:
+        return load_calibrations(directory)
+    except CalibrationError:
+        return {}
+
+
+def save_calibration(
+    calibration: Calibration, directory: str | os.PathLike[str] | None = None
+) -> Path:
+    """Store ``calibration`` under its model (replacing an older one), atomically and under a
+    lock; returns the file. A calibration this module would not apply is refused
+    (:class:`CalibrationError`). A damaged file is replaced only by an explicit save."""
+    reason = calibration.problem()
+    if reason is not None:
+        raise CalibrationError(f"not saved: {calibration.describe()}: {reason}")
+    path = _file(directory)
+    with _locked(path):
+        existing = _stored(directory)
+        existing[calibration.model] = calibration
+        _write(path, existing)
     return path
+
+
+def forget_calibration(model: str, directory: str | os.PathLike[str] | None = None) -> bool:
+    """Remove the calibration stored for exactly ``model``; False when there was none."""
+    path = _file(directory)
+    if not path.exists():
+        return False
+    with _locked(path):
+        existing = _stored(directory)
+        key = next((k for k in existing if model_family(k) == model_family(model)), None)
+        if key is None:
+            return False
+        del existing[key]
+        _write(path, existing)
+    return True
 
 
 def model_family(model: str | None) -> str:
@@ -246,4 +421,12 @@ def find_calibration(
     """The calibration stored for ``model``: its own, else the longest stored name it extends
     (``claude-sonnet-4-5`` serves ``claude-sonnet-4-5-20250929``)."""
     found = [c for name, c in load_calibrations(directory).items() if model_extends(model, name)]
-    return max(found, key=lambda c: len(model_family(c.model)), default=None)
+    best = max(found, key=lambda c: len(model_family(c.model)), default=None)
+    if best is not None:
+        reason = best.problem()
+        if reason is not None:
+            raise CalibrationError(
+                f"the stored calibration for {best.model} is not used: {reason} "
+                f"(ctx-lab calibrate --forget {best.model})"
+            )
+    return best

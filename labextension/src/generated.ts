@@ -5,7 +5,7 @@
  */
 
 export const PAYLOAD_VERSION = 1;
-export const PAYLOAD_KINDS = ["budget", "build", "calibration", "compress", "context", "corpus", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "profiles", "read", "replay", "tokens", "usage"] as const;
+export const PAYLOAD_KINDS = ["budget", "build", "calibration", "calibrations", "compress", "context", "corpus", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "profiles", "read", "replay", "tokens", "usage"] as const;
 export type PayloadKind = (typeof PAYLOAD_KINDS)[number];
 export const SEVERITIES = ["ok", "warn", "bad"] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -103,6 +103,36 @@ export type CalibrationPayload = {
   saved_to?: string | null;
   description: string;
   warnings?: string[];
+  band?: number[];
+  files?: {
+    path?: string;
+    sha256?: string;
+  }[];
+  excluded?: Record<string, number>;
+};
+
+/** application/vnd.ctx-lab.calibrations+json (version 1) */
+export type CalibrationsPayload = {
+  version: 1;
+  path: string;
+  forgotten?: string | null;
+  calibrations: ({
+    model: string;
+    base: string;
+    counter: string;
+    ratio: number;
+    low: number;
+    high: number;
+    calls: number;
+    transcripts?: number;
+    method: string;
+    overhead?: number;
+    fitted_on?: string | null;
+    saved_to?: string | null;
+    description: string;
+    warnings?: string[];
+    problem?: string | null;
+  })[];
 };
 
 /** application/vnd.ctx-lab.compress+json (version 1) */
@@ -560,11 +590,12 @@ export type UsagePayload = {
   input_price_per_mtok?: number | null;
 };
 
-export type AnyPayload = BudgetPayload | BuildPayload | CalibrationPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
+export type AnyPayload = BudgetPayload | BuildPayload | CalibrationPayload | CalibrationsPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
 export interface PayloadByKind {
   budget: BudgetPayload;
   build: BuildPayload;
   calibration: CalibrationPayload;
+  calibrations: CalibrationsPayload;
   compress: CompressPayload;
   context: ContextPayload;
   corpus: CorpusPayload;

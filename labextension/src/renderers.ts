@@ -22,6 +22,7 @@ import {
   ProfilesPayload,
   ReadPayload,
   CalibrationPayload,
+  CalibrationsPayload,
   ReplayPayload,
   SECTION_COLORS,
   SECTION_LABELS,
@@ -51,6 +52,7 @@ export const KINDS = [
   'profiles',
   'replay',
   'calibration',
+  'calibrations',
   'corpus'
 ];
 
@@ -536,6 +538,26 @@ function renderCalibration(p: CalibrationPayload): HTMLElement {
   );
 }
 
+function renderCalibrations(p: CalibrationsPayload): HTMLElement {
+  const rows = p.calibrations.map(c => [
+    c.model,
+    c.counter,
+    c.ratio.toFixed(3),
+    `${c.low.toFixed(3)}–${c.high.toFixed(3)}`,
+    c.calls,
+    c.fitted_on ?? '',
+    c.problem ? `not applied: ${c.problem}` : 'yes'
+  ]);
+  return el(
+    'div',
+    { 'data-ctx-calibrations': String(p.calibrations.length) },
+    el('div', { class: 'ctx-head' }, p.forgotten ? `forgot ${p.forgotten}; stored in ${p.path}` : `stored in ${p.path}`),
+    rows.length
+      ? sortableTable(['model', 'counter', 'ratio', '90 % interval', 'calls', 'fitted', 'applied'], rows)
+      : el('div', { class: 'ctx-muted' }, 'no calibrations stored')
+  );
+}
+
 const share = (part: number | undefined, whole: number | undefined): string =>
   whole ? `${Math.round((100 * (part ?? 0)) / whole)} %` : '–';
 
@@ -608,6 +630,7 @@ export const RENDERERS: Renderers = {
   profiles: renderProfiles,
   replay: renderReplay,
   calibration: renderCalibration,
+  calibrations: renderCalibrations,
   corpus: renderCorpus
 };
 

@@ -317,6 +317,25 @@ async def test_every_route_is_its_command_function(jp_fetch, jp_serverapp, proje
     assert set(cases) | {"budget"} == set(ROUTES)
 
 
+async def test_malformed_transcripts_answer_422_never_500(jp_fetch, project) -> None:
+    shapes = [
+        {"type": "user", "uuid": "u", "parentUuid": None},
+        {
+            "type": "assistant",
+            "uuid": "a",
+            "parentUuid": None,
+            "message": {"id": "m", "content": [], "usage": {"input_tokens": "many"}},
+        },
+        {"sessionId": "s", "messages": [{"type": "gemini", "toolCalls": [{"name": "x"}]}]},
+        {"type": "response_item", "payload": {"type": "function_call", "name": 5, "call_id": "c"}},
+    ]
+    for i, shape in enumerate(shapes):
+        (project / f"bad{i}.jsonl").write_text(json.dumps(shape) + "\n")
+        body = await error(jp_fetch, "replay", 422, file=f"bad{i}.jsonl", model="gpt-4o")
+        assert body["type"] == "TranscriptError" and "line 1" in body["message"]
+        assert str(project) not in body["message"]
+
+
 async def test_replay_reads_only_under_the_root(jp_fetch, project, tmp_path_factory) -> None:
     elsewhere = tmp_path_factory.mktemp("sessions") / "s.jsonl"
     shutil.copy(SESSIONS / "support-chat.jsonl", elsewhere)

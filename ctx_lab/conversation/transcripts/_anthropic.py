@@ -48,13 +48,15 @@ def read_anthropic(rows: list[Record]) -> Transcript:
                 compactions.append(len(messages))
                 summaries.append(len(messages))
                 messages.append(Message.user(summary or "[compaction]"))
-            turn, _, _ = anthropic_turn(str(role), content)
+            turn, thoughts, _ = anthropic_turn(str(role), content)
             messages.extend(turn)
+            thinking.extend(thoughts)  # an earlier turn's reasoning, sent back in a tool loop
         calls: list[Call] = []
         prompt = len(messages)
         if isinstance(response, Mapping):
-            turn, thinking, _ = anthropic_turn("assistant", response.get("content", []))
+            turn, thoughts, _ = anthropic_turn("assistant", response.get("content", []))
             messages.extend(turn)
+            thinking.extend(thoughts)
             usage = response.get("usage")
             usage_map = mapping(usage, "usage") if usage is not None else None
             iterations = usage_map.get("iterations") if usage_map is not None else None
