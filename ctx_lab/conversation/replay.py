@@ -288,22 +288,56 @@ def _replay_model(
     pushed = 0
     history = overhead
     previous_context: int | None = None
+    # The last exact selection, reused while only appends happened that cannot change it:
+    # (state, context, history then, pushed then). See _still_holds.
+    known: tuple[str, int, int, int] | None = None
+    use_at: dict[str, int] = {}  # tool call id → message position
     for call in transcript.calls:
+        invalidated = False
         while pushed < call.sent_end:
             if pushed not in skip:
-                manager.push_message(transcript.messages[pushed], counts[pushed])
+                message = transcript.messages[pushed]
+                manager.push_message(message, counts[pushed])
                 history += counts[pushed]
+                if message.role == "tool_use" and message.call_id:
+                    use_at[message.call_id] = pushed
+                elif known is not None and (
+                    (message.role == "user" and known[0] == "recent_too_large")
+                    or (
+                        message.role == "tool_result"
+                        and use_at.get(message.call_id or "", pushed) < known[3]
+                    )
+                ):
+                    # a new user turn shrinks the span always kept; a result for an older call
+                    # changes which summaries cut a tool unit: select again
+                    invalidated = True
             pushed += 1
         events: list[str] = []
         summarized = 0
+        excess: int | None = None
         if not manager.history.summaries and history - overhead <= message_budget:
             # everything fits and nothing was summarized: the context is the whole history
-            state, excess, context, budget = "ready", None, history, effective_budget
+            state, context, budget = "ready", history, effective_budget
+        elif (
+            known is not None
+            and not invalidated
+            and _still_holds(known, history, effective_budget)
+        ):
+            state, context, budget = known[0], known[1] + history - known[2], effective_budget
+            if state == "recent_too_large":
+                events.append("the recent messages alone exceed the budget")
         else:
             status = manager.usage_status()
             state = status.state
             excess = getattr(status.needed, "excess_tokens", None) if status.needed else None
             context, budget = status.usage.used_tokens, status.usage.budget_tokens
+            known = None
+            if state == "recent_too_large" or (
+                state == "ready" and status.usage.summarized_segments == _active_summaries(manager)
+            ):
+                known = (state, context, history, pushed)
+            if state == "recent_too_large":
+                events.append("the recent messages alone exceed the budget")
         if state == "needs_summarization":
             before = len(manager.history.summaries)
             try:
@@ -320,9 +354,10 @@ def _replay_model(
                         for s in made
                     )
                 )
-            context = manager.usage_status().usage.used_tokens
-        elif state == "recent_too_large":
-            events.append("the recent messages alone exceed the budget")
+            after = manager.usage_status()
+            context = after.usage.used_tokens
+            if after.state == "ready" and after.usage.summarized_segments == _active_summaries(manager):
+                known = ("ready", context, history, pushed)
         if cache_read is None or previous_context is None:
             cached = 0
         elif summarized:
@@ -374,6 +409,26 @@ def _replay_model(
         )
         previous_context = context
     return rows
+
+
+def _active_summaries(manager: ContextManager) -> int:
+    """How many summaries stand for some message (a newer summary may cover an older one)."""
+    return len({e.summary_id for e in manager.history.entries if e.summary_id is not None})
+
+
+def _still_holds(known: tuple[str, int, int, int], history: int, budget: int) -> bool:
+    """Whether the last exact selection still decides the state after appends alone.
+
+    With the recent messages over budget and no new user turn, the recent span only grows:
+    still over. With everything fitting and every summary shown as a summary, the greedy
+    newest-first selection takes every new message as long as the total fits — the same
+    selection plus the new messages (a new user turn only moves which of them are forced,
+    and every one of them is taken anyway)."""
+    state, context, then, _ = known
+    grown = context + history - then
+    if state == "recent_too_large":
+        return True
+    return state == "ready" and grown <= budget
 
 
 def replay_report(
