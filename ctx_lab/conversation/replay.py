@@ -319,9 +319,7 @@ def _replay_model(
             # everything fits and nothing was summarized: the context is the whole history
             state, context, budget = "ready", history, effective_budget
         elif (
-            known is not None
-            and not invalidated
-            and _still_holds(known, history, effective_budget)
+            known is not None and not invalidated and _still_holds(known, history, effective_budget)
         ):
             state, context, budget = known[0], known[1] + history - known[2], effective_budget
             if state == "recent_too_large":
@@ -356,7 +354,8 @@ def _replay_model(
                 )
             after = manager.usage_status()
             context = after.usage.used_tokens
-            if after.state == "ready" and after.usage.summarized_segments == _active_summaries(manager):
+            shown = after.usage.summarized_segments
+            if after.state == "ready" and shown == _active_summaries(manager):
                 known = ("ready", context, history, pushed)
         if cache_read is None or previous_context is None:
             cached = 0
