@@ -538,3 +538,10 @@ def test_generated_claude_code_shapes_keep_every_pair_and_response(
         elif m.role == "tool_result":
             assert m.call_id in open_calls
     assert "sub-agent prompt" not in " ".join(m.content for m in t.messages)
+
+
+def test_the_cli_offers_every_transcript_format() -> None:
+    from ctx_lab.commands._conversation import TRANSCRIPT_FORMATS
+    from ctx_lab.conversation.transcripts import FORMATS
+
+    assert TRANSCRIPT_FORMATS == FORMATS

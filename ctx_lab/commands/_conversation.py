@@ -166,6 +166,17 @@ def _journal_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("db", metavar="DB", help="a SQLite file with a stream and/or tool journal")
 
 
+# transcripts.FORMATS, spelled here so building the parser imports no engine (a test compares)
+TRANSCRIPT_FORMATS = (
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "openai-chat",
+    "openai-responses",
+    "anthropic-messages",
+)
+
+
 def _replay_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "file",
@@ -205,7 +216,7 @@ def _replay_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--transcript-format",
         dest="transcript_format",
-        choices=("auto", "claude-code", "openai-chat", "anthropic-messages"),
+        choices=("auto", *TRANSCRIPT_FORMATS),
         help="the file's format (default: detected)",
     )
     p.add_argument(
