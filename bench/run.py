@@ -609,6 +609,33 @@ class Bench:
                 )
             )
 
+    # -- replay -------------------------------------------------------------------------------
+
+    def replay(self) -> None:
+        from ctx_lab.conversation import replay_report
+
+        models = ["gpt-4o", "claude-sonnet-4-5", "gpt-4.1"]
+        small, large = self.size(1000, 40), self.size(10_000, 400)
+        runs: dict[int, list[float]] = {}
+        for calls in (small, large):
+            session = workloads.agent_session(calls)
+            runs[calls] = measure(
+                lambda s=session: replay_report(s, models, counter="bytes/4"),
+                1 if calls > 2000 else 3,
+            )
+        growth = statistics.median(runs[large]) / statistics.median(runs[small])
+        self.rows.append(
+            row(
+                f"replay {large:,} calls × 3 models (vs {small:,})",
+                runs[large],
+                "≤ 12× the time of a tenth of the calls",
+                lambda m, r: r is not None and r <= 12,
+                runs[small],
+                f"growth {growth:.1f}× for 10× the calls; a user task every 15 calls, "
+                "tool results of 50–900 words, bytes/4",
+            )
+        )
+
     def startup(self) -> None:
         imp = measure(
             lambda: subprocess.run([sys.executable, "-c", "import ctx_lab"], check=True), 5
@@ -645,6 +672,7 @@ SUITES = (
     "builder",
     "journal",
     "corpus",
+    "replay",
 )
 
 

@@ -117,3 +117,25 @@ def code_file(suffix: str, lines: int) -> str:
         count += text.count("\n")
         i += 1
     return "".join(parts)
+
+
+def agent_session(calls: int, seed: int = 2) -> object:
+    """A generated agent session as a Transcript: a user task every 15 calls, each call an
+    assistant note and a tool call whose result (50–900 words) comes before the next call."""
+    from ctx_lab.conversation import Call, Message, Transcript
+
+    rng = random.Random(seed)
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+    messages: list[Message] = []
+    made: list[Call] = []
+    for i in range(calls):
+        if i % 15 == 0:
+            messages.append(Message.user("task " + " ".join(rng.choice(words) for _ in range(80))))
+        prompt = len(messages)
+        note = " ".join(rng.choice(words) for _ in range(rng.randint(10, 60)))
+        messages.append(Message.assistant(note))
+        messages.append(Message.tool_use(f"c{i}", "Bash", {"command": "ls"}))
+        made.append(Call(i, len(messages), "gpt-4o", None, None, prompt))
+        output = " ".join(rng.choice(words) for _ in range(rng.randint(50, 900)))
+        messages.append(Message.tool_result(f"c{i}", output))
+    return Transcript("openai-chat", tuple(messages), tuple(made))

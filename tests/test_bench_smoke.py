@@ -46,6 +46,7 @@ def test_quick_bench_reports_every_target(tmp_path: Path) -> None:
         "--help",
         "corpus sweep, 2 worker processes",
         "corpus sweep per item",
+        "replay",
     ):
         assert any(expected in name for name in names), expected
     for row in report["rows"]:
