@@ -545,3 +545,292 @@ def test_the_cli_offers_every_transcript_format() -> None:
     from ctx_lab.conversation.transcripts import FORMATS
 
     assert TRANSCRIPT_FORMATS == FORMATS
+
+
+# -- the other agents' formats, in the shapes their real files have -----------------------------
+
+
+def _jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def _token_count(total: int, last_input: int, cached: int, output: int) -> dict:
+    usage = {
+        "input_tokens": last_input,
+        "cached_input_tokens": cached,
+        "output_tokens": output,
+        "reasoning_output_tokens": 3,
+        "total_tokens": last_input + output,
+    }
+    return {
+        "type": "event_msg",
+        "payload": {
+            "type": "token_count",
+            "info": {
+                "total_token_usage": {"input_tokens": total},
+                "last_token_usage": usage,
+                "model_context_window": 258400,
+            },
+        },
+    }
+
+
+def test_codex_rollouts_both_eras(tmp_path: Path) -> None:
+    def item(payload: dict) -> dict:
+        return {"timestamp": "2026-02-23T11:48:09Z", "type": "response_item", "payload": payload}
+
+    rows = [
+        {
+            "type": "session_meta",
+            "payload": {"id": "s", "base_instructions": {"text": "You are Codex."}},
+        },
+        item(
+            {
+                "type": "message",
+                "role": "developer",
+                "content": [{"type": "input_text", "text": "sandbox rules"}],
+            }
+        ),
+        item(
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "fix it"}],
+            }
+        ),
+        {"type": "turn_context", "payload": {"model": "gpt-5.3-codex"}},
+        _token_count(0, 0, 0, 0) | {"payload": {"type": "token_count", "info": None}},
+        item(
+            {
+                "type": "reasoning",
+                "summary": [{"type": "summary_text", "text": "look"}],
+                "encrypted_content": "x",
+            }
+        ),
+        item(
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": '{"cmd": "ls"}',
+                "call_id": "c1",
+            }
+        ),
+        item(
+            {
+                "type": "custom_tool_call",
+                "name": "apply_patch",
+                "input": "*** Begin Patch",
+                "call_id": "c2",
+            }
+        ),
+        _token_count(1000, 1000, 200, 40),
+        item({"type": "function_call_output", "call_id": "c1", "output": "a.py"}),
+        item({"type": "custom_tool_call_output", "call_id": "c2", "output": '{"output": "ok"}'}),
+        _token_count(1000, 1000, 200, 40),  # repeated: not a call
+        {"type": "turn_context", "payload": {"model": "gpt-5.3-codex"}},
+        item(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "done"}],
+            }
+        ),
+        _token_count(2100, 1100, 1000, 5),
+        {
+            "type": "compacted",
+            "payload": {
+                "message": "",
+                "replacement_history": [
+                    {
+                        "type": "message",
+                        "role": "user",
+                        "content": [{"type": "input_text", "text": "fix it"}],
+                    },
+                    {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": "done"}],
+                    },
+                ],
+            },
+        },
+        {"type": "event_msg", "payload": {"type": "context_compacted"}},
+        item(
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "next"}]}
+        ),
+        item(
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "ok"}],
+            }
+        ),
+        _token_count(2400, 300, 0, 2),
+    ]
+    t = load_transcript(_jsonl(tmp_path / "rollout.jsonl", rows))
+    assert t.format == "codex" and t.system == "You are Codex.\n\nsandbox rules"
+    assert len(t.calls) == 3 and t.tool_counts() == (2, 2)
+    first = t.calls[0]
+    assert (first.usage.reported_input, first.usage.cache_read_input_tokens) == (1000, 200)
+    assert first.model == "gpt-5.3-codex" and t.thinking == ((0, "look"),)
+    assert t.compactions == (6,) and t.compaction_calls() == (2,)
+    assert t.sent_range(t.calls[2])[0] == 6  # from the replacement history on
+    legacy = [
+        {
+            "id": "c",
+            "timestamp": "2025-09-02T17:17:41Z",
+            "instructions": "You are Codex.",
+            "git": {},
+        },
+        {"record_type": "state"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix"}]},
+        {"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"},
+        {"record_type": "state"},
+        {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "done"}],
+        },
+    ]
+    old = load_transcript(_jsonl(tmp_path / "legacy.jsonl", legacy))
+    assert old.format == "codex" and len(old.calls) == 2 and not old.has_usage
+    assert dict(old.skipped)["state"] == 2 and old.tool_counts() == (1, 1)
+    with pytest.raises(CalibrationError, match="no recorded usage"):
+        calibrate([tmp_path / "legacy.jsonl"], "bytes/4")
+
+
+def test_gemini_cli_sessions(tmp_path: Path) -> None:
+    session = {
+        "sessionId": "s",
+        "projectHash": "h",
+        "startTime": "2025-12-26T04:13:07Z",
+        "lastUpdated": "2025-12-26T04:19:42Z",
+        "messages": [
+            {"id": "1", "timestamp": "t", "type": "user", "content": "install spell check"},
+            {
+                "id": "2",
+                "timestamp": "t",
+                "type": "gemini",
+                "content": "I will check the OS.",
+                "thoughts": [
+                    {
+                        "subject": "Analyzing",
+                        "description": "Sonnet is KDE's framework.",
+                        "timestamp": "t",
+                    }
+                ],
+                "tokens": {
+                    "input": 6692,
+                    "output": 47,
+                    "cached": 3085,
+                    "thoughts": 169,
+                    "tool": 0,
+                    "total": 6908,
+                },
+                "model": "gemini-3-flash-preview",
+                "toolCalls": [
+                    {
+                        "id": "run-1",
+                        "name": "run_shell_command",
+                        "args": {"command": "cat /etc/os-release"},
+                        "result": [
+                            {
+                                "functionResponse": {
+                                    "id": "run-1",
+                                    "name": "run_shell_command",
+                                    "response": {"output": "NAME=CachyOS"},
+                                }
+                            }
+                        ],
+                        "status": "success",
+                        "timestamp": "t",
+                    }
+                ],
+            },
+            {"id": "3", "timestamp": "t", "type": "info", "content": "Request cancelled."},
+            {
+                "id": "4",
+                "timestamp": "t",
+                "type": "gemini",
+                "content": [{"text": "Done."}],
+                "tokens": {"input": 7000, "output": 5, "cached": 6000, "total": 7005},
+                "model": "gemini-3-pro-preview",
+            },
+        ],
+    }
+    path = tmp_path / "session-2025-12-26T04-02-b68abb2e.json"
+    path.write_text(json.dumps(session, indent=2))
+    t = load_transcript(path)
+    assert t.format == "gemini-cli" and len(t.calls) == 2 and t.tool_counts() == (1, 1)
+    usage = t.calls[0].usage
+    assert (usage.reported_input, usage.cache_read_input_tokens, usage.output_tokens) == (
+        6692,
+        3085,
+        216,
+    )
+    assert "NAME=CachyOS" in t.messages[3].content and dict(t.skipped) == {"info": 1}
+    assert t.thinking[0][0] == 0 and "Sonnet" in t.thinking[0][1]
+    assert t.models == ("gemini-3-flash-preview", "gemini-3-pro-preview")
+
+
+def test_openai_responses_api(tmp_path: Path) -> None:
+    pair = {
+        "request": {
+            "model": "gpt-5",
+            "instructions": "Be brief.",
+            "input": [{"role": "user", "content": [{"type": "input_text", "text": "weather?"}]}],
+            "tools": [{"type": "function", "name": "weather"}],
+        },
+        "response": {
+            "id": "resp_1",
+            "object": "response",
+            "model": "gpt-5",
+            "output": [
+                {"type": "reasoning", "summary": []},
+                {
+                    "type": "function_call",
+                    "call_id": "call_1",
+                    "name": "weather",
+                    "arguments": '{"city": "Oslo"}',
+                },
+            ],
+            "usage": {
+                "input_tokens": 120,
+                "input_tokens_details": {"cached_tokens": 100},
+                "output_tokens": 30,
+                "output_tokens_details": {"reasoning_tokens": 20},
+            },
+        },
+    }
+    second = {
+        "request": {
+            "model": "gpt-5",
+            "instructions": "Be brief.",
+            "input": [
+                *pair["request"]["input"],
+                pair["response"]["output"][1],
+                {"type": "function_call_output", "call_id": "call_1", "output": "sunny"},
+            ],
+        },
+        "response": {
+            "object": "response",
+            "model": "gpt-5",
+            "output": [
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "Sunny."}],
+                }
+            ],
+            "usage": {"input_tokens": 160, "output_tokens": 3},
+        },
+    }
+    t = load_transcript(_jsonl(tmp_path / "responses.jsonl", [pair, second]))
+    assert t.format == "openai-responses" and len(t.calls) == 2 and t.system == "Be brief."
+    assert (
+        t.calls[0].usage.cache_read_input_tokens == 100 and t.calls[0].usage.reasoning_tokens == 20
+    )
+    assert t.tool_counts() == (1, 1) and t.messages[-1].content == "Sunny."
+    assert "rewritten" not in " ".join(t.warnings) and len(t.tools) == 1

@@ -26,7 +26,7 @@ from ...errors import TranscriptError
 from ...files import read_text
 from ._anthropic import looks_anthropic, read_anthropic
 from ._claude_code import read_claude_code
-from ._codex import is_rollout, read_codex
+from ._codex import is_legacy_meta, is_rollout, read_codex
 from ._gemini import is_gemini_session, read_gemini
 from ._model import IMAGE_PLACEHOLDER, IMAGE_TOKENS, Call, Transcript, Usage
 from ._openai import read_openai
@@ -68,7 +68,7 @@ def _detect(rows: list[Record]) -> str:
             return "openai-chat"
         if not isinstance(record, Mapping):
             continue
-        if is_rollout(record):
+        if is_rollout(record) or is_legacy_meta(record):
             return "codex"
         if is_gemini_session(record):
             return "gemini-cli"

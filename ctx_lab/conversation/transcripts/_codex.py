@@ -9,6 +9,11 @@ tool calls and their outputs), ``event_msg`` (UI events; ``token_count`` carries
 ``reasoning_output_tokens``; a ``token_count`` whose total did not change repeats the last one)
 and ``compacted`` (``message``, and ``replacement_history``: the items the model sees from then
 on). A call's answer is the output items since the previous call.
+
+The 2025 (pre-envelope) rollouts are read too: a first line ``{"id", "timestamp",
+"instructions", "git"}``, then bare response items and ``{"record_type": "state"}`` markers.
+They, and envelope files written before ``token_count`` carried usage, have no usage: each run
+of output items between inputs is then one call, without usage.
 """
 
 from __future__ import annotations
@@ -27,12 +32,40 @@ ROLLOUT_KINDS = ("session_meta", "turn_context", "response_item", "event_msg", "
 
 
 def is_rollout(record: Any) -> bool:
-    """Whether a parsed line is a Codex rollout line."""
+    """Whether a parsed line is a Codex rollout line (the envelope, or a 2025 state marker)."""
+    return isinstance(record, Mapping) and (
+        (record.get("type") in ROLLOUT_KINDS and isinstance(record.get("payload"), Mapping))
+        or record.get("record_type") == "state"
+    )
+
+
+def is_legacy_meta(record: Any) -> bool:
+    """Whether a parsed line is the first line of a 2025 rollout."""
     return (
         isinstance(record, Mapping)
-        and record.get("type") in ROLLOUT_KINDS
-        and isinstance(record.get("payload"), Mapping)
+        and "type" not in record
+        and "id" in record
+        and "timestamp" in record
+        and ("instructions" in record or "git" in record)
     )
+
+
+def _envelope(record: Any, first: bool) -> tuple[str, Mapping[str, Any]] | None:
+    """``(kind, payload)`` of a line in either era; None for a line that is not one."""
+    if not isinstance(record, Mapping):
+        return None
+    if record.get("type") in ROLLOUT_KINDS and isinstance(record.get("payload"), Mapping):
+        return str(record["type"]), record["payload"]
+    if record.get("record_type") == "state":
+        return "state", record
+    if first and is_legacy_meta(record):
+        return "session_meta", record
+    kind = record.get("type")
+    if isinstance(kind, str) and (
+        kind == "message" or kind in OUTPUT_ITEMS or kind.endswith("_output")
+    ):
+        return "response_item", record
+    return None
 
 
 def _usage(info: Mapping[str, Any]) -> Usage:
@@ -48,6 +81,11 @@ def _usage(info: Mapping[str, Any]) -> Usage:
     )
 
 
+def _run_call(index: int, start: int, end: int, model: str | None, record: Any) -> Call:
+    stamp = record.get("timestamp") if isinstance(record, Mapping) else None
+    return Call(index, end, model, stamp if isinstance(stamp, str) else None, None, start)
+
+
 def read_codex(rows: list[Record]) -> Transcript:
     """A Codex rollout as a :class:`Transcript` (see the module docstring)."""
     system = ""
@@ -60,15 +98,20 @@ def read_codex(rows: list[Record]) -> Transcript:
     skipped: Counter[str] = Counter()
     pending_reasoning: list[str] = []
     answer_start: int | None = None  # where the current call's output items began
+    run_start: int | None = None  # the same, for files without token counts
     last_total: Any = None
     images = unknown = 0
-    for number, record in rows:
+    runs: list[Call] = []  # calls from runs of output items, for files without usage
+    for position, (number, record) in enumerate(rows):
         with located(number):
-            if not is_rollout(record):
+            found = _envelope(record, position == 0)
+            if found is None:
                 unknown += 1
                 continue
-            kind = record["type"]
-            payload = record["payload"]
+            kind, payload = found
+            if kind == "state":
+                skipped["state"] += 1
+                continue
             if kind == "session_meta":
                 instructions = payload.get("base_instructions")
                 if isinstance(instructions, Mapping):
@@ -98,6 +141,11 @@ def read_codex(rows: list[Record]) -> Transcript:
                 is_output = item_kind in OUTPUT_ITEMS or (
                     item_kind == "message" and payload.get("role") == "assistant"
                 )
+                if not is_output and run_start is not None:
+                    runs.append(_run_call(len(runs), run_start, len(messages), model, record))
+                    run_start = None
+                if is_output and run_start is None:
+                    run_start = len(messages)
                 if is_output and answer_start is None:
                     answer_start = len(messages)
                 images += images_in(payload.get("content"))
@@ -136,7 +184,12 @@ def read_codex(rows: list[Record]) -> Transcript:
             thinking.extend((len(calls) - 1, t) for t in pending_reasoning)
             pending_reasoning = []
             answer_start = None
+    if run_start is not None:
+        runs.append(_run_call(len(runs), run_start, len(messages), model, None))
     warnings = [f"{unknown} lines that are not rollout lines skipped"] if unknown else []
+    if not calls and runs:
+        calls = runs
+        warnings.append("no token counts recorded: one call per run of model output, no usage")
     if thinking:
         warnings.append(
             f"{len(thinking)} reasoning items kept apart (encrypted reasoning is not counted)"
