@@ -574,10 +574,9 @@ class ContextManager:
         present = set(wanted)
         while end + 1 in present:
             end += 1
+        orphaned = set(self.history.orphaned_summaries())
         ranges = self.tool_units() + [
-            (s.start, s.end - 1)
-            for s in self.history.summaries
-            if s.id not in self.history.orphaned_summaries()
+            (s.start, s.end - 1) for s in self.history.summaries if s.id not in orphaned
         ]
         changed = True
         while changed:

@@ -13,6 +13,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from cachetools import LRUCache
+
 from ..errors import SummarizerError
 from ..tokens import CounterLike, get_counter
 from .messages import Message
@@ -75,6 +77,17 @@ class ExtractiveSummarizer:
 
     def __init__(self, counter: CounterLike = "cl100k") -> None:
         self.counter = get_counter(counter)
+        # a message's sentences, split once: a widened re-summarization reads the same
+        # messages again (keyed by identity, the message kept alive with its entry)
+        self._split: LRUCache[int, tuple[Message, list[str]]] = LRUCache(maxsize=65_536)
+
+    def _sentences(self, message: Message) -> list[str]:
+        found = self._split.get(id(message))
+        if found is not None and found[0] is message:
+            return found[1]
+        items = [s.strip() for s in _SENTENCE.split(" ".join(_line(message).split())) if s.strip()]
+        self._split[id(message)] = (message, items)
+        return items
 
     def summarize(self, messages: Sequence[Message], target_tokens: int) -> str:
         """Sentences in chronological order, within ``target_tokens``.
@@ -83,10 +96,7 @@ class ExtractiveSummarizer:
         it) and the running total decides; the finished summary is then counted as a whole and,
         should joining have cost more than the parts, trimmed until the real count fits.
         """
-        sentences = [
-            [s.strip() for s in _SENTENCE.split(" ".join(_line(m).split())) if s.strip()]
-            for m in messages
-        ]
+        sentences = [self._sentences(m) for m in messages]
         chosen = [0] * len(sentences)
         used = 0
         order: list[int] = []  # which message grew, in order, for trimming
