@@ -10,11 +10,13 @@ from contextlib import contextmanager
 from typing import Any
 
 from ...errors import TranscriptError, UsageError
+from ...validate import parse_whole_number, whole_number
 
 Record = tuple[int, Any]
 
 # A bound on nesting that JSON parsing and content walks accept (real recordings nest < 20).
 MAX_DEPTH = 64
+MAX_TOKENS = 10**12  # more tokens than any call ever billed: the field is not a count
 
 
 def records(text: str) -> list[Record]:
@@ -45,21 +47,22 @@ def _loads(text: str, number: int) -> Any:
 
 
 def count(value: Any, name: str) -> int:
-    """A token count: a whole number ≥ 0 (JSON numbers or digit strings); missing is 0."""
+    """A token count: an integer ≥ 0 (a JSON number, or digits as text); missing is 0.
+    Checked by :mod:`ctx_lab.validate`, refused as a :class:`TranscriptError` naming the field."""
     if value is None:
         return 0
-    if isinstance(value, bool):
-        raise TranscriptError(f"field {name}: expected a whole number, got {value!r}")
-    if isinstance(value, int):
-        number = value
-    elif isinstance(value, float) and value.is_integer():
-        number = int(value)
-    elif isinstance(value, str) and value.strip().isdigit() and len(value) < 20:
-        number = int(value.strip())
-    else:
-        raise TranscriptError(f"field {name}: expected a whole number, got {str(value)[:40]!r}")
-    if number < 0 or number > 10**12:
-        raise TranscriptError(f"field {name}: {number} is not a plausible token count")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    try:
+        number = (
+            parse_whole_number(value, f"field {name}")
+            if isinstance(value, str)
+            else whole_number(value, f"field {name}")
+        )
+    except UsageError as exc:
+        raise TranscriptError(str(exc)) from None
+    if number > MAX_TOKENS:
+        raise TranscriptError(f"field {name}: {number:,} is not a plausible token count")
     return number
 
 
