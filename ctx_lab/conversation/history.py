@@ -94,12 +94,46 @@ class Summary:
         }
 
 
+def _assign(runs: list[list[Any]], start: int, end: int, summary_id: int) -> list[list[Any]]:
+    """``runs`` with ``[start, end)`` pointing at ``summary_id`` (runs outside kept, runs cut at
+    the edges split)."""
+    out: list[list[Any]] = []
+    placed = False
+    for low, high, sid in runs:
+        if high <= start or low >= end:
+            if low >= end and not placed:
+                out.append([start, end, summary_id])
+                placed = True
+            out.append([low, high, sid])
+            continue
+        if low < start:
+            out.append([low, start, sid])
+        if not placed:
+            out.append([start, end, summary_id])
+            placed = True
+        if high > end:
+            out.append([end, high, sid])
+    if not placed:
+        out.append([start, end, summary_id])
+    merged: list[list[Any]] = []
+    for run in out:
+        if merged and merged[-1][2] == run[2] and merged[-1][1] == run[0]:
+            merged[-1][1] = run[1]
+        else:
+            merged.append(run)
+    return merged
+
+
 @dataclass
 class FullHistory:
     """Entries and summaries with sequential ids (0, 1, 2 …)."""
 
     entries: list[HistoryEntry] = field(default_factory=list)
     summaries: list[Summary] = field(default_factory=list)
+    # runs of entries that share a summary id: [start, end, summary_id], kept up to date by
+    # push, pop_if_last and add_summary, rebuilt when the lists were changed another way
+    _runs: list[list[Any]] = field(default_factory=list, repr=False, compare=False)
+    _runs_key: tuple[Any, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def next_message_id(self) -> int:
@@ -114,16 +148,51 @@ class FullHistory:
     def __len__(self) -> int:
         return len(self.entries)
 
+    def _key(self) -> tuple[Any, ...]:
+        entries = self.entries
+        return (
+            len(entries),
+            len(self.summaries),
+            id(entries[-1]) if entries else None,
+            id(entries[0]) if entries else None,
+        )
+
+    def runs(self) -> list[list[Any]]:
+        """``[start, end, summary_id]`` runs covering every entry in order (adjacent entries
+        with the same summary id, or none, share a run). Do not modify the result."""
+        if self._runs_key != self._key():
+            runs: list[list[Any]] = []
+            for e in self.entries:
+                if runs and runs[-1][2] == e.summary_id and runs[-1][1] == e.id:
+                    runs[-1][1] = e.id + 1
+                else:
+                    runs.append([e.id, e.id + 1, e.summary_id])
+            self._runs, self._runs_key = runs, self._key()
+        return self._runs
+
+    def active_summaries(self) -> set[int]:
+        """Ids of the summaries some entry points to."""
+        return {run[2] for run in self.runs() if run[2] is not None}
+
     def push(self, message: Message, tokens: int, at: datetime, step_id: int | None = None) -> int:
         """Append a message; returns its id."""
+        valid = self._runs_key == self._key()
         entry = HistoryEntry(self.next_message_id, message, tokens, at, None, step_id)
         self.entries.append(entry)
+        if valid:
+            runs = self._runs
+            if runs and runs[-1][2] is None and runs[-1][1] == entry.id:
+                runs[-1][1] += 1
+            else:
+                runs.append([entry.id, entry.id + 1, None])
+            self._runs_key = self._key()
         return entry.id
 
     def pop_if_last(self, message_id: int) -> Message | None:
         """Remove the last message if it has ``message_id`` and no summary covers it."""
         if not self.entries or self.entries[-1].id != message_id or self.entries[-1].is_summarized:
             return None
+        self._runs_key = ()  # rebuilt on next use
         return self.entries.pop().message
 
     def add_summary(self, summary: Summary) -> int:
@@ -132,6 +201,7 @@ class FullHistory:
             raise CtxLabError(f"summary id {summary.id} is not the next id {self.next_summary_id}")
         if not 0 <= summary.start < summary.end <= len(self.entries):
             raise CtxLabError(f"summary range [{summary.start}, {summary.end}) is out of bounds")
+        valid = self._runs_key == self._key()
         self.summaries.append(summary)
         entries = self.entries
         for i in range(summary.start, summary.end):
@@ -139,6 +209,9 @@ class FullHistory:
             entries[i] = HistoryEntry(
                 e.id, e.message, e.token_count, e.created_at, summary.id, e.stream_step_id
             )
+        if valid:
+            self._runs = _assign(self._runs, summary.start, summary.end, summary.id)
+            self._runs_key = self._key()
         return summary.id
 
     def has_step_id(self, step_id: int) -> bool:
@@ -147,7 +220,7 @@ class FullHistory:
 
     def orphaned_summaries(self) -> list[int]:
         """Summaries no entry points to any more (replaced by a wider summary)."""
-        used = {e.summary_id for e in self.entries if e.summary_id is not None}
+        used = self.active_summaries()
         return [s.id for s in self.summaries if s.id not in used]
 
     def total_tokens(self) -> int:

@@ -13,9 +13,10 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from cachetools import LRUCache
 
 from ..clock import utc_now
 from ..errors import (
@@ -39,6 +40,7 @@ from ..tokens import (
 from ..validate import whole_number
 from .history import FORMAT_VERSION, FullHistory, HistoryCorrupted, Summary
 from .messages import Message
+from .units import UnitIndex
 from .usage import ContextUsage
 
 if TYPE_CHECKING:
@@ -190,7 +192,7 @@ class _Selection:
 
 @dataclass
 class _Block:
-    ids: list[int]
+    ids: range
     summary_id: int | None = None
 
 
@@ -227,8 +229,10 @@ class ContextManager:
             self.counter = get_counter(counter)
             self.counter_note = ""
         self._role_tokens: dict[str, int] = {}
-        self._units: tuple[tuple[int, int | None], tuple[tuple[int, int], ...]] = ((-1, None), ())
-        self._prefix: tuple[tuple[int, int | None], list[int]] = ((-1, None), [0])
+        self._unit_index = UnitIndex()
+        self._prefix: list[int] = [0]
+        self._prefix_last: Any = None  # the message the running totals end with
+        self._summary_ids: LRUCache[tuple[int, int, int], tuple[int, ...]] = LRUCache(64)
         self.clock = clock or utc_now
         self.history = FullHistory()
         self._settings = _Settings(preserve_recent, target_ratio)
@@ -344,86 +348,75 @@ class ContextManager:
     def tool_units(self) -> list[tuple[int, int]]:
         """Inclusive id ranges from a tool_use to the last result answering it, merged when
         they overlap (parallel calls). A call still waiting for its result reaches to the end
-        of the history: it cannot be summarized before it is answered. Kept until the history
-        grows or shrinks (summaries change no role)."""
-        entries = self.history.entries
-        key = (len(entries), id(entries[-1].message) if entries else None)
-        if self._units[0] == key:
-            return list(self._units[1])
-        units = self._tool_units()
-        self._units = (key, tuple(units))
-        return units
+        of the history: it cannot be summarized before it is answered. Kept up to date as the
+        history grows (summaries change no role)."""
+        return self._units().units()
+
+    def _units(self) -> UnitIndex:
+        self._unit_index.update(self.history.entries)
+        return self._unit_index
 
     def _prefix_tokens(self) -> list[int]:
-        """Running totals of the messages' token counts (``[0, t0, t0+t1, …]``), kept until the
-        history grows or shrinks — counts never change, summaries only point at messages."""
+        """Running totals of the messages' token counts (``[0, t0, t0+t1, …]``), extended as
+        the history grows — counts never change, summaries only point at messages."""
         entries = self.history.entries
-        key = (len(entries), id(entries[-1].message) if entries else None)
-        if self._prefix[0] != key:
-            self._prefix = (key, [0, *accumulate(e.token_count for e in entries)])
-        return self._prefix[1]
-
-    def _tool_units(self) -> list[tuple[int, int]]:
-        uses: dict[str, int] = {}
-        answered: set[str] = set()
-        spans: list[tuple[int, int]] = []
-        last = len(self.history) - 1
-        for entry in self.history.entries:
-            message = entry.message
-            if message.role == "tool_use" and message.call_id:
-                uses[message.call_id] = entry.id
-                spans.append((entry.id, entry.id))
-            elif message.role == "tool_result" and message.call_id in uses:
-                answered.add(message.call_id)
-                spans.append((uses[message.call_id], entry.id))
-        spans += [(start, last) for call, start in uses.items() if call not in answered]
-        merged: list[tuple[int, int]] = []
-        for start, end in sorted(spans):
-            if merged and start <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-            else:
-                merged.append((start, end))
-        return [u for u in merged if u[1] > u[0]]
+        prefix = self._prefix
+        known = len(prefix) - 1
+        if known > len(entries) or (known and entries[known - 1].message is not self._prefix_last):
+            prefix = self._prefix = [0]
+            known = 0
+        for e in entries[known:]:
+            prefix.append(prefix[-1] + e.token_count)
+        self._prefix_last = entries[-1].message if entries else None
+        return prefix
 
     # -- the working context ----------------------------------------------------------------
 
-    def _blocks(self, end: int, units: Sequence[tuple[int, int]] = ()) -> list[_Block]:
+    def _blocks(self, end: int, units: UnitIndex) -> list[_Block]:
         """Runs of messages before ``end`` that share a summary (or none). A summary whose range
         cuts through a tool unit (one made before a result arrived, or a hand-edited history)
         is not used: its messages count as originals, so no tool pair is ever split."""
         if not self.history.summaries:  # nothing summarized yet: one run of originals
-            return [_Block(list(range(end)), None)] if end else []
-        blocks: list[_Block] = []
-        for entry in self.history.entries[:end]:
-            if blocks and blocks[-1].summary_id == entry.summary_id:
-                blocks[-1].ids.append(entry.id)
-            else:
-                blocks.append(_Block([entry.id], entry.summary_id))
+            return [_Block(range(end), None)] if end else []
         out: list[_Block] = []
-        for block in blocks:
-            low, high = block.ids[0], block.ids[-1]
-            splits = block.summary_id is not None and any(
-                (start < low <= end) or (start <= high < end) for start, end in units
-            )
-            if splits:
-                block = _Block(block.ids, None)
+        for low, high, summary_id in self.history.runs():
+            if low >= end:
+                break
+            block = _Block(range(low, min(high, end)), summary_id)
+            if summary_id is not None:
+                first, last = block.ids[0], block.ids[-1]
+                cut_low = units.containing(first)
+                cut_high = units.containing(last)
+                if (cut_low is not None and cut_low[0] < first) or (
+                    cut_high is not None and cut_high[1] > last
+                ):
+                    block = _Block(block.ids, None)
             if out and out[-1].summary_id is None and block.summary_id is None:
-                out[-1].ids.extend(block.ids)
+                out[-1].ids = range(out[-1].ids.start, block.ids.stop)
             else:
                 out.append(block)
         return out
 
+    def _summary_segment(self, ids: range, summary_id: int, tokens: int) -> Segment:
+        key = (summary_id, ids.start, ids.stop)
+        found = self._summary_ids.get(key)
+        if found is None:
+            found = self._summary_ids[key] = tuple(ids)
+        return Segment("summary", found, tokens, summary_id)
+
     def _select(self, budget: int) -> _Selection:
         entries = self.history.entries
         n = len(entries)
-        units = self.tool_units()
-        unit_at = {i: unit for unit in units for i in range(unit[0], unit[1] + 1)}
+        units = self._units()
+        prefix = self._prefix_tokens()
         recent_start = max(n - self._settings.preserve_recent, 0)
-        newest_user = next((e.id for e in reversed(entries) if e.message.role == "user"), None)
+        newest_user = units.newest_user
         if newest_user is not None:  # the newest user turn is never summarized away
             recent_start = min(recent_start, newest_user)
-        while recent_start in unit_at and unit_at[recent_start][0] < recent_start:
-            recent_start = unit_at[recent_start][0]
+        holding = units.containing(recent_start)
+        while holding is not None and holding[0] < recent_start:
+            recent_start = holding[0]
+            holding = units.containing(recent_start)
         recent = [Segment("original", (i,), entries[i].token_count) for i in range(recent_start, n)]
         used = sum(s.tokens for s in recent)
         if used > budget:
@@ -433,7 +426,7 @@ class ContextManager:
         marked: list[int] = []
         for block in reversed(self._blocks(recent_start, units)):
             if block.summary_id is not None:
-                originals = sum(entries[i].token_count for i in block.ids)
+                originals = prefix[block.ids.stop] - prefix[block.ids.start]
                 summary = self.history.summaries[block.summary_id]
                 if used + originals <= budget:
                     chosen += [
@@ -442,9 +435,7 @@ class ContextManager:
                     ]
                     used += originals
                 elif used + summary.token_count <= budget:
-                    chosen.append(
-                        Segment("summary", tuple(block.ids), summary.token_count, summary.id)
-                    )
+                    chosen.append(self._summary_segment(block.ids, summary.id, summary.token_count))
                     used += summary.token_count
                 else:
                     marked += block.ids
@@ -455,7 +446,7 @@ class ContextManager:
             position = len(ids)
             while position > 0:
                 last = ids[position - 1]
-                unit = unit_at.get(last)
+                unit = units.containing(last)
                 first = position - 1
                 if unit is not None:
                     while first > 0 and ids[first - 1] >= unit[0]:
@@ -475,7 +466,6 @@ class ContextManager:
         error: ContextBuildError | None = None
         if marked:
             if marked[-1] - marked[0] + 1 == len(marked):  # one run: a difference of prefix sums
-                prefix = self._prefix_tokens()
                 marked_tokens = prefix[marked[-1] + 1] - prefix[marked[0]]
             else:
                 marked_tokens = sum(entries[i].token_count for i in marked)
@@ -574,13 +564,17 @@ class ContextManager:
         present = set(wanted)
         while end + 1 in present:
             end += 1
-        orphaned = set(self.history.orphaned_summaries())
-        ranges = self.tool_units() + [
-            (s.start, s.end - 1) for s in self.history.summaries if s.id not in orphaned
-        ]
+        units = self._units()
+        active = self.history.active_summaries()
+        ranges = [(s.start, s.end - 1) for s in self.history.summaries if s.id in active]
         changed = True
-        while changed:
+        while changed:  # the smallest range that cuts no tool unit and no live summary
             changed = False
+            for point in (start, end):
+                unit = units.containing(point)
+                if unit is not None and (unit[0] < start or unit[1] > end):
+                    start, end = min(start, unit[0]), max(end, unit[1])
+                    changed = True
             for low, high in ranges:
                 if low <= end and high >= start and (low < start or high > end):
                     start, end = min(start, low), max(end, high)
