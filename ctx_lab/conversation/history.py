@@ -40,21 +40,66 @@ def parse_time(text: str) -> datetime:
     return moment
 
 
-@dataclass(frozen=True)
+def _resolve(forward: dict[int, int], summary_id: int) -> int:
+    """The summary that replaced ``summary_id`` (following replacements, shortened on the
+    way so later look-ups take one step)."""
+    target = summary_id
+    while target in forward:
+        target = forward[target]
+    while summary_id in forward and forward[summary_id] != target:
+        forward[summary_id], summary_id = target, forward[summary_id]
+    return target
+
+
+@dataclass(frozen=True, eq=False)
 class HistoryEntry:
-    """One message in history, its token count, and the summary that covers it (if any)."""
+    """One message in history, its token count, and the summary that covers it (if any).
+
+    ``summary_id`` is live: when a wider summary replaces the one an entry was written with,
+    the history records the replacement once (``forward``) instead of rewriting every entry,
+    so folding a long history into a new summary costs what the new messages cost."""
 
     id: int
     message: Message
     token_count: int
     created_at: datetime
-    summary_id: int | None = None
+    written_summary_id: int | None = None
     stream_step_id: int | None = None
+    forward: dict[int, int] | None = field(default=None, repr=False)
+
+    @property
+    def summary_id(self) -> int | None:
+        """The summary that covers this message now (None: none)."""
+        sid = self.written_summary_id
+        if sid is None or not self.forward:
+            return sid
+        return _resolve(self.forward, sid)
 
     @property
     def is_summarized(self) -> bool:
         """True when a summary covers this message."""
-        return self.summary_id is not None
+        return self.written_summary_id is not None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HistoryEntry):
+            return NotImplemented
+        return (
+            self.id,
+            self.message,
+            self.token_count,
+            self.created_at,
+            self.summary_id,
+            self.stream_step_id,
+        ) == (
+            other.id,
+            other.message,
+            other.token_count,
+            other.created_at,
+            other.summary_id,
+            other.stream_step_id,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # equal entries may change: not hashable
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -134,6 +179,26 @@ class FullHistory:
     # push, pop_if_last and add_summary, rebuilt when the lists were changed another way
     _runs: list[list[Any]] = field(default_factory=list, repr=False, compare=False)
     _runs_key: tuple[Any, ...] = field(default=(), repr=False, compare=False)
+    # summary → the wider summary that replaced it; shared by this history's entries
+    forward: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.adopt()
+
+    def adopt(self) -> None:
+        """Point every entry at this history's replacements (entries taken from another
+        history keep the summary they resolve to there)."""
+        for i, e in enumerate(self.entries):
+            if e.forward is not self.forward:
+                self.entries[i] = HistoryEntry(
+                    e.id,
+                    e.message,
+                    e.token_count,
+                    e.created_at,
+                    e.summary_id,
+                    e.stream_step_id,
+                    self.forward,
+                )
 
     @property
     def next_message_id(self) -> int:
@@ -177,7 +242,7 @@ class FullHistory:
     def push(self, message: Message, tokens: int, at: datetime, step_id: int | None = None) -> int:
         """Append a message; returns its id."""
         valid = self._runs_key == self._key()
-        entry = HistoryEntry(self.next_message_id, message, tokens, at, None, step_id)
+        entry = HistoryEntry(self.next_message_id, message, tokens, at, None, step_id, self.forward)
         self.entries.append(entry)
         if valid:
             runs = self._runs
@@ -201,17 +266,31 @@ class FullHistory:
             raise CtxLabError(f"summary id {summary.id} is not the next id {self.next_summary_id}")
         if not 0 <= summary.start < summary.end <= len(self.entries):
             raise CtxLabError(f"summary range [{summary.start}, {summary.end}) is out of bounds")
-        valid = self._runs_key == self._key()
-        self.summaries.append(summary)
+        runs = self.runs()
         entries = self.entries
-        for i in range(summary.start, summary.end):
-            e = entries[i]  # built directly: dataclasses.replace costs 3× more per entry
-            entries[i] = HistoryEntry(
-                e.id, e.message, e.token_count, e.created_at, summary.id, e.stream_step_id
-            )
-        if valid:
-            self._runs = _assign(self._runs, summary.start, summary.end, summary.id)
-            self._runs_key = self._key()
+        forward = self.forward
+        summaries = self.summaries
+        self.summaries.append(summary)
+        for low, high, sid in runs:
+            if high <= summary.start or low >= summary.end:
+                continue
+            inner = summaries[sid] if sid is not None else None
+            if inner is not None and summary.start <= inner.start and inner.end <= summary.end:
+                forward[sid] = summary.id  # every entry of it is inside: one record
+                continue
+            for i in range(max(low, summary.start), min(high, summary.end)):
+                e = entries[i]  # built directly: dataclasses.replace costs 3× more per entry
+                entries[i] = HistoryEntry(
+                    e.id,
+                    e.message,
+                    e.token_count,
+                    e.created_at,
+                    summary.id,
+                    e.stream_step_id,
+                    forward,
+                )
+        self._runs = _assign(runs, summary.start, summary.end, summary.id)
+        self._runs_key = self._key()
         return summary.id
 
     def has_step_id(self, step_id: int) -> bool:
@@ -304,7 +383,7 @@ def _entry(index: int, raw: Any) -> HistoryEntry:
         created = parse_time(raw["created_at"])
     except (KeyError, TypeError, ValueError, OverflowError, CtxLabError) as exc:
         raise HistoryCorrupted(f"entry {index} is malformed ({exc})") from None
-    return HistoryEntry(index, message, raw["token_count"], created, sid, step)
+    return HistoryEntry(index, message, raw["token_count"], created, sid, step, None)
 
 
 def _summary(index: int, raw: Any, entry_count: int) -> Summary:

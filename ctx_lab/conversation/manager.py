@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from cachetools import LRUCache
 
@@ -125,12 +125,44 @@ class SummarizationScope:
         return list(range(self.start, self.end))
 
 
+class _EntryMessages(Sequence[tuple[int, Message]]):
+    """``(id, message)`` of history entries, made on access (a scope can span the history)."""
+
+    def __init__(self, entries: Sequence[Any]) -> None:
+        self._entries = entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[int, Message]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[int, Message]]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [(e.id, e.message) for e in self._entries[index]]
+        entry = self._entries[index]
+        return entry.id, entry.message
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
 @dataclass(frozen=True)
 class PendingSummarization:
     """What to summarize: the scope, its messages, their tokens and the target size."""
 
     scope: SummarizationScope
-    messages: list[tuple[int, Message]]
+    messages: Sequence[tuple[int, Message]]
     original_tokens: int
     target_tokens: int
 
@@ -553,17 +585,27 @@ class ContextManager:
     def prepare_summarization(self, ids: Iterable[int]) -> PendingSummarization | None:
         """The first contiguous run of ``ids``, widened so it never splits a tool unit or cuts
         an existing summary's range; None when there is nothing to summarize."""
-        wanted = sorted(set(ids))
+        return self._prepare(sorted(set(ids)))
+
+    def _prepare(self, wanted: Sequence[int]) -> PendingSummarization | None:
+        """:meth:`prepare_summarization` of ids already sorted and unique (as a selection
+        marks them: sorting a history's worth of ids again would cost more than the rest)."""
         if not wanted:
             return None
         n = len(self.history)
-        bad = [i for i in wanted if not 0 <= i < n]
-        if bad:
+        if not (wanted[0] >= 0 and wanted[-1] < n):
+            bad = [i for i in wanted if not 0 <= i < n]
             raise UsageError(f"no messages with ids {bad} (history has {n})")
-        start = end = wanted[0]
-        present = set(wanted)
-        while end + 1 in present:
-            end += 1
+        start = wanted[0]
+        # the first run: the longest prefix with wanted[i] == start + i (a monotone test)
+        low, high = 0, len(wanted) - 1
+        while low < high:
+            middle = (low + high + 1) // 2
+            if wanted[middle] == start + middle:
+                low = middle
+            else:
+                high = middle - 1
+        end = wanted[low]
         units = self._units()
         active = self.history.active_summaries()
         ranges = [(s.start, s.end - 1) for s in self.history.summaries if s.id in active]
@@ -580,14 +622,15 @@ class ContextManager:
                     start, end = min(start, low), max(end, high)
                     changed = True
         entries = self.history.entries[start : end + 1]
-        original = sum(e.token_count for e in entries)
+        prefix = self._prefix_tokens()
+        original = prefix[end + 1] - prefix[start]
         target = min(
             max(round(original * self._settings.target_ratio), MIN_SUMMARY_TOKENS),
             MAX_SUMMARY_TOKENS,
         )
         return PendingSummarization(
             SummarizationScope(start, end + 1, tuple(wanted)),
-            [(e.id, e.message) for e in entries],
+            _EntryMessages(entries),
             original,
             target,
         )
@@ -609,7 +652,8 @@ class ContextManager:
             if token_count is None
             else self._token_count(Message.system(content), token_count)
         )
-        original = sum(e.token_count for e in self.history.entries[scope.start : scope.end])
+        prefix = self._prefix_tokens()
+        original = prefix[scope.end] - prefix[scope.start]
         summary = Summary(
             self.history.next_summary_id,
             scope.start,
@@ -637,9 +681,12 @@ class ContextManager:
         """
         # entries and summaries are frozen: copying the two lists is a complete snapshot
         entries, summaries = list(self.history.entries), list(self.history.summaries)
+        forward = dict(self.history.forward)
         try:
             return self._summarize_pending(summarizer, generated_by, token_count)
         except BaseException:
+            self.history.forward.clear()
+            self.history.forward.update(forward)
             self.history.entries[:] = entries
             self.history.summaries[:] = summaries
             raise
@@ -664,7 +711,7 @@ class ContextManager:
             if not isinstance(needed, SummarizationNeeded):
                 raise needed
             ids = needed.messages_to_summarize
-            pending = self.prepare_summarization(range(selection.recent_start) if widen else ids)
+            pending = self._prepare(range(selection.recent_start) if widen else ids)
             if pending is None:
                 raise needed
             scope = (pending.scope.start, pending.scope.end)
@@ -677,7 +724,10 @@ class ContextManager:
                 widen = True
                 continue
             try:
-                text = summarizer.summarize([m for _, m in pending.messages], pending.target_tokens)
+                text = summarizer.summarize(
+                    self._summary_input(pending.scope.start, pending.scope.end),
+                    pending.target_tokens,
+                )
             except CtxLabError:
                 raise
             except Exception as exc:  # a user's summarizer may fail in any way
@@ -701,10 +751,34 @@ class ContextManager:
             last_scope = scope
         raise CtxLabError("summarization did not converge; use a model with a larger window")
 
+    def _summary_input(self, start: int, end: int) -> list[Message]:
+        """What a summarizer reads for ``[start, end)``: each live summary inside it as its
+        summary (hierarchical re-summarization: a summary folds in the summaries it replaces,
+        so its input stays about one window however long the history), the rest as originals."""
+        out: list[Message] = []
+        entries = self.history.entries
+        shown: set[int] = set()
+        for low, high, summary_id in self.history.runs():
+            if high <= start:
+                continue
+            if low >= end:
+                break
+            low, high = max(low, start), min(high, end)
+            summary = self.history.summaries[summary_id] if summary_id is not None else None
+            if summary is not None and start <= summary.start and summary.end <= end:
+                if summary_id not in shown:
+                    shown.add(summary.id)
+                    out.append(Message.system(f"{SUMMARY_PREFIX}\n{summary.content}"))
+            else:
+                out.extend(e.message for e in entries[low:high])
+        return out
+
     def _already_summarized(self, pending: PendingSummarization) -> bool:
         """True when one live summary already covers exactly this scope at or below target."""
         covering = {
-            e.summary_id for e in self.history.entries[pending.scope.start : pending.scope.end]
+            run[2]
+            for run in self.history.runs()
+            if run[0] < pending.scope.end and run[1] > pending.scope.start
         }
         if len(covering) != 1 or None in covering:
             return False

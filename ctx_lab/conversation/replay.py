@@ -412,7 +412,7 @@ def _replay_model(
 
 def _active_summaries(manager: ContextManager) -> int:
     """How many summaries stand for some message (a newer summary may cover an older one)."""
-    return len({e.summary_id for e in manager.history.entries if e.summary_id is not None})
+    return len(manager.history.active_summaries())
 
 
 def _still_holds(known: tuple[str, int, int, int], history: int, budget: int) -> bool:
