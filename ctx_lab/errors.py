@@ -267,7 +267,7 @@ class SummarizationNeeded(ContextBuildError):
     """Older messages must be summarized before the context fits."""
 
     def __init__(
-        self, excess_tokens: int, messages_to_summarize: list[int], suggestion: str
+        self, excess_tokens: int, messages_to_summarize: Sequence[int], suggestion: str
     ) -> None:
         self.excess_tokens = excess_tokens
         self.messages_to_summarize = messages_to_summarize

@@ -69,3 +69,21 @@ def test_the_index_matches_the_definition_as_the_history_grows(steps) -> None:  
     fresh = [Entry(Message.user("new"))]
     index.update(fresh)  # another history altogether
     assert index.units() == [] and index.newest_user == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(1, 6)), max_size=8))
+def test_id_runs_read_as_the_sorted_ids(gaps_and_lengths) -> None:  # type: ignore[no-untyped-def]
+    from ctx_lab.conversation.units import IdRuns
+
+    runs, position = [], 0
+    for gap, length in gaps_and_lengths:
+        start = position + gap
+        runs.append((start, start + length))
+        position = start + length
+    ids = [i for start, stop in runs for i in range(start, stop)]
+    seq = IdRuns(runs)
+    assert len(seq) == len(ids) and list(seq) == ids and seq == ids
+    assert [seq[i] for i in range(len(ids))] == ids and seq[1:3] == ids[1:3]
+    if ids:
+        assert seq[-1] == ids[-1] and seq[0] == ids[0]

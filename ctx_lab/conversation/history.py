@@ -51,7 +51,7 @@ def _resolve(forward: dict[int, int], summary_id: int) -> int:
     return target
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class HistoryEntry:
     """One message in history, its token count, and the summary that covers it (if any).
 

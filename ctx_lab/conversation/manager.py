@@ -40,7 +40,7 @@ from ..tokens import (
 from ..validate import whole_number
 from .history import FORMAT_VERSION, FullHistory, HistoryCorrupted, Summary
 from .messages import Message
-from .units import UnitIndex
+from .units import IdRuns, UnitIndex
 from .usage import ContextUsage
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ class Expanding:
     can_restore: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Segment:
     """One piece of the working context: an original message or a summary of a range."""
 
@@ -117,7 +117,7 @@ class SummarizationScope:
 
     start: int
     end: int
-    requested: tuple[int, ...] = ()
+    requested: Sequence[int] = ()
 
     @property
     def ids(self) -> list[int]:
@@ -128,11 +128,13 @@ class SummarizationScope:
 class _EntryMessages(Sequence[tuple[int, Message]]):
     """``(id, message)`` of history entries, made on access (a scope can span the history)."""
 
-    def __init__(self, entries: Sequence[Any]) -> None:
+    def __init__(self, entries: Sequence[Any], start: int = 0, stop: int | None = None) -> None:
+        # the history's own list: ids and messages at these positions never change
         self._entries = entries
+        self._range = range(start, len(entries) if stop is None else stop)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._range)
 
     @overload
     def __getitem__(self, index: int) -> tuple[int, Message]: ...
@@ -142,8 +144,8 @@ class _EntryMessages(Sequence[tuple[int, Message]]):
 
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
-            return [(e.id, e.message) for e in self._entries[index]]
-        entry = self._entries[index]
+            return [(self._entries[i].id, self._entries[i].message) for i in self._range[index]]
+        entry = self._entries[self._range[index]]
         return entry.id, entry.message
 
     def __eq__(self, other: object) -> bool:
@@ -216,7 +218,7 @@ class UsageStatus:
 @dataclass
 class _Selection:
     segments: list[Segment]
-    marked: list[int]
+    marked: IdRuns
     used: int
     recent_start: int
     error: ContextBuildError | None = None
@@ -264,7 +266,7 @@ class ContextManager:
         self._unit_index = UnitIndex()
         self._prefix: list[int] = [0]
         self._prefix_last: Any = None  # the message the running totals end with
-        self._summary_ids: LRUCache[tuple[int, int, int], tuple[int, ...]] = LRUCache(64)
+        self._summary_ids: LRUCache[tuple[int, int, int], tuple[int, ...]] = LRUCache(8)
         self.clock = clock or utc_now
         self.history = FullHistory()
         self._settings = _Settings(preserve_recent, target_ratio)
@@ -453,9 +455,9 @@ class ContextManager:
         used = sum(s.tokens for s in recent)
         if used > budget:
             too_large = RecentMessagesTooLarge(used, budget, n - recent_start)
-            return _Selection(recent, [], used, recent_start, too_large)
+            return _Selection(recent, IdRuns(), used, recent_start, too_large)
         chosen: list[Segment] = []  # newest first
-        marked: list[int] = []
+        marked_runs: list[tuple[int, int]] = []  # newest first
         for block in reversed(self._blocks(recent_start, units)):
             if block.summary_id is not None:
                 originals = prefix[block.ids.stop] - prefix[block.ids.start]
@@ -470,7 +472,7 @@ class ContextManager:
                     chosen.append(self._summary_segment(block.ids, summary.id, summary.token_count))
                     used += summary.token_count
                 else:
-                    marked += block.ids
+                    marked_runs.append((block.ids.start, block.ids.stop))
                 continue
             # atomic items — single messages or whole tool units — taken newest first until
             # one does not fit; everything older in the block is then marked in one slice
@@ -486,7 +488,7 @@ class ContextManager:
                 item = ids[first:position]
                 tokens = sum(entries[i].token_count for i in item)
                 if used + tokens > budget:
-                    marked += ids[:position]
+                    marked_runs.append((ids.start, ids[position - 1] + 1))
                     break
                 chosen += [
                     Segment("original", (i,), entries[i].token_count) for i in reversed(item)
@@ -494,13 +496,10 @@ class ContextManager:
                 used += tokens
                 position = first
         segments = list(reversed(chosen)) + recent
-        marked.sort()
+        marked = IdRuns(marked_runs[::-1])
         error: ContextBuildError | None = None
         if marked:
-            if marked[-1] - marked[0] + 1 == len(marked):  # one run: a difference of prefix sums
-                marked_tokens = prefix[marked[-1] + 1] - prefix[marked[0]]
-            else:
-                marked_tokens = sum(entries[i].token_count for i in marked)
+            marked_tokens = sum(prefix[stop] - prefix[start] for start, stop in marked.runs)
             excess = used + marked_tokens - budget
             error = SummarizationNeeded(
                 excess,
@@ -621,7 +620,6 @@ class ContextManager:
                 if low <= end and high >= start and (low < start or high > end):
                     start, end = min(start, low), max(end, high)
                     changed = True
-        entries = self.history.entries[start : end + 1]
         prefix = self._prefix_tokens()
         original = prefix[end + 1] - prefix[start]
         target = min(
@@ -629,8 +627,10 @@ class ContextManager:
             MAX_SUMMARY_TOKENS,
         )
         return PendingSummarization(
-            SummarizationScope(start, end + 1, tuple(wanted)),
-            _EntryMessages(entries),
+            SummarizationScope(
+                start, end + 1, wanted if isinstance(wanted, IdRuns) else tuple(wanted)
+            ),
+            _EntryMessages(self.history.entries, start, end + 1),
             original,
             target,
         )

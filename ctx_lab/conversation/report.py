@@ -143,7 +143,7 @@ def history_report(manager: ContextManager, path: str, check: bool = False) -> H
         len(manager.history),
         len(manager.history.summaries),
         manager.history.orphaned_summaries(),
-        needed.messages_to_summarize if isinstance(needed, SummarizationNeeded) else [],
+        list(needed.messages_to_summarize) if isinstance(needed, SummarizationNeeded) else [],
         needed.excess_tokens if isinstance(needed, SummarizationNeeded) else None,
         str(needed) if isinstance(needed, RecentMessagesTooLarge) else "",
         check,

@@ -13,8 +13,6 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from cachetools import LRUCache
-
 from ..errors import SummarizerError
 from ..tokens import CounterLike, get_counter
 from .messages import Message
@@ -77,17 +75,10 @@ class ExtractiveSummarizer:
 
     def __init__(self, counter: CounterLike = "cl100k") -> None:
         self.counter = get_counter(counter)
-        # a message's sentences, split once: a widened re-summarization reads the same
-        # messages again (keyed by identity, the message kept alive with its entry)
-        self._split: LRUCache[int, tuple[Message, list[str]]] = LRUCache(maxsize=65_536)
 
-    def _sentences(self, message: Message) -> list[str]:
-        found = self._split.get(id(message))
-        if found is not None and found[0] is message:
-            return found[1]
-        items = [s.strip() for s in _SENTENCE.split(" ".join(_line(message).split())) if s.strip()]
-        self._split[id(message)] = (message, items)
-        return items
+    @staticmethod
+    def _sentences(message: Message) -> list[str]:
+        return [s.strip() for s in _SENTENCE.split(" ".join(_line(message).split())) if s.strip()]
 
     def summarize(self, messages: Sequence[Message], target_tokens: int) -> str:
         """Sentences in chronological order, within ``target_tokens``.

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["UnitIndex"]
+__all__ = ["IdRuns", "UnitIndex"]
 
 
 class UnitIndex:
@@ -93,3 +93,65 @@ class UnitIndex:
         if i >= 0 and self._ends[i] >= position and self._ends[i] > self._starts[i]:
             return self._starts[i], self._ends[i]
         return None
+
+
+class IdRuns(Sequence[int]):
+    """Sorted, disjoint runs of message ids read as one sorted sequence of ids: a selection
+    marks whole blocks, and listing a history's worth of ids one by one would cost more than
+    the selection itself."""
+
+    __slots__ = ("_offsets", "_starts", "_stops")
+
+    def __init__(self, runs: Sequence[tuple[int, int]] = ()) -> None:
+        self._starts: list[int] = []
+        self._stops: list[int] = []
+        self._offsets: list[int] = [0]
+        for start, stop in runs:
+            if stop <= start:
+                continue
+            if self._stops and start <= self._stops[-1]:
+                if start < self._stops[-1]:
+                    raise ValueError("runs must be sorted and disjoint")
+                self._stops[-1] = stop  # adjacent: one run
+                self._offsets[-1] += stop - start
+                continue
+            self._starts.append(start)
+            self._stops.append(stop)
+            self._offsets.append(self._offsets[-1] + stop - start)
+
+    @property
+    def runs(self) -> list[tuple[int, int]]:
+        """The half-open runs."""
+        return list(zip(self._starts, self._stops, strict=True))
+
+    def __len__(self) -> int:
+        return self._offsets[-1]
+
+    def _at(self, index: int) -> int:
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("IdRuns index out of range")
+        run = bisect_right(self._offsets, index) - 1
+        return self._starts[run] + index - self._offsets[run]
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._at(i) for i in range(*index.indices(len(self)))]
+        return self._at(index)
+
+    def __iter__(self) -> Any:
+        for start, stop in zip(self._starts, self._stops, strict=True):
+            yield from range(start, stop)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, IdRuns):
+            return self.runs == other.runs
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(other) == len(self) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"IdRuns({self.runs!r})"
