@@ -154,4 +154,8 @@ class IdRuns(Sequence[int]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"IdRuns({self.runs!r})"
+        if len(self) <= 20:
+            return repr(list(self))
+        return (
+            f"[{self[0]}, {self[1]}, …, {self[-1]}] ({len(self):,} ids in {len(self._starts)} runs)"
+        )
