@@ -181,6 +181,29 @@ class FullHistory:
     _runs_key: tuple[Any, ...] = field(default=(), repr=False, compare=False)
     # summary → the wider summary that replaced it; shared by this history's entries
     forward: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
+    # entries replaced since the open checkpoint, oldest first (None: no checkpoint)
+    _undo: list[tuple[int, HistoryEntry]] | None = field(default=None, repr=False, compare=False)
+
+    def checkpoint(self) -> tuple[int, int, dict[int, int]]:
+        """Start recording changes, so :meth:`rollback` can undo them (one at a time)."""
+        self._undo = []
+        return len(self.entries), len(self.summaries), dict(self.forward)
+
+    def rollback(self, checkpoint: tuple[int, int, dict[int, int]]) -> None:
+        """Put entries, summaries and replacements back as they were at ``checkpoint``."""
+        entries_then, summaries_then, forward_then = checkpoint
+        for position, entry in reversed(self._undo or []):
+            self.entries[position] = entry
+        del self.entries[entries_then:]
+        del self.summaries[summaries_then:]
+        self.forward.clear()
+        self.forward.update(forward_then)
+        self._undo = []
+        self._runs_key = ()  # rebuilt on next use
+
+    def release(self, checkpoint: tuple[int, int, dict[int, int]]) -> None:
+        """Stop recording changes for ``checkpoint``."""
+        self._undo = None
 
     def __post_init__(self) -> None:
         self.adopt()
@@ -280,6 +303,8 @@ class FullHistory:
                 continue
             for i in range(max(low, summary.start), min(high, summary.end)):
                 e = entries[i]  # built directly: dataclasses.replace costs 3× more per entry
+                if self._undo is not None:
+                    self._undo.append((i, e))
                 entries[i] = HistoryEntry(
                     e.id,
                     e.message,

@@ -679,17 +679,14 @@ class ContextManager:
         All or nothing: when it raises — no progress, a summarizer that fails or returns
         something other than text — the history is exactly as it was before the call.
         """
-        # entries and summaries are frozen: copying the two lists is a complete snapshot
-        entries, summaries = list(self.history.entries), list(self.history.summaries)
-        forward = dict(self.history.forward)
+        checkpoint = self.history.checkpoint()
         try:
             return self._summarize_pending(summarizer, generated_by, token_count)
         except BaseException:
-            self.history.forward.clear()
-            self.history.forward.update(forward)
-            self.history.entries[:] = entries
-            self.history.summaries[:] = summaries
+            self.history.rollback(checkpoint)
             raise
+        finally:
+            self.history.release(checkpoint)
 
     def _summarize_pending(
         self,

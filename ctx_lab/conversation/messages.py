@@ -14,7 +14,7 @@ __all__ = ["ROLES", "Message"]
 ROLES = ("system", "user", "assistant", "tool_use", "tool_result")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Message:
     """One message. Tool calls carry ``call_id``, ``name`` and ``arguments``; tool results
     carry ``call_id`` and ``is_error``."""

@@ -14,7 +14,7 @@ IMAGE_PLACEHOLDER = "[image]"
 IMAGE_TOKENS = 1600  # ≈ a 1,000 × 1,000 px screenshot under Anthropic's (w × h / 750) rule
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Provider-reported tokens of one call. ``reported_input`` is input + cache creation +
     cache read (Anthropic reports the three apart; OpenAI's and Gemini's prompt tokens include
@@ -105,7 +105,7 @@ class Usage:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Call:
     """One model call: ``prompt`` = how many of the transcript's messages came before its answer
     (what it was sent, from the last recorded compaction on), ``context`` = how many there are
