@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import LimitExceeded, PathOutsideRoot
+from ..errors import CtxLabError, LimitExceeded, PathOutsideRoot
 from ..files import check_path_text, confine, display_path, entry_kind, real_path
 from ..limits import LIMITS, limit
 
@@ -119,7 +119,7 @@ class _Walk:
         if path.is_symlink():
             try:
                 target = real_path(path)
-            except Exception:  # a loop or a name the system refuses
+            except CtxLabError:  # a loop or a name the system refuses
                 self.warnings.append(f"{label}: a symlink that cannot be resolved; skipped")
                 return None
             if not (target == self.tree or self.tree in target.parents):

@@ -48,13 +48,13 @@ def read_anthropic(rows: list[Record]) -> Transcript:
                 compactions.append(len(messages))
                 summaries.append(len(messages))
                 messages.append(Message.user(summary or "[compaction]"))
-            turn, thoughts, _ = anthropic_turn(str(role), content)
+            turn, thoughts = anthropic_turn(str(role), content)
             messages.extend(turn)
             thinking.extend(thoughts)  # an earlier turn's reasoning, sent back in a tool loop
         calls: list[Call] = []
         prompt = len(messages)
         if isinstance(response, Mapping):
-            turn, thoughts, _ = anthropic_turn("assistant", response.get("content", []))
+            turn, thoughts = anthropic_turn("assistant", response.get("content", []))
             messages.extend(turn)
             thinking.extend(thoughts)
             usage = response.get("usage")

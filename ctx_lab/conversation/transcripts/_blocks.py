@@ -73,16 +73,15 @@ def arguments_of(raw: Any) -> Any:
     return raw
 
 
-def anthropic_turn(role: str, content: Any) -> tuple[list[Message], list[str], bool]:
+def anthropic_turn(role: str, content: Any) -> tuple[list[Message], list[str]]:
     """Messages of one Anthropic turn — text, then tool calls (assistant) or tool results
-    (user), each its own message — the thinking text apart, and whether it held a
-    server-side ``compaction`` block (everything before it was dropped by the provider)."""
+    (user), each its own message — and the thinking text apart (a ``compaction`` block is
+    read by :func:`compaction_summary`)."""
     if isinstance(content, str):
-        return ([Message(role, content)] if content or role == "user" else []), [], False
+        return ([Message(role, content)] if content or role == "user" else []), []
     blocks = list_field(content, "message.content")
     out: list[Message] = []
     thinking: list[str] = []
-    compacted = False
     text = text_of(blocks)
     if text:
         out.append(Message(role, text))
@@ -108,9 +107,7 @@ def anthropic_turn(role: str, content: Any) -> tuple[list[Message], list[str], b
             )
         elif kind in ("thinking", "redacted_thinking"):
             thinking.append(text_field(block.get("thinking"), "thinking.thinking"))
-        elif kind == "compaction":
-            compacted = True
-    return out, thinking, compacted
+    return out, thinking
 
 
 def compaction_summary(content: Any) -> str | None:

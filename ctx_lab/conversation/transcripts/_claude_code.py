@@ -218,7 +218,7 @@ def read_claude_code(rows: list[Record]) -> Transcript:
                 messages.append(Message.user(text_of(content)))
                 continue
             before = len(messages)
-            turn, thoughts, _ = anthropic_turn(str(kind), content)
+            turn, thoughts = anthropic_turn(str(kind), content)
             messages.extend(turn)
             if not _is_call(record):
                 if kind == "assistant":
