@@ -267,6 +267,7 @@ class ContextManager:
         self._prefix: list[int] = [0]
         self._prefix_last: Any = None  # the message the running totals end with
         self._summary_ids: LRUCache[tuple[int, int, int], tuple[int, ...]] = LRUCache(8)
+        self._id_pool: list[int] = []
         self.clock = clock or utc_now
         self.history = FullHistory()
         self._settings = _Settings(preserve_recent, target_ratio)
@@ -435,7 +436,10 @@ class ContextManager:
         key = (summary_id, ids.start, ids.stop)
         found = self._summary_ids.get(key)
         if found is None:
-            found = self._summary_ids[key] = tuple(ids)
+            pool = self._id_pool  # slices share its int objects instead of making new ones
+            if len(pool) < ids.stop:
+                pool.extend(range(len(pool), ids.stop))
+            found = self._summary_ids[key] = tuple(pool[ids.start : ids.stop])
         return Segment("summary", found, tokens, summary_id)
 
     def _select(self, budget: int) -> _Selection:
@@ -606,8 +610,10 @@ class ContextManager:
                 high = middle - 1
         end = wanted[low]
         units = self._units()
-        active = self.history.active_summaries()
-        ranges = [(s.start, s.end - 1) for s in self.history.summaries if s.id in active]
+        summaries = self.history.summaries
+        ranges = [
+            (summaries[i].start, summaries[i].end - 1) for i in self.history.active_summaries()
+        ]
         changed = True
         while changed:  # the smallest range that cuts no tool unit and no live summary
             changed = False
@@ -628,7 +634,7 @@ class ContextManager:
         )
         return PendingSummarization(
             SummarizationScope(
-                start, end + 1, wanted if isinstance(wanted, IdRuns) else tuple(wanted)
+                start, end + 1, wanted if isinstance(wanted, (IdRuns, range)) else tuple(wanted)
             ),
             _EntryMessages(self.history.entries, start, end + 1),
             original,
