@@ -163,6 +163,34 @@ def test_replay_is_deterministic_and_tidy(coding) -> None:
     assert first.recorded_compactions == coding.compaction_calls()
 
 
+def test_replay_pauses_the_collector_only_while_it_runs(coding, monkeypatch) -> None:
+    import gc
+
+    from ctx_lab.conversation import replay as module
+
+    seen: list[bool] = []
+    real = module._replay_model
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "_replay_model", spy)
+    assert gc.isenabled()
+    replay_report(coding, ["gpt-4o", "gpt-4.1"])
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()  # a caller that had it off keeps it off
+    try:
+        replay_report(coding, ["gpt-4o"])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    monkeypatch.setattr(module, "_replay_model", lambda *a, **k: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        replay_report(coding, ["gpt-4o"])
+    assert gc.isenabled()
+
+
 def test_context_never_exceeds_the_budget_and_summaries_replace_history(coding) -> None:
     report = replay_report(coding, "gpt-4o")  # a 128k window: the session outgrows it
     for row in report.rows:
