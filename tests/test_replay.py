@@ -165,8 +165,9 @@ def test_replay_is_deterministic_and_tidy(coding) -> None:
 
 def test_replay_pauses_the_collector_only_while_it_runs(coding, monkeypatch) -> None:
     import gc
+    import importlib
 
-    from ctx_lab.conversation import replay as module
+    module = importlib.import_module("ctx_lab.conversation.replay")
 
     seen: list[bool] = []
     real = module._replay_model
