@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from packet_helpers import make_context
+from packet_helpers import assert_ledger_visible, make_context
 
 from ctx_lab.packet import assemble_packet, load_context
 from ctx_lab.tokens import count_tokens
@@ -115,6 +115,7 @@ def check(
         assert packet.tokens_used == count_tokens(markdown, counter)
         assert f"Used: {packet.tokens_used} tokens" in markdown
         assert packet.to_dict()["tokens_used"] == packet.tokens_used
+        assert_ledger_visible(packet)
 
 
 @given(context_files(), st.integers(min_value=0, max_value=2500))

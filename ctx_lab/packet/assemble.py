@@ -87,6 +87,10 @@ RELEVANCE_RULES = ("keywords", "bm25")
 PROFILES = ("design", "ctx-0.8")  # the design doc's packet; what ctx 0.8.1 sends (ctx08.py)
 Key = tuple[str, str, int]
 T = TypeVar("T", Task, Convention, Steering)  # (section, source file, line): one item of the ledger
+_OMITTED = (
+    "omitted: not even the line counting it fits (the always-included parts and the other "
+    "sections' lines take the budget)"
+)
 _TRIMMED = "trimmed after counting the rendered packet ({count} > budget {budget})"
 
 
@@ -466,16 +470,13 @@ class PacketAssembler:
         # Tier 2: tasks.
         task_cap = min(math.floor(budget * ctx.settings.task_budget_pct + 1e-9), remaining)
         caps["tasks"] = task_cap
-        hidden: set[str] = set()
-        tasks_in, tasks_out, tasks_used = self._fit_tasks(pending, task_cap, fates, hidden)
+        tasks_in, tasks_out, tasks_used = self._fit_tasks(pending, task_cap, fates)
         remaining -= tasks_used
 
         # Tier 3: conventions.
         conv_cap = min(math.floor(budget * ctx.settings.convention_budget_pct + 1e-9), remaining)
         caps["conventions"] = conv_cap
-        conv_in, conv_out, conv_used = self._fit_conventions(
-            list(ctx.conventions), conv_cap, fates, hidden
-        )
+        conv_in, conv_out, conv_used = self._fit_conventions(list(ctx.conventions), conv_cap, fates)
         remaining -= conv_used
 
         # The keywords: the focus's, else the included tasks'.
@@ -484,16 +485,14 @@ class PacketAssembler:
         # Tier 3 too: steering files, whole, by priority — before history can starve them.
         steer_cap = min(math.floor(budget * STEERING_SHARE + 1e-9), remaining)
         caps["steering"] = steer_cap
-        steer_in, steer_out, steer_used = self._fit_steering(
-            steer_cap, set(keywords), named, fates, hidden
-        )
+        steer_in, steer_out, steer_used = self._fit_steering(steer_cap, set(keywords), named, fates)
         remaining -= steer_used
 
         # Tiers 4–5: decisions and learnings, scored against the keywords.
         scores.update(self._scores(tuple(keywords), today, relevance))
         decisions = _Side("decisions", list(ctx.decisions), scores["decisions"])
         learnings = _Side("learnings", list(ctx.learnings), scores["learnings"])
-        self._fit_entries(decisions, learnings, max(remaining, 0), fates, hidden)
+        self._fit_entries(decisions, learnings, max(remaining, 0), fates)
         caps["decisions"], caps["learnings"] = decisions.cap, learnings.cap
 
         draft = _Draft(
@@ -503,7 +502,7 @@ class PacketAssembler:
             conv_out,
             decisions,
             learnings,
-            hidden,
+            set(),
             steer_in,
             steer_out,
         )
@@ -533,14 +532,14 @@ class PacketAssembler:
         price: Callable[[T], int],
         cap: int,
         fates: dict[Key, _Fate],
-        hidden: set[str],
         reasons: _Reasons,
         order: Sequence[T] | None = None,
     ) -> tuple[list[T], list[T], int]:
         """Whole items under a section heading within ``cap``: all of them when they fit,
         else those that fit in ``order`` (default: as given; ``reasons.stop`` ends at the
         first that does not), the others counted in one line. Returns (kept in the given
-        order, counted, tokens used); 0 used when not even heading and count line fit."""
+        order, counted, tokens used — the heading and count line included, even when they
+        alone exceed ``cap``)."""
         if not items:
             return [], [], 0
         header = self.cost(section_heading(section))
@@ -565,18 +564,15 @@ class PacketAssembler:
         for i, item in enumerate(rest):
             fates[_key(section, item)] = _Fate("counted", reasons.missed(i))
         used = header + sum(cost[id(item)] for item in kept)
-        used += self.cost(counted_text(section, len(rest)))
-        if used > cap:  # not even the header and the count line fit
-            hidden.add(section)
-            return kept, rest, 0
-        return kept, rest, used
+        # the line counting the rest is always written, even past the cap: what it costs
+        # beyond the budget is taken back by demoting whole items (see _trim_to_budget)
+        return kept, rest, used + self.cost(counted_text(section, len(rest)))
 
     def _fit_tasks(
         self,
         pending: list[Task],
         cap: int,
         fates: dict[Key, _Fate],
-        hidden: set[str],
     ) -> tuple[list[Task], list[Task], int]:
         if self._task_costs is None:  # the same tasks at every budget: priced once
             self._task_costs = {
@@ -603,16 +599,13 @@ class PacketAssembler:
         )
         if self._task_order is None or len(self._task_order) != len(pending):
             self._task_order = sorted(pending, key=rank)
-        return self._fit_items(
-            "tasks", pending, price, cap, fates, hidden, reasons, self._task_order
-        )
+        return self._fit_items("tasks", pending, price, cap, fates, reasons, self._task_order)
 
     def _fit_conventions(
         self,
         conventions: list[Convention],
         cap: int,
         fates: dict[Key, _Fate],
-        hidden: set[str],
     ) -> tuple[list[Convention], list[Convention], int]:
         pct = round(self.ctx.settings.convention_budget_pct * 100)
         cap_text = f"conventions cap {pct} % = {cap} tokens"
@@ -632,7 +625,6 @@ class PacketAssembler:
             lambda c: self.cost(convention_line(c.text)),
             cap,
             fates,
-            hidden,
             reasons,
         )
 
@@ -655,7 +647,6 @@ class PacketAssembler:
         keywords: set[str],
         named: set[str],
         fates: dict[Key, _Fate],
-        hidden: set[str],
     ) -> tuple[list[Steering], list[Steering], int]:
         """Applicable steering files, whole or not at all, in priority order (then name)."""
         candidates: list[Steering] = []
@@ -689,7 +680,6 @@ class PacketAssembler:
             lambda st: self.cost(steering_block(st.name, st.body)),
             cap,
             fates,
-            hidden,
             reasons,
         )
 
@@ -764,7 +754,6 @@ class PacketAssembler:
         learnings: _Side,
         remaining: int,
         fates: dict[Key, _Fate],
-        hidden: set[str],
     ) -> None:
         sides = (decisions, learnings)
         header = {s.name: self.cost(section_heading(s.name)) for s in sides}
@@ -810,7 +799,7 @@ class PacketAssembler:
         also_charged = False
         for side in sides:
             also_charged = self._fill_side(
-                side, header[side.name], also_header, also_charged, fates, hidden
+                side, header[side.name], also_header, also_charged, fates
             )
 
     def _fill_side(
@@ -820,7 +809,6 @@ class PacketAssembler:
         also_header: int,
         also_charged: bool,
         fates: dict[Key, _Fate],
-        hidden: set[str],
     ) -> bool:
         share = side.cap
         full_room = share * FULL_SHARE_PERCENT // 100
@@ -866,13 +854,8 @@ class PacketAssembler:
                 side.counted.extend(rest[i:])
                 side.count_left, side.count_reserve = share - used, reserve
                 break
-        if side.counted:
-            line = self.cost(counted_text(side.name, len(side.counted)))
-            line += 0 if also_charged else also_header
-            if used + line <= share:
-                also_charged = True
-            else:
-                hidden.add(side.name)
+        if side.counted:  # its line is written whatever the share left (see _fit_items)
+            also_charged = True
             side.counted_fate = _Fate(
                 "counted", f"{side.name} share of {share} used up; counted in one line"
             )
@@ -944,9 +927,10 @@ class PacketAssembler:
             draft.tasks_counted.append(t)
             fates[_key("tasks", t)] = _Fate("counted", why)
             return True
-        if draft.counted():
-            draft.hidden_counts.update(draft.counted())
-            return True
+        for section in ("learnings", "decisions", "steering", "conventions", "tasks"):
+            if section in draft.counted():  # the last resort: its count line goes too
+                draft.hidden_counts.add(section)
+                return True
         return False
 
     # -- the result -------------------------------------------------------------------------
@@ -1130,6 +1114,13 @@ class PacketAssembler:
                         line=e.line,
                     )
                 )
+        if draft.hidden_counts:  # no line counts them: say so rather than "counted"
+            rows = [
+                replace(r, action="omitted", reason=f"{r.reason}; {_OMITTED}")
+                if r.action == "counted" and r.section in draft.hidden_counts
+                else r
+                for r in rows
+            ]
         return rows
 
     @staticmethod

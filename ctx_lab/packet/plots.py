@@ -91,6 +91,7 @@ ACTION_COLORS = {
     "summary": "#93c5fd",
     "counted": "#d1d5db",
     "dropped": "#f3f4f6",
+    "omitted": "#f3f4f6",
     "superseded": "#9ca3af",
     "skipped": "#e5e7eb",
 }

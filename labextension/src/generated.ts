@@ -405,7 +405,7 @@ export type PacketPayload = {
     keywords: string[];
     score: number | null;
     tokens: number;
-    action: "full" | "summary" | "counted" | "superseded" | "skipped" | "dropped";
+    action: "full" | "summary" | "counted" | "omitted" | "superseded" | "skipped" | "dropped";
     reason: string;
     source?: string | null;
     warnings?: string[];

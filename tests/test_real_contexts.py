@@ -1,0 +1,42 @@
+"""Real ``.context/`` directories (``../shared/real-data/contexts``, read in place): the packet
+keeps its promises on them — every entry the ledger calls counted is counted in the packet,
+other layouts yield entries or say why not, and the default relevance discriminates."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from packet_helpers import assert_ledger_visible
+
+from ctx_lab.packet import assemble_packet, load_context
+
+REPO = Path(__file__).resolve().parent.parent
+CONTEXTS = REPO.parent / "shared" / "real-data" / "contexts"
+pytestmark = pytest.mark.skipif(
+    not CONTEXTS.is_dir(), reason="../shared/real-data is not beside the checkout"
+)
+# the --now SOURCES.md suggests for each (the day its files were last written)
+NOW = {
+    "ActiveMemory__ctx": datetime(2026, 7, 26, 12, tzinfo=UTC),
+    "spiffe__spike": datetime(2026, 7, 26, 12, tzinfo=UTC),
+    "kamp-us__kampus": datetime(2026, 2, 16, 12, tzinfo=UTC),
+    "josealekhine__ActiveMemory": datetime(2026, 1, 29, 12, tzinfo=UTC),
+}
+DEFAULT_NOW = datetime(2026, 7, 26, 12, tzinfo=UTC)
+DIRS = sorted(p.name for p in CONTEXTS.iterdir()) if CONTEXTS.is_dir() else []
+
+
+@pytest.fixture(scope="module")
+def loaded() -> dict[str, object]:
+    return {name: load_context(CONTEXTS / name) for name in DIRS}
+
+
+@pytest.mark.parametrize("budget", [500, 2000, 8000])
+@pytest.mark.parametrize("name", DIRS)
+def test_every_counted_entry_is_in_the_packet(loaded, name: str, budget: int) -> None:
+    packet = assemble_packet(loaded[name], budget, NOW.get(name, DEFAULT_NOW))
+    assert_ledger_visible(packet)
+    if not packet.over_budget:
+        assert not any(r.action == "omitted" for r in packet.ledger_rows)
