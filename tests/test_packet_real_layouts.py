@@ -358,8 +358,14 @@ def test_busy_directory_rare_words_outrank_common_ones() -> None:
 def test_keywords_rule_with_a_short_focus_discriminates() -> None:
     ctx = load_context(BUSY_DIR)
     scored = lambda p: [r for r in p.ledger_rows if r.section in ("decisions", "learnings")]  # noqa: E731
-    without = scored(assemble_packet(ctx, 8000, NOW))
+    without = scored(assemble_packet(ctx, 8000, NOW, relevance="keywords"))
     assert sum(r.relevance == 1.0 for r in without) > 0.8 * len(without)  # the reported problem
+    # which is why the default (auto) ranks by BM25 here, and says so
+    default = assemble_packet(ctx, 8000, NOW)
+    assert default.relevance == "bm25" and "saturates" in default.relevance_reason
+    assert len({r.score for r in scored(default)}) >= 10
+    focused = assemble_packet(ctx, 8000, NOW, focus="hook sandbox edge")
+    assert focused.relevance == "keywords" and "focus" in focused.relevance_reason
     with_focus = scored(assemble_packet(ctx, 8000, NOW, focus="hook sandbox edge"))
     assert sum(r.relevance == 1.0 for r in with_focus) < 0.2 * len(with_focus)
     assert any(r.relevance == 1.0 for r in with_focus)

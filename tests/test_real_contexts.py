@@ -40,3 +40,20 @@ def test_every_counted_entry_is_in_the_packet(loaded, name: str, budget: int) ->
     assert_ledger_visible(packet)
     if not packet.over_budget:
         assert not any(r.action == "omitted" for r in packet.ledger_rows)
+
+
+@pytest.mark.parametrize("name", DIRS)
+def test_default_relevance_discriminates(loaded, name: str) -> None:
+    ctx = loaded[name]
+    packet = assemble_packet(ctx, 8000, NOW.get(name, DEFAULT_NOW))
+    scored = [r for r in packet.ledger_rows if r.section in ("decisions", "learnings")]
+    if len(scored) >= 50:
+        assert len({r.score for r in scored}) >= 10, packet.relevance_reason
+    assert packet.relevance in ("keywords", "bm25") and packet.relevance_reason.startswith("auto")
+
+
+def test_the_cli_offers_the_packet_relevance_rules() -> None:
+    from ctx_lab.commands.params import RELEVANCE_CHOICES
+    from ctx_lab.packet import RELEVANCE_RULES
+
+    assert RELEVANCE_CHOICES == RELEVANCE_RULES

@@ -53,7 +53,7 @@ class SweepTask:
     now: datetime
     profile: str = "design"
     focus: str | None = None
-    relevance: str = "keywords"
+    relevance: str = "auto"
     registry: str | None = None
     root: str | None = None
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..validate import whole_number
-from .params import add_counter, parse_now, whole
+from .params import RELEVANCE_CHOICES, add_counter, parse_now, whole
 from .registry import Command, command
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def sweep(
     now: datetime | None = None,
     profile: str = "design",
     focus: str | None = None,
-    relevance: str = "keywords",
+    relevance: str = "auto",
     registry: str | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
@@ -124,7 +124,7 @@ def _sweep_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--now", type=parse_now, metavar="ISO", help="date every packet at ISO")
     p.add_argument("--profile", choices=("design", "ctx-0.8"), help="packet profile")
     p.add_argument("--focus", metavar="TEXT", help="keywords to rank entries by")
-    p.add_argument("--relevance", choices=("keywords", "bm25"), help="relevance rule")
+    p.add_argument("--relevance", choices=RELEVANCE_CHOICES, help="relevance rule (default auto)")
     p.add_argument("--registry", metavar="NAME", help="where models' limits come from")
     add_executor_arguments(p)
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..errors import UsageError
 from ..files import display_path
 from ..validate import choice
-from .params import add_budget_or_model, add_counter, flag, parse_now
+from .params import RELEVANCE_CHOICES, add_budget_or_model, add_counter, flag, parse_now
 from .registry import Command, command
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def packet(
     counter: str | None = None,
     root: PathArg | None = None,
     focus: str | None = None,
-    relevance: str = "keywords",
+    relevance: str = "auto",
     steering: Sequence[str] = (),
     profile: str = "design",
     display_dir: str | None = None,
@@ -47,7 +47,7 @@ def packet(
     configuration does. ``counter`` defaults to the model's own tokenizer when a model is given
     (``model``; a named estimate, marked inexact, when ctx_lab lacks it), else ``bytes/4``.
     ``focus`` (text whose keywords replace the included tasks'),
-    ``relevance`` (``keywords`` or ``bm25``) and ``steering`` (names of steering files to
+    ``relevance`` (``auto``, ``keywords`` or ``bm25``) and ``steering`` (names of steering files to
     include whatever their ``inclusion``) shape the choice of entries. With ``root`` every file
     read must resolve inside it.
 
@@ -108,7 +108,7 @@ def entries(
     counter: str | None = None,
     root: PathArg | None = None,
     focus: str | None = None,
-    relevance: str = "keywords",
+    relevance: str = "auto",
     steering: Sequence[str] = (),
     profile: str = "design",
     display_dir: str | None = None,
@@ -181,8 +181,9 @@ def _packet_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--relevance",
-        choices=("keywords", "bm25"),
-        help="relevance rule: keywords (matched keywords / 3, the default) or bm25",
+        choices=RELEVANCE_CHOICES,
+        help="relevance rule: auto (the default: keywords unless they rank most entries alike, "
+        "then bm25), keywords (matched keywords / 3) or bm25",
     )
     p.add_argument(
         "--steering",

@@ -13,6 +13,7 @@ from ..errors import UsageError
 from ..validate import parse_whole_number, shown
 
 __all__ = [
+    "RELEVANCE_CHOICES",
     "add_allow_private",
     "add_budget_or_model",
     "add_counter",
@@ -23,6 +24,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+# the packet's relevance rules (ctx_lab.packet.RELEVANCE_RULES, held equal by a test), named
+# here so that building the parser does not import the packet engine
+RELEVANCE_CHOICES = ("auto", "keywords", "bm25")
 _LINES = re.compile(r"^\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?$")
 
 

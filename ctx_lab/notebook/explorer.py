@@ -51,7 +51,8 @@ class BudgetExplorer:
     today); ``models`` are offered in the model dropdown (choosing one uses its effective input
     budget instead of the slider). ``counter`` left unset counts as the CLI and ``%ctx`` do:
     with the chosen model's own tokenizer, else ``bytes/4``. ``focus`` (a text box) and
-    ``relevance`` (``keywords`` or ``bm25``) choose how decisions and learnings are scored;
+    ``relevance`` (``auto``, ``keywords`` or ``bm25``) choose how decisions and learnings are
+    scored;
     ``profile`` ``ctx-0.8`` shows what ``ctx agent`` 0.8.1 would send (counted with its byte
     estimate; no focus or rule).
     """
@@ -66,7 +67,7 @@ class BudgetExplorer:
         max_budget: int | None = None,
         models: Sequence[str] | None = None,
         focus: str = "",
-        relevance: str = "keywords",
+        relevance: str = "auto",
         profile: str = "design",
     ) -> None:
         self.ctx = ctx if isinstance(ctx, ProjectContext) else load_context(ctx)

@@ -83,7 +83,12 @@ __all__ = [
 
 FULL_SHARE_PERCENT = 80  # full entries may use this much of their side's share
 STEERING_SHARE = 0.20  # steering files may use this much of the budget
-RELEVANCE_RULES = ("keywords", "bm25")
+RELEVANCE_RULES = ("auto", "keywords", "bm25")
+# auto: keywords unless they saturate — when at least this share of the scored entries (and
+# at least SATURATION_MIN of them) sit at the top keyword relevance, ranking is by recency
+# alone, so BM25 ranks instead
+SATURATION_SHARE = 0.5
+SATURATION_MIN = 5
 PROFILES = ("design", "ctx-0.8")  # the design doc's packet; what ctx 0.8.1 sends (ctx08.py)
 Key = tuple[str, str, int]
 T = TypeVar("T", Task, Convention, Steering)  # (section, source file, line): one item of the ledger
@@ -288,6 +293,32 @@ class PacketAssembler:
             self._score_cache[key] = found
         return found
 
+    def _rule(
+        self, relevance: str, keywords: tuple[str, ...], today: date, focus: str | None
+    ) -> tuple[str, str]:
+        """The relevance rule to rank by and, for ``auto``, why: keywords unless their scores
+        saturate (see SATURATION_SHARE) — then BM25, which weighs rare words above common
+        ones and the number of times they occur."""
+        if relevance != "auto":
+            return relevance, ""
+        if focus is not None:
+            return "keywords", "auto: keywords, as a focus was given"
+        if not keywords:
+            return "keywords", "auto: keywords (no task keywords to rank by)"
+        found = self._scores(keywords, today, "keywords")
+        values = [s.relevance for side in found.values() for s in side.values()]
+        top = max(values, default=0.0)
+        at_top = sum(1 for v in values if v == top)
+        if top > 0 and at_top >= SATURATION_MIN and at_top >= SATURATION_SHARE * len(values):
+            return "bm25", (
+                f"auto: BM25, as keyword relevance saturates ({at_top} of {len(values)} "
+                f"decisions and learnings at {top:.2f})"
+            )
+        return "keywords", (
+            f"auto: keywords ({at_top} of {len(values)} decisions and learnings at the top "
+            f"relevance {top:.2f})"
+        )
+
     def _bm25_scores(
         self, query: tuple[str, ...], ages: dict[int, Age]
     ) -> dict[str, dict[tuple[str, int], EntryScore]]:
@@ -344,7 +375,7 @@ class PacketAssembler:
         model: str | None = None,
         *,
         focus: str | None = None,
-        relevance: str = "keywords",
+        relevance: str = "auto",
         steering: Iterable[str] = (),
         registry: str | ModelRegistry | None = None,
         environ: Mapping[str, str] | None = None,
@@ -355,7 +386,7 @@ class PacketAssembler:
         choice(profile, PROFILES, "profile")
         if profile == ctx08.PROFILE:
             ctx08.check_counter(self.counter.name)
-            if focus or relevance != "keywords" or any(steering):
+            if focus or relevance not in ("auto", "keywords") or any(steering):
                 raise UsageError(
                     f"the {ctx08.PROFILE} profile has no focus, relevance rule or steering: "
                     "ctx 0.8.1 has none"
@@ -459,7 +490,7 @@ class PacketAssembler:
                 registry,
                 True,
                 [],
-                relevance,
+                "keywords" if relevance == "auto" else relevance,
                 focus,
                 extra_warnings,
             )
@@ -489,6 +520,7 @@ class PacketAssembler:
         remaining -= steer_used
 
         # Tiers 4–5: decisions and learnings, scored against the keywords.
+        relevance, relevance_reason = self._rule(relevance, tuple(keywords), today, focus)
         scores.update(self._scores(tuple(keywords), today, relevance))
         decisions = _Side("decisions", list(ctx.decisions), scores["decisions"])
         learnings = _Side("learnings", list(ctx.learnings), scores["learnings"])
@@ -521,6 +553,7 @@ class PacketAssembler:
             relevance,
             focus,
             extra_warnings,
+            relevance_reason,
         )
 
     # -- tiers ------------------------------------------------------------------------------
@@ -950,6 +983,7 @@ class PacketAssembler:
         relevance: str,
         focus: str | None,
         extra_warnings: list[str],
+        relevance_reason: str = "",
     ) -> Packet:
         ctx = self.ctx
         probe = Packet(
@@ -995,6 +1029,7 @@ class PacketAssembler:
             budget_source=source,
             warnings=(*ctx.warnings, *extra_warnings),
             relevance=relevance,
+            relevance_reason=relevance_reason,
             focus=focus,
         )
 
@@ -1215,7 +1250,7 @@ def assemble_packet(
     stop_words: Iterable[str] = DEFAULT_STOP_WORDS,
     environ: Mapping[str, str] | None = None,
     focus: str | None = None,
-    relevance: str = "keywords",
+    relevance: str = "auto",
     steering: Iterable[str] = (),
     profile: str = "design",
     display_dir: str | None = None,
@@ -1229,10 +1264,13 @@ def assemble_packet(
     and equals ``tokens_used``; otherwise the packet is tier 1 only with ``over_budget``.
 
     Decisions and learnings are scored ``recency + relevance``; ``relevance`` picks the rule:
-    ``keywords`` (matched keywords / 3, capped at 1) or ``bm25`` (Okapi BM25 over the project's
-    decisions and learnings, divided by the highest score). The query is ``focus``'s keywords
-    when given, else the included tasks'. Steering files apply when ``always``, when ``auto``
-    and a keyword of their description is among those keywords, or when named in ``steering``.
+    ``keywords`` (matched keywords / 3, capped at 1), ``bm25`` (Okapi BM25 over the project's
+    decisions and learnings, divided by the highest score) or ``auto`` (the default: keywords
+    unless, with no focus, at least half of the entries share the top keyword relevance —
+    then bm25; the packet's ``relevance`` and ``relevance_reason`` say which and why). The
+    query is ``focus``'s keywords when given, else the included tasks'. Steering files apply
+    when ``always``, when ``auto`` and a keyword of their description is among those keywords,
+    or when named in ``steering``.
 
     ``counter`` defaults to the model's own tokenizer when ``model`` is given (``"model"``:
     o200k for GPT-4o …, a named estimate marked inexact for models whose tokenizer ctx_lab does

@@ -107,7 +107,9 @@ class EntriesReport(RichResult):
         summary = f"{p.tokens_used} of {p.budget} tokens ({p.counter}), generated {p.generated}"
         if p.focus:
             summary += f", focus {p.focus!r}"
-        if p.relevance != "keywords":
+        if p.relevance_reason:
+            summary += f", {p.relevance_reason}"
+        elif p.relevance != "keywords":
             summary += f", relevance {p.relevance}"
         if p.profile != "design":
             summary += f", profile {p.profile}"

@@ -227,9 +227,10 @@ class Packet(RichResult):
     budget_source: str = "argument"
     states_tokens_used: bool = True
     warnings: tuple[str, ...] = ()
-    relevance: str = "keywords"
+    relevance: str = "keywords"  # the rule that ranked (``auto`` resolved)
     focus: str | None = None
     profile: str = "design"
+    relevance_reason: str = ""  # why that rule, when ``auto`` chose it
     counter_requested: str | None = None  # what was asked for (``model``, a name, or default)
     exact: bool | None = None  # whether ``counter`` is the model's real tokenizer
 
@@ -302,6 +303,7 @@ class Packet(RichResult):
                 "allocation": [r.to_dict() for r in self.allocation_rows],
                 "warnings": list(self.warnings),
                 "relevance": self.relevance,
+                "relevance_reason": self.relevance_reason,
                 "focus": self.focus,
                 "profile": self.profile,
                 "counter_requested": self.counter_requested or self.counter,
@@ -349,6 +351,7 @@ class Packet(RichResult):
             states_tokens_used=data.get("states_tokens_used", True),
             warnings=tuple(data.get("warnings") or ()),
             relevance=data.get("relevance", "keywords"),
+            relevance_reason=data.get("relevance_reason", ""),
             focus=data.get("focus"),
             profile=data.get("profile", "design"),
             counter_requested=data.get("counter_requested"),

@@ -425,6 +425,7 @@ export type PacketPayload = {
   severity: "ok" | "warn" | "bad";
   est_cost_usd?: number;
   relevance?: "keywords" | "bm25";
+  relevance_reason?: string;
   focus?: string | null;
   warnings?: string[];
   profile?: "design" | "ctx-0.8";

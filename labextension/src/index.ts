@@ -54,7 +54,7 @@ export class ContextPanel extends Widget {
   counter = '';
   model = '';
   focus = '';
-  relevance = 'keywords';
+  relevance = 'auto';
   profile = 'design';
   project: string | null = null;
   private signature = '';
@@ -69,8 +69,11 @@ export class ContextPanel extends Widget {
     'data-ctx-focus-input': ''
   }) as HTMLInputElement;
   private readonly relevanceSelect = select(
-    { 'data-ctx-relevance': '', title: 'keywords: matched keywords / 3 · bm25: rarer shared words weigh more' },
-    ['keywords', 'bm25']
+    {
+      'data-ctx-relevance': '',
+      title: 'auto: keywords unless they rank most entries alike, then bm25 · keywords: matched keywords / 3 · bm25: rarer shared words weigh more'
+    },
+    ['auto', 'keywords', 'bm25']
   );
   private readonly allocation = el('div', { 'data-ctx-panel-allocation': '' });
   private readonly entries = el('div', { class: 'ctx-panel-entries', 'data-ctx-panel-entries': '' });
@@ -187,7 +190,7 @@ export class ContextPanel extends Widget {
     if (this.profile === 'design' && this.focus) {
       flags.push(['--focus', this.focus]);
     }
-    if (this.profile === 'design' && this.relevance !== 'keywords') {
+    if (this.profile === 'design' && this.relevance !== 'auto') {
       flags.push(['--relevance', this.relevance]);
     }
     const line = magicLine('packet', flags, positional);
@@ -313,7 +316,7 @@ export class ContextPanel extends Widget {
           ? {
               counter: this.counter || undefined,
               focus: this.focus || undefined,
-              relevance: this.relevance === 'keywords' ? undefined : this.relevance
+              relevance: this.relevance === 'auto' ? undefined : this.relevance
             }
           : { profile: this.profile })
       });

@@ -144,7 +144,9 @@ function renderPacket(p: PacketPayload): HTMLElement {
     p.focus ? el('span', { class: 'ctx-muted', 'data-ctx-focus': '' }, ` · focus “${p.focus}”`) : null,
     p.profile && p.profile !== 'design' ? el('span', { class: 'ctx-muted', 'data-ctx-profile': p.profile }, ` · profile ${p.profile}`) : null,
     p.overshoot ? el('span', { class: 'ctx-bad', 'data-ctx-overshoot': p.overshoot }, ` over budget by ${fmt(p.overshoot)} tokens`) : null,
-    p.relevance && p.relevance !== 'keywords' ? el('span', { class: 'ctx-muted' }, ` · relevance ${p.relevance}`) : null
+    p.relevance && p.relevance !== 'keywords'
+      ? el('span', { class: 'ctx-muted', 'data-ctx-relevance-rule': p.relevance, title: p.relevance_reason || '' }, ` · relevance ${p.relevance}`)
+      : null
   );
   const entries = (items: Payload[]): HTMLElement[] =>
     items.map(e =>
