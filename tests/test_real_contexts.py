@@ -57,3 +57,25 @@ def test_the_cli_offers_the_packet_relevance_rules() -> None:
     from ctx_lab.packet import RELEVANCE_RULES
 
     assert RELEVANCE_CHOICES == RELEVANCE_RULES
+
+
+OTHER_LAYOUTS = ["yokedotlol__certs-lol", "dejth__agentbench"]
+
+
+@pytest.mark.parametrize("name", [n for n in OTHER_LAYOUTS if n in DIRS])
+def test_other_layouts_yield_entries_or_say_why_per_file(loaded, name: str) -> None:
+    ctx = loaded[name]
+    sources = {e.source for e in (*ctx.decisions, *ctx.learnings)}
+    assert ctx.decisions, "numbered decision headers are entries"
+    for path in sorted((CONTEXTS / name / ".context").glob("*.md")):
+        label = f".context/{path.name}"
+        if label in sources:
+            continue
+        assert label in ctx.read_order, label
+        if path.name in ("ARCHITECTURE.md", "GLOSSARY.md", "AGENT_PLAYBOOK.md"):
+            continue  # ctx's layout only lists these, in any project
+        assert any(w.startswith(f"{label}:") for w in ctx.warnings), label
+    packet = assemble_packet(ctx, 2000, DEFAULT_NOW)
+    assert packet.decisions and len(packet.warnings) >= 2
+    undated = [r for r in packet.ledger_rows if r.section == "decisions" and r.date is None]
+    assert undated and all("ranked by relevance alone" in r.reason for r in undated)

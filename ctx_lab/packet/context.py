@@ -39,6 +39,7 @@ from .markdown import (
     parse_steering,
     parse_tasks,
 )
+from .records import level_two_headers, parse_numbered_entries, parse_record
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
@@ -177,8 +178,10 @@ def _listing(folder: Path) -> list[Path]:
 
 def context_files(context_dir: Path) -> list[Path]:
     """Every file :func:`load_context` reads from ``context_dir``: the top-level files of
-    :data:`READ_ORDER`, then each theme folder's and ``steering/``'s ``*.md`` by name."""
+    :data:`READ_ORDER`, the other top-level ``*.md`` (another layout's own files), then each
+    theme folder's and ``steering/``'s ``*.md`` by name."""
     files = [context_dir / name for name in READ_ORDER if entry_kind(context_dir / name) == "file"]
+    files += [p for p in _listing(context_dir) if p.name not in READ_ORDER]
     for folder in (*THEME_FOLDERS.values(), STEERING_FOLDER):
         files.extend(_listing(context_dir / folder))
     return files
@@ -272,6 +275,33 @@ def load_context(
     return loaded
 
 
+_RECORD_SKIP = ("readme", "index", "template")  # a records folder's own furniture
+
+
+def _other_layout(
+    label: str, text: str, kind: str, index: int, name: str, warnings: list[str]
+) -> list[Entry]:
+    """The entries of a file with none in ctx's shape: numbered headers, else (in a theme
+    folder) the file as one record; else a warning naming the file and what was expected."""
+    numbered = parse_numbered_entries(text, kind, source=label, start_index=index)
+    if numbered:
+        return numbered
+    stem = label.rsplit("/", 1)[1].rsplit(".", 1)[0]
+    if label != f".context/{name}":  # in decisions/ or learnings/: one record per file
+        if any(word in stem.lower() for word in _RECORD_SKIP):
+            return []
+        record = parse_record(text, kind, source=label, stem=stem, index=index)
+        return [record] if record is not None else []
+    headers = level_two_headers(text)
+    if headers:
+        warnings.append(
+            f"{label}: {headers} level-2 headers but no {kind}s: expected ctx's "
+            "`## [YYYY-MM-DD] Title`, numbered headers (`## D001 — Title`, `## ADR-001: "
+            f"Title`) or one record per file in .context/{THEME_FOLDERS[name]}/"
+        )
+    return []
+
+
 def _label(context_dir: Path, file: Path) -> str:
     return ".context/" + file.relative_to(context_dir).as_posix()
 
@@ -307,12 +337,20 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
         )
         return tuple(items[-most:])
 
+    ctx_shaped: list[str] = []  # the files with entries in ctx's own shape
+
     def entries(name: str, kind: str) -> tuple[Entry, ...]:
         found: list[Entry] = []
         for label in themed(name):
-            found += parse_entries(
-                texts[label], kind, source=label, warnings=warnings, start_index=len(found)
+            text = texts[label]
+            here = parse_entries(
+                text, kind, source=label, warnings=warnings, start_index=len(found)
             )
+            if here:
+                ctx_shaped.append(label)
+            elif not is_effectively_empty(text):
+                here = _other_layout(label, text, kind, len(found), name, warnings)
+            found += here
         return capped(name, found)
 
     rules = capped("CONSTITUTION.md", parse_constitution(texts.get(".context/CONSTITUTION.md", "")))
@@ -350,6 +388,28 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
         folder = THEME_FOLDERS.get(name)
         if folder and any(listed(k) for k in themed(name) if k != label):
             read_order.append(f".context/{folder}/")
+    for name, items, shape in (
+        ("CONSTITUTION.md", rules, "checkbox rules (- [ ] …)"),
+        ("TASKS.md", tasks, "checkbox tasks (- [ ] …)"),
+    ):
+        label = f".context/{name}"
+        if not items and label in texts and not is_effectively_empty(texts[label]):
+            warnings.append(
+                f"{label}: no {shape}, the only shape ctx's layout reads: listed under Read "
+                "These Files, nothing of it in the packet's sections"
+            )
+    if not (
+        rules or tasks or ctx_shaped
+    ):  # another layout: its own top-level files are the context too
+        for label in sorted(texts):
+            if label.count("/") == 1 and label.endswith(".md") and label not in read_order:
+                if label[len(".context/") :] in READ_ORDER or is_effectively_empty(texts[label]):
+                    continue
+                read_order.append(label)
+                warnings.append(
+                    f"{label}: not a file of ctx's layout ({', '.join(READ_ORDER)}): listed "
+                    "under Read These Files, its sections not read into the packet"
+                )
 
     settings = _settings(project, warnings)
     return ProjectContext(

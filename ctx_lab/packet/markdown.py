@@ -29,6 +29,7 @@ __all__ = [
     "Rule",
     "Steering",
     "Task",
+    "front_matter",
     "is_effectively_empty",
     "parse_constitution",
     "parse_conventions",
@@ -531,8 +532,9 @@ class Steering:
         return self.name
 
 
-def _front_matter(lines: list[str]) -> tuple[list[str], int] | None:
-    """The front matter's lines and the 0-based index of the first body line."""
+def front_matter(lines: list[str]) -> tuple[list[str], int] | None:
+    """A file's ``---`` front matter: its lines and the 0-based index of the first body line
+    (None when the file has none)."""
     if not lines or lines[0].strip() != "---":
         return None
     for i in range(1, len(lines)):
@@ -550,7 +552,7 @@ def parse_steering(
     defaults (name = file stem, ``always``, priority 50) with a warning each."""
     problems = warnings if warnings is not None else []
     lines = text.split("\n")
-    found = _front_matter(lines)
+    found = front_matter(lines)
     data: Any = {}
     body_start = 0
     if found is None:

@@ -222,6 +222,8 @@ Age = tuple[int | None, float, str]
 def age_of(entry: Entry, today: date) -> Age:
     """What of a score depends only on the entry and the day: ``(age, recency, note)``."""
     if entry.day is None:
+        if not entry.stamp:  # another layout's entry without a date
+            return None, recency_score(None), "undated: ranked by relevance alone"
         return None, recency_score(None), f"malformed timestamp [{entry.stamp}]: scored as undated"
     age = max((today - entry.day).days, 0)
     return age, recency_score(age), "dated in the future: age 0" if entry.day > today else ""

@@ -1,0 +1,157 @@
+"""Decisions and learnings written in the layouts other projects use, read as entries.
+
+Seen in public repositories' ``.context/`` folders (not ctx's ``## [YYYY-MM-DD] Title``):
+
+- **numbered headers** in one file — ``## D001 — Title`` (certs-lol's DECISIONS.md, its
+  GOTCHAS ``## G01 — …``), ``## ADR-001: Title`` (agentbench), ``### ADR-7: Title``; the date,
+  when there is one, on a ``**Date:** 2026-05-14`` / ``Date: …`` / ``- Date: …`` line;
+- **one record per file** in ``decisions/`` — ``ADR-0007-replaceable-adapters.md`` with
+  ``# ADR-0007: Title`` and ``- Status: Accepted`` / ``- Date: 2026-07-18`` lines (uc-rust), or
+  MADR's front matter (``status:``, ``date:``, ``title:``).
+
+An entry without a full ``YYYY-MM-DD`` date is undated (its ``stamp`` empty): it is ranked by
+relevance alone, and the ledger says so. ``Status: Superseded…`` marks it superseded.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+
+import yaml
+
+from .markdown import Entry, front_matter, parse_stamp
+
+__all__ = ["level_two_headers", "parse_numbered_entries", "parse_record"]
+
+# ``## D001 — Title``, ``## ADR-001: Title``, ``### ADR-7: Title``, ``## G01 - Title``
+_NUMBERED = re.compile(
+    r"^(?P<level>#{2,3})\s+(?P<id>[A-Z]{1,6}[-_ ]?\d{1,5}[a-z]?)\s*(?:[—–:.|]|-(?=\s))\s*"
+    r"(?P<title>\S.*?)\s*$"
+)
+_HEADING = re.compile(r"^(?P<level>#{1,6})\s")
+_LEVEL_TWO = re.compile(r"^##[ \t]", re.MULTILINE)
+_FIELD = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>date|status|title)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?"
+    r"\s*(?P<value>.*?)\s*$",
+    re.IGNORECASE,
+)
+_FULL_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_TITLE = re.compile(r"^#\s+(?P<title>\S.*?)\s*#*\s*$")
+_FIELD_LINES = 30  # a record's metadata sits near its top
+
+
+def level_two_headers(text: str) -> int:
+    """How many level-2 headings ``text`` has."""
+    return len(_LEVEL_TWO.findall(text))
+
+
+def _dated(value: str) -> tuple[str, datetime | None]:
+    found = _FULL_DATE.search(value)
+    if found is None:
+        return "", None
+    stamp = found.group(0)
+    return (stamp, parse_stamp(stamp)) if parse_stamp(stamp) is not None else ("", None)
+
+
+def _fields(lines: list[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for line in lines[:_FIELD_LINES]:
+        m = _FIELD.match(line)
+        if m is not None and m["value"]:
+            found.setdefault(m["key"].lower(), m["value"].strip("*_ "))
+    return found
+
+
+def _superseded(status: str) -> bool:
+    return status.lower().startswith("superseded")
+
+
+def parse_numbered_entries(
+    text: str, kind: str, *, source: str = "", start_index: int = 0
+) -> list[Entry]:
+    """Entries under numbered headers (``## D001 — Title``); each runs to the next numbered
+    header or the next heading of its level or above."""
+    lines = text.split("\n")
+    starts = [(i, m) for i, line in enumerate(lines) if (m := _NUMBERED.match(line)) is not None]
+    entries: list[Entry] = []
+    numbered = {i for i, _ in starts}
+    for i, m in starts:
+        level = len(m["level"])
+        end = len(lines)
+        for j in range(i + 1, len(lines)):
+            heading = _HEADING.match(lines[j])
+            if j in numbered or (heading is not None and len(heading["level"]) <= level):
+                end = j
+                break
+        block = lines[i:end]
+        while block and (not block[-1].strip() or block[-1].strip() == "---"):
+            block.pop()
+        body = block[1:]
+        fields = _fields(body)
+        stamp, timestamp = _dated(fields.get("date", ""))
+        entries.append(
+            Entry(
+                kind=kind,
+                title=f"{m['id']} — {m['title']}",
+                stamp=stamp,
+                timestamp=timestamp,
+                text="\n".join(block),
+                body="\n".join(body).strip("\n"),
+                line=i + 1,
+                index=start_index + len(entries),
+                superseded=_superseded(fields.get("status", "")),
+                source=source,
+            )
+        )
+    return entries
+
+
+def parse_record(
+    text: str, kind: str, *, source: str = "", stem: str = "", index: int = 0
+) -> Entry | None:
+    """A whole file as one entry (an ADR or MADR record): title from front matter or the
+    first ``# `` heading (else the file name), date and status from front matter or the
+    ``Date:``/``Status:`` lines near the top. None when the file has no text."""
+    lines = text.split("\n")
+    meta: dict[str, str] = {}
+    body_start = 0
+    found = front_matter(lines)
+    if found is not None:
+        matter, body_start = found
+        try:
+            data = yaml.safe_load("\n".join(matter))
+        except yaml.YAMLError:
+            data = None
+        if isinstance(data, dict):
+            for key in ("title", "status", "date"):
+                value = data.get(key)
+                if isinstance(value, datetime | date):
+                    meta[key] = value.isoformat()
+                elif isinstance(value, str | int | float) and not isinstance(value, bool):
+                    meta[key] = str(value).strip()
+    body = lines[body_start:]
+    while body and not body[-1].strip():
+        body.pop()
+    if not any(line.strip() for line in body):
+        return None
+    title_line = next(
+        ((i, m) for i, line in enumerate(body) if (m := _TITLE.match(line)) is not None), None
+    )
+    for key, value in _fields(body).items():
+        meta.setdefault(key, value)
+    title = meta.get("title") or (title_line[1]["title"] if title_line else "") or stem
+    stamp, timestamp = _dated(meta.get("date", ""))
+    first = title_line[0] if title_line else 0
+    return Entry(
+        kind=kind,
+        title=title,
+        stamp=stamp,
+        timestamp=timestamp,
+        text="\n".join(body[first:]).strip("\n"),
+        body="\n".join(body[first + 1 :] if title_line else body).strip("\n"),
+        line=body_start + first + 1,
+        index=index,
+        superseded=_superseded(meta.get("status", "")),
+        source=source,
+    )

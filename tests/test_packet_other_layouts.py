@@ -1,0 +1,161 @@
+"""Decisions and learnings in the layouts other projects use (shapes copied small from public
+repositories' ``.context/`` folders): numbered headers, one ADR/MADR record per file, and a
+warning — never silence — for a file whose headers are none of these."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+from packet_helpers import make_context
+
+from ctx_lab.packet import assemble_packet, load_context
+from ctx_lab.packet.records import parse_numbered_entries, parse_record
+
+NOW = datetime(2026, 7, 26, 12, tzinfo=UTC)
+
+NUMBERED = """# Decisions Log
+
+> Append-only.
+
+## D001 — Shared probe
+
+**Date:** 2026-05 (project inception)
+**Decision:** Reuse the probe.
+
+## D002 — Conservative cipher classification
+
+**Date:** 2026-06-13
+**Status:** Superseded by D003
+**Decision:** Only RC4/NULL are insecure.
+
+### ADR-7: Nested numbered header
+
+Body of seven.
+"""
+
+ADR = """# ADR-0007: Replaceable infrastructure adapters
+
+- Status: Accepted
+- Date: 2026-07-18
+- Decision owners: someone
+
+## Context
+
+Providers differ.
+
+## Decision
+
+Use ports and adapters.
+"""
+
+MADR = """---
+status: accepted
+date: 2024-03-02
+---
+# Use Markdown Architectural Decision Records
+
+## Context and Problem Statement
+
+We want to record decisions.
+"""
+
+
+def test_numbered_headers_are_entries_with_their_dates_and_status() -> None:
+    entries = parse_numbered_entries(NUMBERED, "decision", source=".context/DECISIONS.md")
+    assert [e.title for e in entries] == [
+        "D001 — Shared probe",
+        "D002 — Conservative cipher classification",
+        "ADR-7 — Nested numbered header",
+    ]
+    first, second, third = entries
+    assert first.stamp == "" and first.timestamp is None  # a month is not a date
+    assert second.timestamp == datetime(2026, 6, 13) and second.superseded
+    assert "Only RC4/NULL" in second.body and "ADR-7" not in second.body
+    assert third.body == "Body of seven." and third.line == 16
+
+
+def test_a_record_per_file_adr_and_madr() -> None:
+    adr = parse_record(ADR, "decision", source=".context/decisions/ADR-0007-x.md", stem="x")
+    assert adr is not None
+    assert adr.title == "ADR-0007: Replaceable infrastructure adapters"
+    assert adr.timestamp == datetime(2026, 7, 18) and not adr.superseded
+    assert "Use ports and adapters." in adr.body
+    madr = parse_record(MADR, "decision", source=".context/decisions/0001-madr.md")
+    assert madr is not None and madr.title == "Use Markdown Architectural Decision Records"
+    assert madr.timestamp == datetime(2024, 3, 2) and madr.line == 5
+    assert parse_record("\n\n", "decision") is None
+
+
+def test_the_loader_reads_other_layouts_and_warns_where_it_cannot(tmp_path: Path) -> None:
+    root = make_context(
+        tmp_path,
+        decisions=NUMBERED,
+        learnings="# Learnings\n\n## What went wrong\n\nText.\n\n## Another\n\nMore.\n",
+        constitution="# Constitution\n\n## Red lines\n\nNever log secrets.\n",
+        gotchas="# Gotchas\n\n## G01 — ECDSA key size\n\nIt was 0.\n",
+    )
+    folder = root / ".context" / "decisions"
+    folder.mkdir()
+    (folder / "ADR-0007-replaceable-infrastructure-adapters.md").write_text(ADR)
+    (folder / "ADR-000-template.md").write_text("# ADR-000: [Title]\n\n- Status: [..]\n")
+    ctx = load_context(root)
+    titles = [e.title for e in ctx.decisions]
+    assert "ADR-0007: Replaceable infrastructure adapters" in titles
+    assert "D001 — Shared probe" in titles and not any("[Title]" in t for t in titles)
+    assert ctx.learnings == ()
+    warned = "\n".join(ctx.warnings)
+    assert ".context/LEARNINGS.md: 2 level-2 headers but no learnings" in warned
+    assert ".context/CONSTITUTION.md: no checkbox rules" in warned
+    assert ".context/GOTCHAS.md: not a file of ctx's layout" in warned
+    assert ".context/GOTCHAS.md" in ctx.read_order
+    packet = assemble_packet(ctx, 4000, NOW)
+    assert "D001 — Shared probe" in packet.to_markdown()
+    superseded = next(r for r in packet.ledger_rows if r.title.startswith("D002"))
+    assert "superseded" in superseded.reason
+
+
+def test_a_ctx_layout_keeps_its_read_order(tmp_path: Path) -> None:
+    root = make_context(
+        tmp_path,
+        tasks="- [ ] Ship it\n",
+        decisions="# Decisions\n\n## [2026-07-01] Use SQLite\n\nBecause.\n",
+        notes="# Notes\n\n## Some section\n\nprivate notes\n",
+    )
+    ctx = load_context(root)
+    assert ".context/NOTES.md" not in ctx.read_order
+    assert not any("NOTES.md" in w for w in ctx.warnings)
+
+
+_pieces = st.sampled_from(
+    [
+        "## D001 — A",
+        "### ADR-7: B",
+        "## G1 - C",
+        "# Title",
+        "## Plain",
+        "**Date:** 2026-06-13",
+        "- Status: Superseded",
+        "text",
+        "",
+        "---",
+        "status: x",
+        "## [2026-01-01] ctx",
+    ]
+)
+
+
+@given(st.lists(_pieces, max_size=30))
+def test_other_layout_parsers_never_fail_and_never_overlap(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    entries = parse_numbered_entries(text, "decision")
+    starts = [e.line for e in entries]
+    assert starts == sorted(set(starts))
+    for e in entries:
+        assert not any(
+            line.startswith(("## D001", "### ADR-7", "## G1 -")) for line in e.body.split("\n")
+        )
+    record = parse_record(text, "learning", stem="s")
+    assert record is None or record.title
