@@ -5,6 +5,7 @@ context-builder.md, refined by the builder issue). Rule-based and deterministic.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,7 +22,7 @@ from ..files import decode_text, is_binary, read_bytes
 from ..limits import LIMITS
 from ..models import ModelRegistry
 from ..packet.context import load_context
-from ..packet.scoring import Bm25, extract_keywords, terms
+from ..packet.scoring import DEFAULT_STOP_WORDS, Bm25, extract_keywords, terms, words
 from ..severity import fit_severity
 from ..token_budget import config_budget, resolve_token_budget
 from ..tokens import (
@@ -106,14 +107,34 @@ def _section_text(block: ContentBlock, text: str) -> str:
 
 
 MEMORY_HEADER = "\n## Relevant Memory\n"
+LIST_HEADER = "\n## Other Files (not shown)\n"
+# References past this share of the budget go in as one list of paths instead
+REFERENCE_SHARE = 0.25
 
 
-def render_prompt(items: Sequence[tuple[ContentBlock, str]]) -> str:
-    """The prompt: ``## Task``, then ``## Relevant Memory`` bullets, then ``## File:`` sections."""
+def _list_line(block: ContentBlock) -> str:
+    """A referenced block as one line of the file list."""
+    if block.binary:
+        return f"- {block.path} (binary)\n"
+    lines = block.text.count("\n") + (0 if block.text.endswith("\n") or not block.text else 1)
+    return f"- {block.path} ({lines:,} lines)\n"
+
+
+def render_prompt(
+    items: Sequence[tuple[ContentBlock, str]], listed: Sequence[ContentBlock] = ()
+) -> str:
+    """The prompt: ``## Task``, then ``## Relevant Memory`` bullets, then ``## File:`` sections,
+    then the ``listed`` blocks as one list of paths (references collapsed)."""
     tasks = [_section_text(b, t) for b, t in items if b.source == "task"]
     memory = [_section_text(b, t) for b, t in items if b.source == "memory"]
     files = [_section_text(b, t) for b, t in items if b.source == "file"]
-    return "".join(tasks) + (MEMORY_HEADER + "".join(memory) if memory else "") + "".join(files)
+    listing = LIST_HEADER + "".join(_list_line(b) for b in listed) if listed else ""
+    return (
+        "".join(tasks)
+        + (MEMORY_HEADER + "".join(memory) if memory else "")
+        + "".join(files)
+        + listing
+    )
 
 
 def resolve_build_budget(
@@ -287,17 +308,46 @@ def _over_limit(size: int, room: int) -> str | None:
 
 
 class _Builder:
-    def __init__(self, counter: TokenCounter) -> None:
+    def __init__(self, counter: TokenCounter, budget: int) -> None:
         self.counter = counter
         self.count = CountingCache(counter).count
+        self.budget = budget
 
     def part(self, state: _State) -> int:
         return self.count(_section_text(state.block, state.text))
 
+    @staticmethod
+    def _listable(state: _State) -> bool:
+        return not state.dropped and state.policy == "reference" and state.block.source == "file"
+
+    def listed(self, states: Sequence[_State]) -> list[_State]:
+        """The file references that go in as one list: all of them once their sections would
+        take more than :data:`REFERENCE_SHARE` of the budget, else none."""
+        references = [s for s in states if self._listable(s)]
+        if sum(s.tokens for s in references) <= self.budget * REFERENCE_SHARE:
+            return []
+        return references
+
+    def list_tokens(self, state: _State) -> int:
+        return self.count(_list_line(state.block))
+
     def total(self, states: Sequence[_State]) -> int:
         kept = [s for s in states if not s.dropped]
         header = self.count(MEMORY_HEADER) if any(s.block.source == "memory" for s in kept) else 0
+        listed = self.listed(states)
+        if listed:
+            chosen = {id(s) for s in listed}
+            header += self.count(LIST_HEADER) + sum(self.list_tokens(s) for s in listed)
+            kept = [s for s in kept if id(s) not in chosen]
         return header + sum(s.tokens for s in kept)
+
+    def render(self, states: Sequence[_State]) -> str:
+        listed = self.listed(states)
+        chosen = {id(s) for s in listed}
+        return render_prompt(
+            [(s.block, s.text) for s in states if not s.dropped and id(s) not in chosen],
+            [s.block for s in listed],
+        )
 
     def degrade(self, state: _State) -> bool:
         """One step down (skipping steps that would not shrink the block)."""
@@ -369,7 +419,7 @@ def build_context(
             warnings.append(f"memory: {exc}; built without memory")
             memory = None
     exact_paths = set(exact)
-    boosts: dict[str, tuple[int, tuple[str, ...]]] = {}
+    boosts: dict[str, tuple[int, tuple[str, ...], str]] = {}
 
     blocks: list[tuple[ContentBlock, int | None]] = []
     blocks.append((task if isinstance(task, ContentBlock) else ContentBlock.for_task(task), None))
@@ -401,7 +451,7 @@ def build_context(
 
     if task_boost:
         blocks, boosts = _boost(blocks)
-    builder = _Builder(tokens)
+    builder = _Builder(tokens, budget_value)
     states: list[_State] = []
     for order, (block, size) in enumerate(blocks):
         raw_tokens = builder.count(block.text)
@@ -410,9 +460,12 @@ def build_context(
         state.partial = compressed.partial
         state.start_policy = compressed.policy
         if block.id in boosts:
-            boost, matched = boosts[block.id]
+            boost, matched, why = boosts[block.id]
             state.boost = boost
-            state.notes.append(f"task boost +{boost} (matches {', '.join(matched[:5])})")
+            note = why or f"task boost {boost:+d}"
+            if matched:
+                note += f" (matches {', '.join(matched[:5])})"
+            state.notes.append(note)
         if block.reason:
             state.notes.append(block.reason)
         if compressed.note:
@@ -458,12 +511,19 @@ def build_context(
 
     while over() and shrink():
         pass
+    _cap_list(states, builder)
     _refill(states, builder, budget_value)
-    prompt = render_prompt([(s.block, s.text) for s in states if not s.dropped])
+    prompt = builder.render(states)
     final = builder.count(prompt)
     while final > budget_value and shrink():  # part sums may differ from the whole's count
-        prompt = render_prompt([(s.block, s.text) for s in states if not s.dropped])
+        prompt = builder.render(states)
         final = builder.count(prompt)
+    listed = {id(s) for s in builder.listed(states)}
+    for state in states:
+        if id(state) in listed:
+            state.notes.append(
+                "in the list of other files (references over a quarter of the budget)"
+            )
     if final > budget_value:
         raise ExactContentTooLarge(
             [(s.block.id, builder.count(s.block.text)) for s in exact_states], final, budget_value
@@ -472,7 +532,7 @@ def build_context(
         prompt,
         final,
         budget_value,
-        tuple(_outcome(s, builder) for s in states),
+        tuple(_outcome(s, builder, id(s) in listed) for s in states),
         tuple(warnings),
         tokens.name,
         budget_source,
@@ -481,36 +541,114 @@ def build_context(
     )
 
 
-TASK_BOOST = 15  # the most priority a block gains for matching the task
+TASK_BOOST = 15  # the most priority a block gains for matching the task's words
+NAMED_BOOST = 25  # a file the task names, or that defines a symbol the task names
+TEST_PENALTY = 10  # a test file, when the task is not about tests
+_GENERIC_FOLDERS = {"src", "lib", "crates", "pkg", "internal", "source", "app", "packages", ""}
+_TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "fixture", "fixtures"}
+_TEST_PATH = re.compile(
+    r"(?:^|/)(?:tests?|__tests__|specs?|testdata)/|(?:^|/)test_[^/]*\.py$|_test\.\w+$|"
+    r"\.(?:test|spec)\.[jt]sx?$|(?:^|/)tests?\.rs$|Tests?\.(?:java|kt|cs)$"
+)
+_IDENTIFIER = re.compile(r"`[^`]+`|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
+
+
+def _is_test(path: str) -> bool:
+    return _TEST_PATH.search(path) is not None
+
+
+def _task_names(task: str) -> tuple[set[str], set[str]]:
+    """What the task names: (code-like identifiers — dotted, backquoted, with ``_``, an inner
+    capital or ``()`` — and file names with an extension)."""
+    symbols: set[str] = set()
+    files: set[str] = set()
+    for token in _IDENTIFIER.findall(task):
+        quoted = token.startswith("`")
+        token = token.strip("`").removesuffix("()")
+        for part in re.split(r"[^A-Za-z0-9_]+", token):
+            code_like = quoted or "." in token or "_" in part or re.search(r"[a-z][A-Z]", part)
+            if len(part) >= 3 and (code_like or re.fullmatch(r"[A-Z]{2,}\w*[a-z]\w*", part)):
+                symbols.add(part)
+    for found in re.findall(r"[\w./-]+\.[A-Za-z]{1,5}\b", task):
+        files.add(found.rsplit("/", 1)[-1].lower())
+    return symbols, files
+
+
+def _definitions(symbols: set[str]) -> re.Pattern[str] | None:
+    if not symbols:
+        return None
+    names = "|".join(sorted(map(re.escape, symbols)))
+    return re.compile(
+        r"\b(?:def|class|func|fn|function|type|struct|enum|trait|interface|impl|const|let|var|"
+        rf"mod|module|object|record)\s+(?:\([^)]*\)\s*)?(?P<name>{names})\b"
+    )
 
 
 def _boost(
     blocks: list[tuple[ContentBlock, int | None]],
-) -> tuple[list[tuple[ContentBlock, int | None]], dict[str, tuple[int, tuple[str, ...]]]]:
-    """File blocks scored against the task with the packet's BM25 (terms of the path and the
-    text): the best match gains :data:`TASK_BOOST` priority, others in proportion."""
+) -> tuple[list[tuple[ContentBlock, int | None]], dict[str, tuple[int, tuple[str, ...], str]]]:
+    """File and memory blocks ranked against the task: the packet's BM25 over their paths and
+    text (the best match gains :data:`TASK_BOOST`, others in proportion); a file the task
+    names — by file name, or by a symbol it defines — gains :data:`NAMED_BOOST` instead; a
+    test file loses :data:`TEST_PENALTY` unless the task is about tests."""
     task = next((b.text for b, _ in blocks if b.source == "task"), "")
     query = extract_keywords([task])
-    files = [(i, b) for i, (b, _) in enumerate(blocks) if b.source == "file" and not b.binary]
-    if not query or not files:
+    ranked = [
+        (i, b) for i, (b, _) in enumerate(blocks) if b.source in ("file", "memory") and not b.binary
+    ]
+    if not ranked:
         return blocks, {}
-    documents = [terms(f"{b.path.replace('/', ' ')}\n{b.text}") for _, b in files]
+    documents = [terms(f"{b.path.replace('/', ' ')}\n{b.text}") for _, b in ranked]
     model = Bm25(documents)
-    scores = model.scores(query)
+    scores = model.scores(query) if query else [0.0] * len(ranked)
     top = max(scores, default=0.0)
-    if top <= 0:
-        return blocks, {}
-    found: dict[str, tuple[int, tuple[str, ...]]] = {}
-    boosted = list(blocks)
     holding = {t: model.frequencies(t) for t in dict.fromkeys(query)}
-    for j, ((i, block), score) in enumerate(zip(files, scores, strict=True)):
-        boost = round(TASK_BOOST * score / top)
-        if boost <= 0:
-            continue
+    symbols, file_names = _task_names(task)
+    defines = _definitions(symbols)
+    lowered = {s.lower() for s in symbols}
+    task_words = set(words(task)) - DEFAULT_STOP_WORDS
+    about_tests = not _TEST_WORDS.isdisjoint(task_words)
+    found: dict[str, tuple[int, tuple[str, ...], str]] = {}
+    boosted = list(blocks)
+    for j, ((i, block), score) in enumerate(zip(ranked, scores, strict=True)):
+        boost = round(TASK_BOOST * score / top) if top > 0 else 0
         matched = tuple(t for t, where in holding.items() if j in where)
+        why = ""
+        if block.source == "file":
+            name = block.path.rsplit("/", 1)[-1]
+            stem = name.rsplit(".", 1)[0].lower()
+            defined = defines.search(block.text) if defines is not None else None
+            folders = set(block.path.lower().split("/")[:-1]) - _GENERIC_FOLDERS
+            if name.lower() in file_names or stem in lowered:
+                boost, why = NAMED_BOOST, f"named by the task ({name})"
+            elif stem in task_words and not folders.isdisjoint(task_words):
+                boost, why = NAMED_BOOST, f"named by the task ({block.path}: its folder and name)"
+            elif defined is not None:
+                boost, why = NAMED_BOOST, f"defines {defined['name']}, which the task names"
+            if _is_test(block.path) and not about_tests:
+                boost -= TEST_PENALTY
+                why = "; ".join(
+                    filter(None, [why, f"test file −{TEST_PENALTY} (the task is not about tests)"])
+                )
+        if boost == 0:
+            continue
         boosted[i] = (replace(block, priority=block.priority + boost), blocks[i][1])
-        found[block.id] = (boost, matched)
+        found[block.id] = (boost, matched, why)
     return boosted, found
+
+
+def _cap_list(states: list[_State], builder: _Builder) -> None:
+    """Keep the list of other files within :data:`REFERENCE_SHARE` of the budget: the
+    lowest-priority entries leave it (dropped, and said so) until it fits."""
+    listed = builder.listed(states)
+    room = builder.budget * REFERENCE_SHARE - builder.count(LIST_HEADER)
+    used = sum(builder.list_tokens(s) for s in listed)
+    for state in sorted(listed, key=lambda s: (s.block.priority, -s.order)):
+        if used <= room:
+            return
+        used -= builder.list_tokens(state)
+        state.dropped = True  # no ladder: refilling must not bring it back into the list
+        state.notes.append("dropped: the list of other files is at a quarter of the budget")
 
 
 def _refill(states: list[_State], builder: _Builder, budget: int) -> None:
@@ -537,10 +675,12 @@ def _refill(states: list[_State], builder: _Builder, budget: int) -> None:
             return
 
 
-def _outcome(state: _State, builder: _Builder) -> BlockOutcome:
+def _outcome(state: _State, builder: _Builder, listed: bool = False) -> BlockOutcome:
     block = state.block
     if state.dropped:
         action, after = "dropped", 0
+    elif listed:
+        action, after = "listed", builder.list_tokens(state)
     elif state.policy != state.start_policy:
         action, after = "degraded", builder.count(state.text)
     else:

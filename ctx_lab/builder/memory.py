@@ -24,7 +24,9 @@ class MemorySource(Protocol):
 
 class ContextMemory:
     """Decisions and learnings of a ``.context/`` directory (superseded ones left out), ranked
-    by how many of the query's keywords they match as whole words, newer first on ties."""
+    by how many of the query's keywords they match as whole words, newer first on ties. Each
+    block is named by the file the entry lives in and its line (``.context/decisions/cli.md#L12``)
+    so that paging the reference finds it."""
 
     def __init__(self, source: str | os.PathLike[str] | ProjectContext) -> None:
         self.context = source if isinstance(source, ProjectContext) else load_context(source)
@@ -33,7 +35,7 @@ class ContextMemory:
         """Entries matching at least one keyword of ``query``."""
         keywords = extract_keywords([query])
         scored = []
-        for file, entries in (
+        for name, entries in (
             ("DECISIONS.md", self.context.decisions),
             ("LEARNINGS.md", self.context.learnings),
         ):
@@ -43,9 +45,7 @@ class ContextMemory:
                 hits = len(matched_keywords(keywords, f"{entry.title}\n{entry.body}"))
                 if hits:
                     stamp = entry.timestamp.timestamp() if entry.timestamp else 0.0
-                    scored.append((-hits, -stamp, file, entry))
+                    source = entry.source or f".context/{name}"
+                    scored.append((-hits, -stamp, f"{source}#L{entry.line}", entry))
         scored.sort(key=lambda item: item[:2])
-        return [
-            ContentBlock.for_memory(f".context/{file}#{entry.stamp}", entry.text)
-            for _, _, file, entry in scored[:k]
-        ]
+        return [ContentBlock.for_memory(where, entry.text) for _, _, where, entry in scored[:k]]

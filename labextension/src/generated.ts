@@ -75,7 +75,7 @@ export type BuildPayload = {
     policy_final: "exact" | "structural" | "summarizable" | "reference";
     tokens_before: number;
     tokens_after: number;
-    action: "kept" | "degraded" | "dropped";
+    action: "kept" | "degraded" | "listed" | "dropped";
     reason: string;
     partial?: boolean;
     boost?: number;
