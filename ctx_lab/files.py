@@ -40,6 +40,7 @@ __all__ = [
     "read_text",
     "real_path",
     "resolve_root",
+    "user_cache_dir",
     "write_atomic",
 ]
 
@@ -395,3 +396,9 @@ def write_atomic(path: Pathish, data: str | bytes, *, mode: int | None = None) -
         raise CtxLabError(f"cannot write {target}: {exc.strerror or exc}") from exc
     _fsync_directory(directory)
     return target
+
+
+def user_cache_dir() -> Path:
+    """ctx-lab's folder in the user cache directory: ``$XDG_CACHE_HOME/ctx-lab``, else
+    ``~/.cache/ctx-lab`` (not created here)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ctx-lab"

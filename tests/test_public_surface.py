@@ -351,6 +351,7 @@ SURFACE: dict[str, list[str]] = {
         "read_text",
         "real_path",
         "resolve_root",
+        "user_cache_dir",
         "write_atomic",
     ],
     "ctx_lab.severity": [

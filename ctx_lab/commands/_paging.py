@@ -34,16 +34,19 @@ def _is_uri(artifact: str) -> bool:
 
 
 def _reader(root: PathArg, allow_private: bool, allow_remote: bool) -> Reader:
-    """The reader of one call: one root and a per-user cursor key, so cursors survive the
-    process (a cursor continues only into the same text: its id carries the text's hash)."""
+    """The reader of one call: one root, a per-user cursor key and the on-disk document
+    cache, so cursors survive the process and a continuation does not extract again (a cursor
+    continues only into the same text: its id carries the text's hash)."""
     from ..read import Reader
     from ..read.cursor import user_cursor_secret
+    from ..read.disk_cache import DiskDocumentCache
 
     return Reader(
         [root],
         allow_private,
         allow_http=allow_remote,
         secret=user_cursor_secret(),
+        disk_cache=DiskDocumentCache(),
     )
 
 

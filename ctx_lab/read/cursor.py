@@ -12,14 +12,13 @@ import binascii
 import hashlib
 import hmac
 import json
-import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import CtxLabError, CursorInvalid
-from ..files import create_exclusive, write_atomic
+from ..files import create_exclusive, user_cache_dir, write_atomic
 
 __all__ = [
     "CURSOR_VERSION",
@@ -107,7 +106,7 @@ def user_cursor_secret() -> bytes:
     no key exists yet — so a crash never leaves an empty or half key, and two processes
     starting at once agree on one key. A damaged key is replaced the same way.
     """
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ctx-lab"
+    base = user_cache_dir()
     key = base / "cursor.key"
     found = _read_key(key)
     if found is not None:

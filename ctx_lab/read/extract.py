@@ -16,7 +16,18 @@ from typing import Any
 from ..files import is_binary, normalize_newlines
 from .errors import CorruptDocument, LimitExceeded, UnsupportedContent
 
-__all__ = ["Document", "classify", "decode_body", "extract_html", "extract_pdf", "make_document"]
+__all__ = [
+    "EXTRACTOR_VERSION",
+    "Document",
+    "classify",
+    "decode_body",
+    "extract_html",
+    "extract_pdf",
+    "make_document",
+]
+# Bumped whenever extraction changes what it produces: documents kept on disk by an older
+# extractor are then not used (ctx_lab.read.disk_cache).
+EXTRACTOR_VERSION = "3"
 
 TEXT_TYPES = (
     "application/json",
@@ -198,9 +209,27 @@ class _Flattener(HTMLParser):
             self.out.append(html_escape(data, quote=False))
 
 
+def _without_comments(html: str) -> str:
+    """``html`` less its comments, in one pass: an unclosed ``<!--`` runs to the end, as
+    browsers read it (Python's parser would search for its end again at every one of them)."""
+    out: list[str] = []
+    position = 0
+    while True:
+        start = html.find("<!--", position)
+        if start < 0:
+            out.append(html[position:])
+            break
+        out.append(html[position:start])
+        end = html.find("-->", start + 2)  # "<!-->" and "<!--->" close at once
+        if end < 0:
+            break
+        position = end + 3
+    return "".join(out)
+
+
 def _flatten(html: str) -> str:
     flattener = _Flattener()
-    flattener.feed(html)
+    flattener.feed(_without_comments(html))
     flattener.close()
     return "".join(flattener.out)
 
@@ -219,6 +248,14 @@ def _tree(html: str) -> Any:
         node.drop_tree()
     for node in [n for n in root.iter(lxml.etree.Comment, lxml.etree.ProcessingInstruction)]:
         node.drop_tree()
+    # anchors that are only targets, and links inside code, are their text: kept as links they
+    # empty headings (<h3><a name=…>…</a></h3>) and make a synopsis look like a link list
+    for node in [
+        a
+        for a in root.iter("a")
+        if a.get("href") is None or any(p.tag in ("pre", "code") for p in a.iterancestors())
+    ]:
+        node.drop_tag()
     deep = []
     stack = [(root, 0)]
     while stack:

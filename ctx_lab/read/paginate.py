@@ -67,7 +67,9 @@ def chunk_pdf(pages: tuple[str, ...], page: int, offset: int, max_chars: int) ->
     """The chunk starting at 0-based ``page``, character ``offset`` within it.
 
     Each page appears as its marker line, its text and one closing newline; markers count
-    towards ``max_chars`` (windows too small for a marker get none). Removing the markers from
+    towards ``max_chars`` (windows too small for a marker get none) and stand at line starts:
+    a page split mid-line continues without one, as does the closing newline of a page whose
+    text the previous chunk took whole — so no chunk is only a marker. Removing the markers from
     all chunks in order gives every page's text followed by a newline, exactly once.
     """
     total = len(pages)
@@ -77,8 +79,11 @@ def chunk_pdf(pages: tuple[str, ...], page: int, offset: int, max_chars: int) ->
     used = 0
     p, o = page, offset
     while p < total:
-        marker = page_marker(p + 1, total, continued=o > 0) if markers else ""
         rest = pages[p][o:]
+        # a continued page is marked only where a line starts and text is left (else the
+        # marker would split a line, or stand alone before the page's closing newline)
+        mid_line = o > 0 and (not rest or pages[p][o - 1] != "\n")
+        marker = page_marker(p + 1, total, continued=o > 0) if markers and not mid_line else ""
         block = f"{marker}{rest}\n"
         if used + len(block) <= max_chars:
             parts.append(block)
@@ -88,6 +93,8 @@ def chunk_pdf(pages: tuple[str, ...], page: int, offset: int, max_chars: int) ->
         if parts:
             break
         take = cut_point(rest, max_chars - len(marker))
+        if take >= len(rest) > 1:  # leave text for the chunk that carries the closing newline
+            take = cut_point(rest, len(rest) - 1)
         parts.append(marker + rest[:take])
         o += take  # the closing newline of this page comes with the next chunk
         break

@@ -17,6 +17,7 @@ from ..limits import DEFAULT_MAX_CHARS, LIMITS
 from ..validate import whole_number
 from .cache import DocumentCache
 from .cursor import Cursor, CursorInvalid, decode_cursor, encode_cursor
+from .disk_cache import DiskDocumentCache
 from .errors import ReadError
 from .extract import (
     Document,
@@ -128,7 +129,8 @@ class Reader:
     ``max_bytes`` and ``max_pdf_pages`` default to the ``read`` and ``pdf`` limits of
     :mod:`ctx_lab.limits` (``CTX_LAB_MAX_READ_BYTES``, ``CTX_LAB_MAX_PDF_PAGES``). ``secret``
     signs cursors (default: random per reader, so cursors only work with the reader that issued
-    them).
+    them). ``disk_cache`` keeps extracted local documents between processes (the CLI's and
+    the REST server's readers use one in the user cache directory).
     """
 
     def __init__(
@@ -149,6 +151,7 @@ class Reader:
         resolver: Resolver | None = None,
         session: Any = None,
         secret: bytes | None = None,
+        disk_cache: DiskDocumentCache | None = None,
     ) -> None:
         self.roots = tuple(real_path(r) for r in (roots if roots is not None else [os.getcwd()]))
         self.max_bytes = LIMITS["read"].value() if max_bytes is None else max_bytes
@@ -169,6 +172,7 @@ class Reader:
             **fetch_options,
         )
         self._secret = secret or secrets.token_bytes(16)
+        self.disk_cache = disk_cache
 
     # -- documents --------------------------------------------------------------------------
 
@@ -194,12 +198,26 @@ class Reader:
             identity = (f"size={info.st_size}", f"mtime={info.st_mtime_ns}") if info else ()
             if identity and cached.validators[:2] == identity:
                 return cached, True  # same size and mtime: not read, not hashed again
+        kept = None
+        if self.disk_cache is not None:
+            try:
+                info = path.stat()
+            except OSError:
+                info = None
+            if info is not None:
+                kept = (info.st_size, info.st_mtime_ns)
+                found = self.disk_cache.get(path, key, *kept)
+                if found is not None:
+                    self.cache.put(key, found)
+                    return found, True
         data, validators = read_local(path, self.max_bytes)
         if cached is not None and cached.validators[: len(validators)] == validators:
             return cached, True
         kind, content_type = classify(None, data, path.name)
         doc = self._extract(key, kind, content_type, data, validators)
         self.cache.put(key, doc)
+        if self.disk_cache is not None and kept is not None:
+            self.disk_cache.put(path, *kept, doc)
         return doc, False
 
     def _http_document(self, uri: str) -> tuple[Document, bool]:

@@ -338,8 +338,16 @@ ROUTES: dict[str, type[BaseHandler]] = {
 
 
 def server_reader(root: Path, settings: CtxLab) -> Reader:
-    """The server's one reader (its cache and cursor key live as long as the server)."""
-    return Reader([root], settings.allow_private, allow_http=settings.allow_remote_reads)
+    """The server's one reader (its cache and cursor key live as long as the server; the
+    extracted documents of local files outlive it on disk)."""
+    from ..read.disk_cache import DiskDocumentCache
+
+    return Reader(
+        [root],
+        settings.allow_private,
+        allow_http=settings.allow_remote_reads,
+        disk_cache=DiskDocumentCache(),
+    )
 
 
 def setup_handlers(web_app: Any, config: Any = None) -> None:
