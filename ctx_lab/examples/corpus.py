@@ -85,7 +85,7 @@ def _project(rng: random.Random, root: Path) -> None:
     ctx.mkdir(parents=True)
     (ctx / "CONSTITUTION.md").write_text(
         "# Constitution\n\n"
-        + "".join(f"- {_sentence(rng, 7)}\n" for _ in range(rng.randint(2, 9))),
+        + "".join(f"- [ ] {_sentence(rng, 7)}\n" for _ in range(rng.randint(2, 9))),
         encoding="utf-8",
     )
     tasks = []
