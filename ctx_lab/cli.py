@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from .commands import Invocation, ParserExit, invoke
 from .errors import CtxLabError
-from .files import write_atomic
+from .files import write_output
 
 __all__ = ["main"]
 
@@ -27,7 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for warning in outcome.warnings:
             print(f"ctx-lab: warning: {warning}", file=sys.stderr)
         if outcome.output:
-            write_atomic(outcome.output, outcome.result.file_output(outcome.output, outcome.format))
+            write_output(outcome.output, outcome.result.file_output(outcome.output, outcome.format))
         else:
             sys.stdout.write(outcome.result.render(outcome.format))
             sys.stdout.flush()

@@ -42,6 +42,7 @@ __all__ = [
     "resolve_root",
     "user_cache_dir",
     "write_atomic",
+    "write_output",
 ]
 
 DEFAULT_MAX_FILE_BYTES = LIMITS["file"].default
@@ -402,3 +403,60 @@ def user_cache_dir() -> Path:
     """ctx-lab's folder in the user cache directory: ``$XDG_CACHE_HOME/ctx-lab``, else
     ``~/.cache/ctx-lab`` (not created here)."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ctx-lab"
+
+
+def _umask_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write_output(path: Pathish, data: str | bytes) -> Path:
+    """Write a user-named output (``-o FILE``) without ever replacing what is not a file.
+
+    A new file, or an existing regular file, is written atomically (:func:`write_atomic`); a
+    new file gets the umask's permissions, an existing one keeps its own. A symbolic link is
+    written through: its final target gets the same treatment (the link stays). A character
+    device (``/dev/null``, a terminal) or a FIFO with a reader is written in place; a FIFO
+    nobody reads, a directory, a block device or a socket is refused."""
+    target = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    resolved = Path(os.path.realpath(target)) if target.is_symlink() else target
+    try:
+        info = os.stat(resolved)
+    except FileNotFoundError:
+        return write_atomic(resolved, payload, mode=_umask_mode())
+    except OSError as exc:
+        raise CtxLabError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    kind = info.st_mode
+    if stat.S_ISREG(kind):
+        return write_atomic(resolved, payload, mode=stat.S_IMODE(kind))
+    if stat.S_ISCHR(kind) or stat.S_ISFIFO(kind):
+        flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0)
+        if stat.S_ISFIFO(kind):
+            flags |= os.O_NONBLOCK  # no reader: refuse at once rather than wait for one
+        try:
+            fd = os.open(resolved, flags)
+        except OSError as exc:
+            reason = "nothing reads the FIFO" if exc.errno == 6 else exc.strerror or str(exc)
+            raise CtxLabError(f"cannot write {target}: {reason}") from exc
+        try:
+            os.set_blocking(fd, True)
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view) :]
+        except OSError as exc:
+            raise CtxLabError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        finally:
+            os.close(fd)
+        return target
+    what = (
+        "a directory"
+        if stat.S_ISDIR(kind)
+        else "a block device"
+        if stat.S_ISBLK(kind)
+        else "a socket"
+        if stat.S_ISSOCK(kind)
+        else "not a regular file"
+    )
+    raise CtxLabError(f"cannot write {target}: it is {what}; name a file")

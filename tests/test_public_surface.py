@@ -353,6 +353,7 @@ SURFACE: dict[str, list[str]] = {
         "resolve_root",
         "user_cache_dir",
         "write_atomic",
+        "write_output",
     ],
     "ctx_lab.severity": [
         "BAD_AT",

@@ -109,7 +109,12 @@ def _build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--format", choices=("md", "json"), default="md", help="output format (default md)"
     )
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically)")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write to FILE (atomically; a FIFO or device in place)",
+    )
 
 
 def _compress_arguments(p: argparse.ArgumentParser) -> None:

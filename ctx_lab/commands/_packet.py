@@ -216,7 +216,10 @@ def _packet_options(p: argparse.ArgumentParser) -> None:
         "--format", choices=("md", "json"), default="md", help="output format (default md)"
     )
     p.add_argument(
-        "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write to FILE (atomically; a FIFO or device in place) instead of stdout",
     )
     p.add_argument(
         "--compare",

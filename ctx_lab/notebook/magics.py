@@ -17,7 +17,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 
 from ..commands import Invocation, ParserExit, invoke
 from ..errors import CtxLabError
-from ..files import write_atomic
+from ..files import write_output
 from .completion import complete_line
 
 __all__ = ["CtxMagics", "load_ipython_extension", "run_magic"]
@@ -35,7 +35,7 @@ def run_magic(line: str, cell: str | None = None) -> Any:
     try:
         outcome = invoke(argv, Invocation(cell=cell, surface="magic"), prog="%ctx")
         if outcome.output:
-            write_atomic(outcome.output, outcome.result.file_output(outcome.output, outcome.format))
+            write_output(outcome.output, outcome.result.file_output(outcome.output, outcome.format))
             print(f"wrote {outcome.output}")
     except ParserExit:
         return None
