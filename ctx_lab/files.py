@@ -15,6 +15,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -33,6 +34,7 @@ __all__ = [
     "decode_text",
     "display_path",
     "entry_kind",
+    "hide_root",
     "is_binary",
     "max_file_bytes",
     "normalize_newlines",
@@ -460,3 +462,14 @@ def write_output(path: Pathish, data: str | bytes) -> Path:
         else "not a regular file"
     )
     raise CtxLabError(f"cannot write {target}: it is {what}; name a file")
+
+
+def hide_root(text: str, root: Pathish | None) -> str:
+    """``text`` with a server's root written relative to itself: ``<root>/x`` → ``x``, the
+    root alone → ``.`` (whole path components only: ``<root>x`` is another path). What REST
+    and MCP send never says where the server's files are."""
+    if root is None or not str(root) or str(root) == "/":
+        return text
+    base = re.escape(str(root).rstrip("/"))
+    text = re.sub(base + "/", "", text)
+    return re.sub(base + r"(?![\w.\-])", ".", text)

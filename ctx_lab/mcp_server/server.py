@@ -13,26 +13,36 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from cachetools import LRUCache
 
 from .. import commands
 from .._version import __version__
 from ..errors import CtxLabError, UsageError
-from ..files import resolve_root
+from ..files import hide_root, resolve_root
 from ..paging import PagingBudget
 from ..read import DEFAULT_MAX_CHARS
 from ..tokens import get_counter, resolve_counter
 from ..tools import PAGE_INSTRUCTIONS, PAGE_PARAMETERS, READ_INSTRUCTIONS, READ_PARAMETERS
 from .calllog import CallLog
 
-__all__ = ["CONTEXT_URI", "PACKET_URI", "TOOLS", "CtxLabMCP"]
+__all__ = [
+    "CONTEXT_URI",
+    "PACKET_URI",
+    "TOKEN_ENV",
+    "TOOLS",
+    "BearerToken",
+    "CtxLabMCP",
+    "http_app",
+    "http_security",
+    "is_loopback",
+]
 
 PACKET_URI = "ctx-lab://packet"
 CONTEXT_URI = "ctx-lab://context/"
@@ -121,12 +131,17 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
+MAX_SUBSCRIPTIONS = 256  # resources one connection may subscribe to (only listed ones)
+
+
 @dataclass(frozen=True)
 class Connection:
-    """One client connection: its number and the id of its paging quota."""
+    """One client connection: its number, the id of its paging quota and (while it lives)
+    the quota itself, so no other session's calls can evict or reset it."""
 
     number: int
     budget_id: str
+    quota: list[PagingBudget] = field(default_factory=list, compare=False, repr=False)
 
 
 @dataclass
@@ -143,7 +158,9 @@ class CtxLabMCP:
     log: CallLog | None = None
     watch_interval: float = 2.0
     now: Callable[[], datetime] | None = None
-    _budgets: LRUCache[str, PagingBudget] = field(default_factory=lambda: LRUCache(1024))
+    # quotas by id, for agents that carry budget_id across stateless requests; a stateful
+    # connection also holds its own (Connection.quota), which no eviction can reset
+    _budgets: LRUCache[str, PagingBudget] = field(default_factory=lambda: LRUCache(65_536))
     _count: int = 0
     # subscribers of the handshake protocol (resources/subscribe), by connection
     _legacy: LRUCache[int, tuple[Any, set[str]]] = field(default_factory=lambda: LRUCache(1024))
@@ -181,10 +198,7 @@ class CtxLabMCP:
         content) or text. Raises :class:`CtxLabError` for anything the caller did wrong."""
         if name not in TOOLS:
             raise UsageError(f"unknown tool {name!r}; this server runs: {', '.join(TOOLS)}")
-        allowed = set(TOOLS[name][1]["properties"])
-        unknown = set(arguments) - allowed
-        if unknown:
-            raise UsageError(f"unknown arguments for {name}: {', '.join(sorted(unknown))}")
+        _check_arguments(name, arguments)
         return getattr(self, f"_tool_{name}")(dict(arguments), connection)
 
     def _tool_read(self, args: dict[str, Any], connection: Connection) -> Any:
@@ -197,14 +211,29 @@ class CtxLabMCP:
             reader=self.reader,
         )
 
-    def _paging_budget(self, budget_id: str) -> PagingBudget:
+    def _paging_budget(self, budget_id: str, connection: Connection) -> PagingBudget:
+        """The quota ``budget_id`` names: the connection's own (made on first use), or one
+        this server issued to an earlier connection. An id it never issued is an error, never
+        a fresh quota."""
         with self._lock:
+            if budget_id == connection.budget_id:
+                if not connection.quota:
+                    connection.quota.append(PagingBudget.create(self.max_pages, self.max_tokens))
+                    self._budgets[budget_id] = connection.quota[0]
+                return connection.quota[0]
             found = self._budgets.get(budget_id)
             if found is None:
-                found = self._budgets[budget_id] = PagingBudget.create(
-                    self.max_pages, self.max_tokens
+                raise UsageError(
+                    "unknown budget_id: pass the budget_id of an earlier page result (or none, "
+                    "for this connection's own quota)"
                 )
             return found
+
+    def _store_budget(self, budget_id: str, budget: PagingBudget, connection: Connection) -> None:
+        with self._lock:
+            if budget_id == connection.budget_id and connection.quota:
+                connection.quota[0] = budget
+            self._budgets[budget_id] = budget
 
     @staticmethod
     def _budget_id(args: Mapping[str, Any], connection: Connection) -> str:
@@ -221,20 +250,22 @@ class CtxLabMCP:
             _text(args, "artifact_id"),
             lines=(args.get("start_line", 1), args.get("end_line", 0)),
             root=self.root,
-            budget=self._paging_budget(budget_id),
+            budget=self._paging_budget(budget_id, connection),
             budget_id=budget_id,
             allow_private=self.allow_private,
             reader=self.reader,
             model=self.model,
         )
         if result.budget is not None:
-            with self._lock:
-                self._budgets[budget_id] = PagingBudget.from_dict(result.budget)
+            self._store_budget(budget_id, PagingBudget.from_dict(result.budget), connection)
         return result
 
     def _tool_budget(self, args: dict[str, Any], connection: Connection) -> Any:
         budget_id = self._budget_id(args, connection)
-        return {"budget_id": budget_id, **self._paging_budget(budget_id).to_dict()}
+        if budget_id == connection.budget_id and not connection.quota:  # asking makes none
+            fresh = PagingBudget.create(self.max_pages, self.max_tokens)
+            return {"budget_id": budget_id, **fresh.to_dict()}
+        return {"budget_id": budget_id, **self._paging_budget(budget_id, connection).to_dict()}
 
     def _tool_packet(self, args: dict[str, Any], connection: Connection) -> Any:
         budget, model = self._size(args)
@@ -338,16 +369,74 @@ def _has_context(root: Path) -> bool:
     return (root / ".context").is_dir()
 
 
-def _payload(result: Any) -> tuple[str, dict[str, Any] | None]:
-    """The text an agent reads and the structured content of a tool's result."""
+def _hidden(
+    text: str, structured: dict[str, Any] | None, root: Path
+) -> tuple[str, dict[str, Any] | None]:
+    """What a client gets back, with the server's root written relative to itself."""
+    if structured is not None:
+        structured = json.loads(hide_root(json.dumps(structured, ensure_ascii=False), root))
+    return hide_root(text, root), structured
+
+
+def _payload(result: Any, fmt: str = "md") -> tuple[str, dict[str, Any] | None]:
+    """The text an agent reads (a packet or build as Markdown unless ``fmt`` is json) and the
+    structured content of a tool's result."""
     if isinstance(result, dict):
         return json.dumps(result, ensure_ascii=False), result
     data = result.to_dict()
-    if getattr(result, "payload_kind", "") in ("packet", "build") and hasattr(
-        result, "to_markdown"
+    if (
+        fmt == "md"
+        and getattr(result, "payload_kind", "") in ("packet", "build")
+        and hasattr(result, "to_markdown")
     ):
         return result.to_markdown(), data
     return json.dumps(data, ensure_ascii=False), data
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+    "number": (int, float),
+}
+
+
+def _check_arguments(name: str, arguments: Mapping[str, Any]) -> None:
+    """The tool's JSON Schema, checked before anything runs: unknown and missing arguments,
+    types (``true`` is no integer), enums, bounds and array items — each a UsageError naming
+    the argument."""
+    schema = TOOLS[name][1]
+    properties: dict[str, Any] = schema["properties"]
+    unknown = set(arguments) - set(properties)
+    if unknown:
+        raise UsageError(f"unknown arguments for {name}: {', '.join(sorted(unknown))}")
+    missing = [key for key in schema.get("required", ()) if key not in arguments]
+    if missing:
+        raise UsageError(f"{name} needs {', '.join(missing)}")
+    for key, value in arguments.items():
+        rule = properties[key]
+        kind = rule.get("type")
+        if kind is None:
+            continue
+        expected = _JSON_TYPES[kind]
+        if not isinstance(value, expected) or (
+            kind in ("integer", "number") and isinstance(value, bool)
+        ):
+            raise UsageError(f"{key} must be a {kind}, not {type(value).__name__}")
+        value = cast(Any, arguments[key])  # its type is checked: no narrowing to object
+        if "enum" in rule and value not in rule["enum"]:
+            raise UsageError(f"{key} must be one of {', '.join(map(str, rule['enum']))}")
+        if kind == "integer" and "minimum" in rule and value < rule["minimum"]:
+            raise UsageError(f"{key} must be ≥ {rule['minimum']}")
+        if kind == "integer" and "maximum" in rule and value > rule["maximum"]:
+            raise UsageError(f"{key} must be ≤ {rule['maximum']}")
+        if kind == "string" and "maxLength" in rule and len(value) > rule["maxLength"]:
+            raise UsageError(f"{key} is longer than {rule['maxLength']} characters")
+        items = rule.get("items", {}).get("type")
+        if kind == "array" and items and not all(isinstance(v, _JSON_TYPES[items]) for v in value):
+            raise UsageError(f"{key} must be a list of {items}s")
 
 
 def build_server(state: CtxLabMCP) -> Any:
@@ -408,12 +497,13 @@ def build_server(state: CtxLabMCP) -> Any:
             result = await anyio.to_thread.run_sync(
                 lambda: state.call(params.name, arguments, connection)
             )
-            text, structured = _payload(result)
+            text, structured = _payload(result, arguments.get("format", "md"))
             is_error = False
         except CtxLabError as exc:
             text, structured, is_error = f"{type(exc).__name__}: {exc}", None, True
         except Exception as exc:  # never a crashed server: the agent reads what went wrong
             text, structured, is_error = f"{type(exc).__name__}: {exc}", None, True
+        text, structured = _hidden(text, structured, state.root)
         if state.log is not None:
             log = state.log
             await anyio.to_thread.run_sync(
@@ -450,17 +540,32 @@ def build_server(state: CtxLabMCP) -> Any:
             from mcp.shared.exceptions import MCPError
 
             raise MCPError(
-                code=types.INVALID_PARAMS, message=f"{type(exc).__name__}: {exc}"
+                code=types.INVALID_PARAMS,
+                message=hide_root(f"{type(exc).__name__}: {exc}", state.root),
             ) from None
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, text=text, mime_type=mime)]
         )
 
     async def subscribe(ctx: Any, params: Any) -> Any:
+        from mcp.shared.exceptions import MCPError
+
+        uri = str(params.uri)
+        listed = uri == PACKET_URI or uri in await anyio.to_thread.run_sync(state.context_files)
+        if not listed:
+            raise MCPError(
+                code=types.INVALID_PARAMS, message=f"no resource {uri[:200]!r} to subscribe to"
+            )
         key = id(_connection_of(ctx))
         if key not in state._legacy:
             state._legacy[key] = (ctx.session, set())
-        state._legacy[key][1].add(str(params.uri))
+        uris = state._legacy[key][1]
+        if uri not in uris and len(uris) >= MAX_SUBSCRIPTIONS:
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"a connection may subscribe to at most {MAX_SUBSCRIPTIONS} resources",
+            )
+        uris.add(uri)
         return types.EmptyResult()
 
     async def unsubscribe(ctx: Any, params: Any) -> Any:
@@ -494,15 +599,118 @@ def build_server(state: CtxLabMCP) -> Any:
     )
 
 
+TOKEN_ENV = "CTX_LAB_MCP_TOKEN"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` keeps the server on this machine (``localhost``, 127.0.0.0/8,
+    ``::1`` in any spelling)."""
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def http_security(
+    host: str, port: int, allow_hosts: Sequence[str] = (), allow_origins: Sequence[str] = ()
+) -> tuple[list[str], list[str]]:
+    """The Host and Origin values an HTTP server bound to ``host:port`` accepts: the bound
+    address (and ``localhost`` on a loopback bind) at this port, plus ``allow_hosts``; no
+    Origin but ``allow_origins`` (agents send none; a web page that sends one is refused)."""
+    import ipaddress
+
+    hosts: list[str] = []
+    wildcard = host in ("0.0.0.0", "::", "[::]")
+    if not wildcard:
+        try:
+            address = ipaddress.ip_address(host.strip("[]"))
+            shown = f"[{address}]" if address.version == 6 else str(address)
+        except ValueError:
+            shown = host
+        hosts.append(f"{shown}:{port}")
+    if is_loopback(host):
+        hosts += [f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"]
+    for name in allow_hosts:
+        has_port = "]:" in name if name.startswith("[") else ":" in name
+        hosts.append(name if has_port else f"{name}:{port}")
+    if not hosts:
+        raise UsageError(
+            f"binding {host} accepts every address: name the host clients use with --allow-host"
+        )
+    return list(dict.fromkeys(hosts)), list(dict.fromkeys(allow_origins))
+
+
+class BearerToken:
+    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (compared
+    in constant time); others get 401 before the MCP transport sees them."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        import hmac
+
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or ()).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"text/plain"),
+                            (b"www-authenticate", b"Bearer"),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": b"missing or wrong token"})
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(
+    state: CtxLabMCP,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    *,
+    token: str | None = None,
+    allow_hosts: Sequence[str] = (),
+    allow_origins: Sequence[str] = (),
+) -> Any:
+    """The Streamable HTTP app (``/mcp``) with Host/Origin checks for every bind and, with a
+    ``token``, bearer authentication."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    hosts, origins = http_security(host, port, allow_hosts, allow_origins)
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+    app = build_server(state).streamable_http_app(host=host, transport_security=security)
+    return BearerToken(app, token) if token else app
+
+
 def serve(
-    state: CtxLabMCP, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765
+    state: CtxLabMCP,
+    transport: str = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    *,
+    token: str | None = None,
+    allow_hosts: Sequence[str] = (),
+    allow_origins: Sequence[str] = (),
 ) -> None:
     """Serve ``state`` over stdio or Streamable HTTP (``http://host:port/mcp``) until stopped."""
     import anyio
 
-    server = build_server(state)
     if transport == "stdio":
         from mcp.server.stdio import stdio_server
+
+        server = build_server(state)
 
         async def run_stdio() -> None:
             async with stdio_server() as (read, write):
@@ -512,5 +720,7 @@ def serve(
         return
     import uvicorn
 
-    app = server.streamable_http_app(host=host)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    app = http_app(
+        state, host, port, token=token, allow_hosts=allow_hosts, allow_origins=allow_origins
+    )
+    uvicorn.run(app, host=host.strip("[]"), port=port, log_level="warning")

@@ -28,7 +28,7 @@ from .. import commands
 from ..commands.params import parse_lines, parse_now
 from ..display import RichResult
 from ..errors import CtxLabError, PathOutsideRoot, UsageError, http_status
-from ..files import resolve_root
+from ..files import hide_root, resolve_root
 from ..paging import BudgetTable, PagingBudget
 from ..read import Reader
 from ..validate import parse_whole_number
@@ -98,18 +98,19 @@ class BaseHandler(APIHandler):
             self.error(http_status(exc), exc)
             return
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps(result.payload(), ensure_ascii=False))
+        self.finish(hide_root(json.dumps(result.payload(), ensure_ascii=False), self._root_text()))
+
+    def _root_text(self) -> str | None:
+        try:
+            return str(self.root)
+        except CtxLabError:
+            return None
 
     def error(self, status: int, exc: Exception) -> None:
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
-        message = str(exc)
-        try:
-            root = str(self.root)
-        except CtxLabError:
-            root = ""
-        if root:  # the server never reveals where its root is: paths are shown relative to it
-            message = message.replace(root + "/", "").replace(root, ".")
+        # the server never reveals where its root is: paths are shown relative to it
+        message = hide_root(str(exc), self._root_text())
         self.finish(json.dumps({"error": {"type": type(exc).__name__, "message": message}}))
 
 
