@@ -18,6 +18,7 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -36,6 +37,7 @@ __all__ = [
     "entry_kind",
     "hide_root",
     "is_binary",
+    "locked",
     "max_file_bytes",
     "normalize_newlines",
     "read_bytes",
@@ -473,3 +475,25 @@ def hide_root(text: str, root: Pathish | None) -> str:
     base = re.escape(str(root).rstrip("/"))
     text = re.sub(base + "/", "", text)
     return re.sub(base + r"(?![\w.\-])", ".", text)
+
+
+@contextlib.contextmanager
+def locked(path: Pathish) -> Iterator[None]:
+    """An exclusive lock on ``path`` across processes (POSIX ``flock`` on ``<path>.lock``,
+    never following a symlink there): for read-check-write cycles of shared state files."""
+    target = Path(path)
+    lock = target.with_name(target.name + ".lock")
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError as exc:
+        raise CtxLabError(f"cannot lock {target}: {exc.strerror or exc}") from exc
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except ImportError:  # pragma: no cover - not POSIX: the atomic write still holds
+            pass
+        yield
+    finally:
+        os.close(fd)

@@ -15,7 +15,7 @@ from .params import add_allow_private, add_counter, flag, parse_lines, whole
 from .registry import Command, command, default_of
 
 if TYPE_CHECKING:
-    from ..paging import PageResult, PagingBudget
+    from ..paging import PageRequest, PageResult, PagingBudget
     from ..read import Reader, ReadResult
 
 __all__ = ["budget", "page", "read"]
@@ -74,11 +74,62 @@ def page(
     after the page), else a fresh one. ``counter`` defaults to ``model``'s own tokenizer when
     a model is given, else ``bytes/4``.
     """
-    from ..paging import DirectoryStore, Pager, PageRequest, ReaderStore, load_budget, save_budget
-    from ..tokens import resolve_counter
+    from ..paging import PageRequest
 
     start, end = parse_lines(lines) if isinstance(lines, str) else lines
     request = PageRequest(artifact, start, end)
+    if budget is None and state:  # check, charge and save under one lock across processes
+        from ..files import locked
+
+        with locked(state):
+            return _page(
+                request,
+                root,
+                counter,
+                model,
+                None,
+                budget_id,
+                state,
+                max_pages,
+                max_tokens,
+                allow_private,
+                allow_remote,
+                reader,
+            )
+    return _page(
+        request,
+        root,
+        counter,
+        model,
+        budget,
+        budget_id,
+        state,
+        max_pages,
+        max_tokens,
+        allow_private,
+        allow_remote,
+        reader,
+    )
+
+
+def _page(
+    request: PageRequest,
+    root: PathArg,
+    counter: str | None,
+    model: str | None,
+    budget: PagingBudget | None,
+    budget_id: str | None,
+    state: PathArg | None,
+    max_pages: int | None,
+    max_tokens: int | None,
+    allow_private: bool,
+    allow_remote: bool,
+    reader: Reader | None,
+) -> PageResult:
+    from ..paging import DirectoryStore, Pager, ReaderStore, load_budget, save_budget
+    from ..tokens import resolve_counter
+
+    artifact = request.artifact_id
     warnings: list[str] = []
     if budget is None:
         budget = load_budget(state, max_pages, max_tokens, warnings)

@@ -20,7 +20,6 @@ conversation — and is refused with the evidence. A stored record that fails th
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -32,7 +31,7 @@ from typing import Any
 
 from ..display import RichResult, escape, html_table
 from ..errors import CalibrationError, CtxLabError
-from ..files import read_text, write_atomic
+from ..files import locked, read_text, write_atomic
 
 __all__ = [
     "CALIBRATIONS_FILE",
@@ -335,22 +334,10 @@ def load_calibrations(
     return dict(loaded)
 
 
-@contextlib.contextmanager
 def _locked(path: Path) -> Any:
-    """An exclusive lock on ``path``'s lock file, across processes (POSIX ``flock``)."""
+    """An exclusive lock on ``path`` across processes (:func:`ctx_lab.files.locked`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    lock = path.with_name(path.name + ".lock")
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    try:
-        try:
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except ImportError:  # pragma: no cover - not POSIX: the atomic write still holds
-            pass
-        yield
-    finally:
-        os.close(fd)
+    return locked(path)
 
 
 def _write(path: Path, existing: Mapping[str, Calibration]) -> None:
