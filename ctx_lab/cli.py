@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from .commands import Invocation, ParserExit, invoke
-from .errors import CtxLabError
+from .errors import CtxLabError, from_os_error
 from .files import write_output
 
 __all__ = ["main"]
@@ -43,6 +43,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a refusal no check caught first: typed, never a traceback
+        error = from_os_error(exc)
+        print(f"ctx-lab: error: {error}", file=sys.stderr)
+        return error.exit_code
     return 0
 
 

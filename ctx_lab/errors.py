@@ -76,6 +76,7 @@ __all__ = [
     "UnknownRegistryError",
     "UnsupportedContent",
     "UsageError",
+    "from_os_error",
     "http_status",
 ]
 
@@ -300,6 +301,18 @@ HTTP_STATUS: tuple[tuple[type[CtxLabError], int], ...] = (
     (BudgetExhausted, 409),
     (CtxLabError, 422),
 )
+
+
+def from_os_error(exc: OSError) -> InputFileError:
+    """The typed error for an operating-system refusal no check caught first (a name too long,
+    a loop of links, a permission): the file named short, the system's reason."""
+    name = exc.filename if isinstance(exc.filename, str) else ""
+    if len(name) > 80:
+        name = f"{name[:40]}…{name[-20:]} ({len(name):,} characters)"
+    reason = exc.strerror or type(exc).__name__
+    if exc.errno == 36:  # ENAMETOOLONG
+        reason += " (the system takes at most 255 bytes a name, 4,096 a path)"
+    return InputFileError(f"{name}: {reason}" if name else reason)
 
 
 def http_status(error: CtxLabError) -> int:

@@ -8,7 +8,14 @@ from typing import Any
 
 from .errors import UsageError
 
-__all__ = ["choice", "parse_whole_number", "savable_text", "shown", "whole_number"]
+__all__ = [
+    "choice",
+    "parse_whole_number",
+    "savable_data",
+    "savable_text",
+    "shown",
+    "whole_number",
+]
 
 
 def shown(value: Any, limit: int = 60) -> str:
@@ -38,6 +45,34 @@ def savable_text(value: Any, name: str) -> str:
             "it could never be saved — decode the source text with errors='replace'"
         ) from None
     return value
+
+
+MAX_DATA_DEPTH = 64
+
+
+def savable_data(value: Any, name: str, _depth: int = 0) -> Any:
+    """``value`` if it is JSON data that can be saved: objects with text keys, arrays, text
+    without unpaired surrogates, finite numbers, booleans and null, nested at most 64 deep."""
+    if _depth > MAX_DATA_DEPTH:
+        raise UsageError(f"{name} is nested more than {MAX_DATA_DEPTH} levels deep")
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise UsageError(f"{name} holds {value}, which JSON cannot save")
+        return value
+    if isinstance(value, str):
+        return savable_text(value, name)
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            savable_data(item, f"{name}[{i}]", _depth + 1)
+        return value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            savable_text(key, f"a key of {name}")
+            savable_data(item, f"{name}[{key!r}]", _depth + 1)
+        return value
+    raise UsageError(f"{name} must be JSON data, got {type(value).__name__}")
 
 
 def parse_whole_number(text: str, name: str) -> int:

@@ -117,3 +117,90 @@ def test_page_state_is_charged_under_a_lock_across_processes(tmp_path: Path) -> 
     served = sum(int(w.communicate(timeout=120)[0]) for w in workers)
     recorded = json.loads((tmp_path / "state.json").read_text())
     assert served <= 8000 and served == recorded["tokens_used"] > 6000
+
+
+# -- lone surrogates and damaged histories ------------------------------------------------------
+
+
+def test_lone_surrogates_never_enter_a_history_that_must_save(tmp_path: Path) -> None:
+    from ctx_lab.conversation import ContextManager, Message
+    from ctx_lab.errors import UsageError
+
+    manager = ContextManager("gpt-4o", counter="bytes/4")
+    with pytest.raises(UsageError, match="unpaired surrogate"):
+        manager.set_system_prompt("prompt \ud800")
+    with pytest.raises(UsageError, match="unpaired surrogate"):
+        manager.set_tools([{"name": "t", "description": "x \udfff"}])
+    with pytest.raises(UsageError, match="JSON data"):
+        manager.set_tools([{"name": object()}])
+
+    class Broken:
+        name = "broken"
+
+        def summarize(self, pending, target_tokens):  # type: ignore[no-untyped-def]
+            return "summary \ud83d"
+
+    small = ContextManager("gpt-4o", counter="bytes/4", preserve_recent=2)
+    for i in range(400):
+        small.push_message(Message.user(f"message {i} " + "words " * 400))
+    with pytest.raises(CtxLabError):
+        small.summarize_pending(Broken())
+    assert len(small.history.summaries) == 0
+    small.save(tmp_path / "h.json")  # still saves
+    assert ContextManager.load(tmp_path / "h.json").history.summaries == []
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        [],
+        "x",
+        {"tools": "not a list"},
+        {"system_prompt": 5},
+        {"counter": 7},
+        {"target_ratio": "high"},
+        {"preserve_recent": -1},
+        {"output_limit": "a lot"},
+    ],
+)
+def test_a_history_with_damaged_settings_is_history_corrupted(
+    tmp_path: Path, context: object, capsys
+) -> None:
+    import json
+
+    from ctx_lab.conversation import ContextManager, HistoryCorrupted, Message
+
+    manager = ContextManager("gpt-4o", counter="bytes/4")
+    manager.push_message(Message.user("hello"))
+    path = manager.save(tmp_path / "h.json")
+    data = json.loads(path.read_text())
+    data["context"] = context
+    path.write_text(json.dumps(data))
+    with pytest.raises(HistoryCorrupted):
+        ContextManager.load(path)
+    assert cli_main(["history", str(path)]) == 1
+    assert "error:" in capsys.readouterr().err
+
+
+# -- N11 / N17: long names and the server's root --------------------------------------------------
+
+
+def test_hide_root_rewrites_whole_path_components_only() -> None:
+    from ctx_lab.files import hide_root
+
+    text = "/srv/root/a.md and /srv/root and /srv/rootx/b and '/srv/root'"
+    assert hide_root(text, "/srv/root") == "a.md and . and /srv/rootx/b and '.'"
+    assert hide_root(text, None) == text and hide_root("/x", "/") == "/x"
+
+
+def test_a_name_too_long_is_a_typed_error_everywhere_in_the_cli(tmp_path: Path, capsys) -> None:
+    long = "a" * 5000
+    for argv in (
+        ["build", "--task", "x", long],
+        ["context", long],
+        ["journal", "stats", long],
+        ["packet", long],
+    ):
+        assert cli_main(argv) in (1, 2), argv
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "error:" in err, argv

@@ -37,7 +37,7 @@ from ..tokens import (
     get_counter,
     resolve_counter,
 )
-from ..validate import whole_number
+from ..validate import savable_data, savable_text, whole_number
 from .history import FORMAT_VERSION, FullHistory, HistoryCorrupted, Summary
 from .messages import Message
 from .units import IdRuns, UnitIndex
@@ -252,7 +252,11 @@ class ContextManager:
         clock: Callable[[], datetime] | None = None,
     ) -> None:
         whole_number(preserve_recent, "preserve_recent")
-        if not 0 < target_ratio <= 1:
+        if (
+            isinstance(target_ratio, bool)
+            or not isinstance(target_ratio, int | float)
+            or not 0 < target_ratio <= 1
+        ):
             raise UsageError(f"target_ratio must be in (0, 1], got {target_ratio!r}")
         self.registry = get_registry(registry)
         if counter == MODEL_COUNTER:  # the model's own tokenizer, or a named estimate
@@ -305,11 +309,12 @@ class ContextManager:
 
     def set_system_prompt(self, text: str | None) -> None:
         """The system prompt every call carries (counted in every context, never evicted)."""
-        self._settings.system_prompt = text or None
+        self._settings.system_prompt = savable_text(text, "the system prompt") if text else None
 
     def set_tools(self, definitions: Sequence[Any] | None) -> None:
         """The tool definitions every call carries (counted in every context, never evicted)."""
-        self._settings.tools = list(definitions) if definitions else None
+        tools = list(definitions) if definitions else None
+        self._settings.tools = savable_data(tools, "the tool definitions") if tools else None
 
     def effective_budget(self) -> int:
         """The model's effective input budget, honouring the output limit."""
@@ -651,6 +656,8 @@ class ContextManager:
         """Store the summary of ``scope`` and point its messages at it; returns its id."""
         if not isinstance(content, str) or not content.strip():
             raise UsageError("an empty summary never replaces history")
+        savable_text(content, "the summary")
+        savable_text(generated_by, "the summary's author")
         if not 0 <= scope.start < scope.end <= len(self.history):
             raise UsageError(f"scope [{scope.start}, {scope.end}) no longer matches the history")
         tokens = (
@@ -834,22 +841,33 @@ class ContextManager:
         if version != FORMAT_VERSION:
             raise HistoryCorrupted(f"{path}: format_version {version!r} is not supported")
         history = FullHistory.from_dict(data)
-        settings = data.get("context") or {}
+        settings = data.get("context", {})
+        if not isinstance(settings, dict):
+            raise HistoryCorrupted(f"{path}: context must be an object")
         chosen = model or data.get("model")
         if not isinstance(chosen, str) or not chosen:
             raise HistoryCorrupted(f"{path}: no model saved; pass one")
-        manager = cls(
-            chosen,
-            registry,
-            counter or settings.get("counter") or "cl100k",
-            settings.get("preserve_recent", 4),
-            settings.get("target_ratio", 0.15),
-            clock,
-        )
-        manager.history = history
-        manager.set_output_limit(settings.get("output_limit"))
-        manager.set_system_prompt(settings.get("system_prompt"))
-        manager.set_tools(settings.get("tools"))
+        saved_counter = settings.get("counter")
+        if saved_counter is not None and not isinstance(saved_counter, str):
+            raise HistoryCorrupted(f"{path}: context.counter must be a counter's name")
+        try:  # the settings were validated when saved: anything else is a damaged file
+            manager = cls(
+                chosen,
+                registry,
+                counter or saved_counter or "cl100k",
+                settings.get("preserve_recent", 4),
+                settings.get("target_ratio", 0.15),
+                clock,
+            )
+            manager.history = history
+            manager.set_output_limit(settings.get("output_limit"))
+            manager.set_system_prompt(settings.get("system_prompt"))
+            tools = settings.get("tools")
+            if tools is not None and not isinstance(tools, list):
+                raise UsageError("the tool definitions must be a list")
+            manager.set_tools(tools)
+        except UsageError as exc:
+            raise HistoryCorrupted(f"{path}: {exc}") from None
         return manager
 
     # -- notebook surface -------------------------------------------------------------------

@@ -24,7 +24,7 @@ from cachetools import LRUCache
 
 from .. import commands
 from .._version import __version__
-from ..errors import CtxLabError, UsageError
+from ..errors import CtxLabError, UsageError, from_os_error
 from ..files import hide_root, resolve_root
 from ..paging import PagingBudget
 from ..read import DEFAULT_MAX_CHARS
@@ -501,6 +501,9 @@ def build_server(state: CtxLabMCP) -> Any:
             is_error = False
         except CtxLabError as exc:
             text, structured, is_error = f"{type(exc).__name__}: {exc}", None, True
+        except OSError as exc:
+            error = from_os_error(exc)
+            text, structured, is_error = f"{type(error).__name__}: {error}", None, True
         except Exception as exc:  # never a crashed server: the agent reads what went wrong
             text, structured, is_error = f"{type(exc).__name__}: {exc}", None, True
         text, structured = _hidden(text, structured, state.root)

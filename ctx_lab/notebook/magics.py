@@ -16,7 +16,7 @@ from typing import Any
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
 from ..commands import Invocation, ParserExit, invoke
-from ..errors import CtxLabError
+from ..errors import CtxLabError, from_os_error
 from ..files import write_output
 from .completion import complete_line
 
@@ -41,6 +41,9 @@ def run_magic(line: str, cell: str | None = None) -> Any:
         return None
     except CtxLabError as exc:
         print(f"{exc.prog or '%ctx'}: error: {exc}", file=sys.stderr)
+        return None
+    except OSError as exc:
+        print(f"%ctx: error: {from_os_error(exc)}", file=sys.stderr)
         return None
     return outcome.result
 

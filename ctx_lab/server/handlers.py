@@ -27,7 +27,7 @@ from traitlets.config import Configurable
 from .. import commands
 from ..commands.params import parse_lines, parse_now
 from ..display import RichResult
-from ..errors import CtxLabError, PathOutsideRoot, UsageError, http_status
+from ..errors import CtxLabError, PathOutsideRoot, UsageError, from_os_error, http_status
 from ..files import hide_root, resolve_root
 from ..paging import BudgetTable, PagingBudget
 from ..read import Reader
@@ -96,6 +96,10 @@ class BaseHandler(APIHandler):
             result = await asyncio.get_running_loop().run_in_executor(None, work)
         except CtxLabError as exc:
             self.error(http_status(exc), exc)
+            return
+        except OSError as exc:  # a refusal no check caught first: 4xx, never a 500
+            error = from_os_error(exc)
+            self.error(http_status(error), error)
             return
         self.set_header("Content-Type", "application/json")
         self.finish(hide_root(json.dumps(result.payload(), ensure_ascii=False), self._root_text()))

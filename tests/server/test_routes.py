@@ -473,3 +473,23 @@ async def test_packet_with_a_models_dev_model(jp_fetch, project) -> None:
         jp_fetch, "entries", dir="proj", model="anthropic/claude-sonnet-4-5", registry="models-dev"
     )
     assert entries["budget"] == packet["budget"]
+
+
+async def test_long_paths_are_4xx_and_payloads_never_name_the_root(
+    jp_fetch, project, jp_root_dir
+) -> None:
+    long = "a" * 5000
+    for route, params in [
+        ("build", {"task": "x", "paths": long}),
+        ("context", {"dir": long}),
+        ("packet", {"dir": long}),
+    ]:
+        with pytest.raises(HTTPClientError) as info:
+            await jp_fetch("ctx-lab", "api", route, params=params, method="GET")
+        assert 400 <= info.value.code < 500, (route, info.value.response.body)
+        assert "Traceback" not in info.value.response.body.decode()
+    # a warning that names a file under the root says it relative to the root
+    (project / "proj" / "src" / "gone.py").symlink_to(jp_root_dir.parent / "elsewhere.py")
+    build = await get(jp_fetch, "build", task="Add a health check", paths="proj/src", budget="3000")
+    body = json.dumps(build)
+    assert str(jp_root_dir) not in body and build["warnings"]
