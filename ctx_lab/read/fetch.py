@@ -297,6 +297,18 @@ class HttpFetcher:
                 assert_same_host=False,
             )
         except Urllib3Error as exc:
+            # urllib3's NewConnectionError is a ConnectTimeoutError too: a refusal is no timeout
+            if (
+                isinstance(exc, urllib3.exceptions.NewConnectionError)
+                and "timed out" not in str(exc).lower()
+            ):
+                why = getattr(exc, "__cause__", None) or getattr(exc, "reason", None)
+                reason = (
+                    "the connection was refused"
+                    if "refused" in str(exc).lower()
+                    else f"cannot connect ({getattr(why, 'strerror', None) or exc})"
+                )
+                raise FetchError(f"{url}: {reason}") from None
             if isinstance(exc, TimeoutError | urllib3.exceptions.TimeoutError) or (
                 "timed out" in str(exc).lower()
             ):
