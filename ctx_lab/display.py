@@ -21,6 +21,8 @@ __all__ = [
     "MIME_PREFIX",
     "PAYLOAD_VERSION",
     "RichResult",
+    "csv_cell",
+    "csv_text",
     "escape",
     "html_table",
     "meter_html",
@@ -92,6 +94,34 @@ def meter_html(used: float, limit: float, level: str, *, width: int = 240, heigh
         f'<div style="width:{share * 100:.1f}%;height:{height}px;background:{color};'
         f'border-radius:{radius}px"></div></div>'
     )
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A cell as a spreadsheet may open it safely: text that a spreadsheet would run as a
+    formula (starting with ``= + - @``, a tab or a carriage return) gets a leading ``'``;
+    numbers stay numbers, None an empty cell."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_text(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """Every CSV ctx-lab writes: a header row and the rows, each cell through
+    :func:`csv_cell`."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(headers)
+    for row in rows:
+        writer.writerow([csv_cell(v) for v in row])
+    return out.getvalue()
 
 
 def text_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:

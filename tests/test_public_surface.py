@@ -332,6 +332,7 @@ SURFACE: dict[str, list[str]] = {
         "UnknownRegistryError",
         "UnsupportedContent",
         "UsageError",
+        "from_os_error",
         "http_status",
     ],
     "ctx_lab.files": [
@@ -370,6 +371,7 @@ SURFACE: dict[str, list[str]] = {
     "ctx_lab.validate": [
         "choice",
         "parse_whole_number",
+        "savable_data",
         "savable_text",
         "shown",
         "whole_number",
@@ -386,6 +388,8 @@ SURFACE: dict[str, list[str]] = {
         "MIME_PREFIX",
         "PAYLOAD_VERSION",
         "RichResult",
+        "csv_cell",
+        "csv_text",
         "escape",
         "html_table",
         "meter_html",

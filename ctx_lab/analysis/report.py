@@ -4,7 +4,6 @@ DataFrame. pandas is imported only to make a frame."""
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import statistics
@@ -13,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..display import RichResult, escape, html_table, text_table
+from ..display import RichResult, csv_text, escape, html_table, text_table
 from ..errors import UsageError
 
 __all__ = [
@@ -293,12 +292,7 @@ class CorpusReport(RichResult):
 
     def to_csv(self) -> str:
         """Every row as CSV (empty cells for missing values)."""
-        out = io.StringIO()
-        writer = csv.DictWriter(out, self.columns, lineterminator="\n")
-        writer.writeheader()
-        for row in self.rows:
-            writer.writerow({k: "" if row.get(k) is None else row.get(k) for k in self.columns})
-        return out.getvalue()
+        return csv_text(self.columns, ([row.get(k) for k in self.columns] for row in self.rows))
 
     def render(self, fmt: str = "table") -> str:
         """``table`` (the summary), ``csv`` (every row) or ``json``."""

@@ -18,16 +18,14 @@ input price. Output is the count of the recorded answer's text with the replay's
 
 from __future__ import annotations
 
-import csv
 import gc
-import io
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
-from ..display import RichResult, escape, html_table, text_table
+from ..display import RichResult, csv_text, escape, html_table, text_table
 from ..errors import CtxLabError, UsageError
 from ..models import ModelRegistry, get_registry
 from ..tokens import MODEL_COUNTER, CounterLike, get_counter, resolve_counter
@@ -210,12 +208,7 @@ class ReplayReport(RichResult):
 
     def to_csv(self) -> str:
         """Every row as CSV with :data:`REPLAY_COLUMNS`."""
-        out = io.StringIO()
-        writer = csv.DictWriter(out, REPLAY_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        for row in self.rows:
-            writer.writerow({k: "" if row.get(k) is None else row.get(k) for k in REPLAY_COLUMNS})
-        return out.getvalue()
+        return csv_text(REPLAY_COLUMNS, ([row.get(k) for k in REPLAY_COLUMNS] for row in self.rows))
 
     def render(self, fmt: str = "table") -> str:
         """``table`` (the summary), ``csv`` (every row) or ``json``."""

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..display import RichResult, escape, html_table, text_table
+from ..display import RichResult, csv_text, escape, html_table, text_table
 from .packet import LEDGER_COLUMNS, Packet
 
 __all__ = ["EntriesReport"]
@@ -119,15 +117,13 @@ class EntriesReport(RichResult):
 
     def to_csv(self) -> str:
         """CSV with the ledger's columns (keywords joined by spaces)."""
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(LEDGER_COLUMNS)
+        rows = []
         for r in self.packet.ledger_rows:
             d = r.to_dict()
             d["keywords"] = " ".join(r.keywords)
             d["warnings"] = "; ".join(r.warnings)
-            writer.writerow(["" if d[c] is None else d[c] for c in LEDGER_COLUMNS])
-        return out.getvalue()
+            rows.append([d[c] for c in LEDGER_COLUMNS])
+        return csv_text(LEDGER_COLUMNS, rows)
 
     def render(self, fmt: str = "table") -> str:
         """``table`` (default), ``csv`` or ``json``."""
