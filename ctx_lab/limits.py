@@ -85,6 +85,12 @@ LIMITS: dict[str, Limit] = {
         ),
         Limit("pdf", 2000, "CTX_LAB_MAX_PDF_PAGES", "pages of one PDF", unit="pages"),
         Limit(
+            "response",
+            16 * MIB,
+            "CTX_LAB_MAX_RESPONSE_BYTES",
+            "one REST response body (larger ones are refused with 413; /entries pages its rows)",
+        ),
+        Limit(
             "collect_files",
             100_000,
             "CTX_LAB_MAX_COLLECT_FILES",

@@ -27,8 +27,16 @@ from traitlets.config import Configurable
 from .. import commands
 from ..commands.params import parse_lines, parse_now
 from ..display import RichResult
-from ..errors import CtxLabError, PathOutsideRoot, UsageError, from_os_error, http_status
+from ..errors import (
+    CtxLabError,
+    LimitExceeded,
+    PathOutsideRoot,
+    UsageError,
+    from_os_error,
+    http_status,
+)
 from ..files import hide_root, resolve_root
+from ..limits import LIMITS
 from ..paging import BudgetTable, PagingBudget
 from ..read import Reader
 from ..validate import parse_whole_number
@@ -94,6 +102,16 @@ class BaseHandler(APIHandler):
     async def run(self, work: Callable[[], RichResult]) -> None:
         try:
             result = await asyncio.get_running_loop().run_in_executor(None, work)
+            body = hide_root(
+                json.dumps(self.shape(result.payload()), ensure_ascii=False), self._root_text()
+            )
+            size = len(body.encode("utf-8", "surrogatepass"))
+            rule = LIMITS["response"]
+            if size > rule.value():
+                raise LimitExceeded(
+                    f"the response would be {size:,} bytes, over {rule.describe()}; ask for "
+                    "less (a smaller budget, or /entries with limit and offset)"
+                )
         except CtxLabError as exc:
             self.error(http_status(exc), exc)
             return
@@ -102,13 +120,17 @@ class BaseHandler(APIHandler):
             self.error(http_status(error), error)
             return
         self.set_header("Content-Type", "application/json")
-        self.finish(hide_root(json.dumps(result.payload(), ensure_ascii=False), self._root_text()))
+        self.finish(body)
 
     def _root_text(self) -> str | None:
         try:
             return str(self.root)
         except CtxLabError:
             return None
+
+    def shape(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """The payload as this route sends it (whole, unless a route pages it)."""
+        return payload
 
     def error(self, status: int, exc: Exception) -> None:
         self.set_status(status)
@@ -156,10 +178,29 @@ class EntriesHandler(PacketHandler):
     """GET /ctx-lab/api/entries — :func:`ctx_lab.commands.entries`."""
 
     function = staticmethod(commands.entries)
+    MAX_ROWS = 5000
 
     def extra(self) -> dict[str, Any]:
         """Nothing beyond the packet's parameters."""
         return {}
+
+    def shape(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Rows ``offset`` … ``offset + limit`` (default the first 1,000; at most 5,000), with
+        ``rows_total``, ``offset`` and ``limit`` — a project with thousands of entries is
+        paged, never sent whole."""
+        offset = self.whole("offset") or 0
+        limit = self.whole("limit")
+        limit = 1000 if limit is None else limit
+        if not 1 <= limit <= self.MAX_ROWS:
+            raise UsageError(f"limit must be 1–{self.MAX_ROWS:,}, got {limit}")
+        rows = payload.get("rows") or []
+        return {
+            **payload,
+            "rows": rows[offset : offset + limit],
+            "rows_total": len(rows),
+            "offset": offset,
+            "limit": limit,
+        }
 
 
 class ContextHandler(BaseHandler):

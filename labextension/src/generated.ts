@@ -245,6 +245,9 @@ export type EntriesPayload = {
   })[];
   warnings?: string[];
   profile?: "design" | "ctx-0.8";
+  rows_total?: number;
+  offset?: number;
+  limit?: number;
 };
 
 /** application/vnd.ctx-lab.history+json (version 1) */

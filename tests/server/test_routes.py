@@ -307,7 +307,11 @@ async def test_every_route_is_its_command_function(jp_fetch, jp_serverapp, proje
     shutil.copy(SESSIONS / "support-chat.jsonl", root / "chat.jsonl")
     for route, (params, call) in cases.items():
         response = await jp_fetch("ctx-lab", "api", route, params=params, method="GET")
-        _same(json.loads(response.body), call())
+        sent = json.loads(response.body)
+        if route == "entries":  # REST pages the rows: the first page is all of them here
+            assert sent.pop("offset") == 0 and sent.pop("limit") == 1000
+            assert sent.pop("rows_total") == len(sent["rows"])
+        _same(sent, call())
     # the budget route answers the budget the page route keeps
     budget = await get(jp_fetch, "budget", budget_id="same")
     page = await get(jp_fetch, "page", id="notes.md", lines="1", budget_id="same")
@@ -493,3 +497,16 @@ async def test_long_paths_are_4xx_and_payloads_never_name_the_root(
     build = await get(jp_fetch, "build", task="Add a health check", paths="proj/src", budget="3000")
     body = json.dumps(build)
     assert str(jp_root_dir) not in body and build["warnings"]
+
+
+async def test_entries_are_paged_and_responses_bounded(jp_fetch, project, monkeypatch) -> None:
+    first = await get(jp_fetch, "entries", dir="proj", budget="2000", limit="5")
+    assert len(first["rows"]) == 5 and first["rows_total"] > 5 and first["offset"] == 0
+    rest = await get(jp_fetch, "entries", dir="proj", budget="2000", offset="5", limit="5000")
+    assert len(rest["rows"]) == first["rows_total"] - 5
+    assert rest["rows"][0] != first["rows"][0]
+    bad = await error(jp_fetch, "entries", 400, dir="proj", limit="0")
+    assert "limit must be" in bad["message"]
+    monkeypatch.setenv("CTX_LAB_MAX_RESPONSE_BYTES", "1000")
+    big = await error(jp_fetch, "packet", 413, dir="proj", budget="2000")
+    assert "CTX_LAB_MAX_RESPONSE_BYTES" in big["message"]
