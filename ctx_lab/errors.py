@@ -34,6 +34,7 @@ subclasses) and 1 for every other :class:`CtxLabError`; the REST routes map them
     │   ├── RecentMessagesTooLarge
     │   └── SummarizationNeeded
     ├── SummarizerError
+    ├── NoWorkers                               (a Dask run with no worker for too long)
     └── JournalError
         └── JournalBusy
 """
@@ -64,6 +65,7 @@ __all__ = [
     "JournalError",
     "LimitExceeded",
     "ModelSourceError",
+    "NoWorkers",
     "ParserExit",
     "PathOutsideRoot",
     "ReadError",
@@ -301,6 +303,11 @@ HTTP_STATUS: tuple[tuple[type[CtxLabError], int], ...] = (
     (BudgetExhausted, 409),
     (CtxLabError, 422),
 )
+
+
+class NoWorkers(CtxLabError):
+    """A Dask run that had no worker for longer than its timeout; the items not done are
+    error rows with this message."""
 
 
 def from_os_error(exc: OSError) -> InputFileError:

@@ -282,3 +282,66 @@ def test_every_csv_escapes_cells_a_spreadsheet_would_run(tmp_path: Path) -> None
     )
     report = EntriesReport(assemble_packet(load_context(tmp_path), 2000))
     assert "'=HYPERLINK" in report.to_csv() and "\n=HYPERLINK" not in report.to_csv()
+
+
+# -- Dask: strict scheduler addresses, a run whose last worker died -----------------------------
+
+
+@pytest.mark.parametrize(
+    "address, message",
+    [
+        ("tcp://127.0.0.1:99999", "Port out of range"),
+        ("tcp://127.0.0.1", "a host and a port"),
+        ("tcp://:8786", "a host and a port"),
+        ("tcp://u:p@host:8786", "only scheme://host:port"),
+        ("tcp://host:8786/path?x=1", "only scheme://host:port"),
+        ("http://host:8786", "Dask scheduler address"),
+        ("tcp://host:port", "Port could not be cast"),
+    ],
+)
+def test_scheduler_addresses_are_parsed_strictly(address: str, message: str, capsys) -> None:
+    from ctx_lab.analysis.executors import scheduler_address
+    from ctx_lab.errors import UsageError
+
+    with pytest.raises(UsageError, match=message.split(" ")[0]):
+        scheduler_address(address)
+    assert cli_main(["sweep", ".", "--budget", "100", "--scheduler", address]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_dask_run_whose_workers_are_gone_stops_with_error_rows() -> None:
+    import time
+
+    distributed = pytest.importorskip("distributed")
+    from ctx_lab.analysis.executors import runner
+
+    cluster = distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+    )
+    client = distributed.Client(cluster)
+    try:
+
+        def slow(task):  # type: ignore[no-untyped-def]
+            time.sleep(0.5)
+            return [{"item": task, "value": 1}]
+
+        rows: dict[int, list] = {}
+        started = time.monotonic()
+        with runner(client, None, no_worker_timeout=2) as run:
+            for index, got in run.run(slow, ((f"i{n}", f"i{n}") for n in range(40))):
+                rows[index] = got
+                if len(rows) == 2:
+                    cluster.scale(0)  # the last worker goes away mid-run
+        assert time.monotonic() - started < 60
+        assert len(rows) == 40
+        failed = [r for r in rows.values() if r[0].get("error_type") == "NoWorkers"]
+        assert failed and "no Dask worker for 2 s" in failed[0][0]["error"]
+        assert sum(1 for r in rows.values() if r[0].get("value") == 1) >= 2
+    finally:
+        client.close()
+        cluster.close()

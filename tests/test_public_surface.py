@@ -320,6 +320,7 @@ SURFACE: dict[str, list[str]] = {
         "JournalError",
         "LimitExceeded",
         "ModelSourceError",
+        "NoWorkers",
         "ParserExit",
         "PathOutsideRoot",
         "ReadError",

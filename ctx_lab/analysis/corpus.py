@@ -107,13 +107,19 @@ def _plan(
     return _Plan(kind, tasks(), len(items))
 
 
-def _run(plan: _Plan, executor: Any, workers: int | None, progress: bool) -> CorpusReport:
+def _run(
+    plan: _Plan,
+    executor: Any,
+    workers: int | None,
+    progress: bool,
+    no_worker_timeout: float | None = None,
+) -> CorpusReport:
     """Every item of ``plan`` on ``executor``, gathered as they complete, in input order."""
     from tqdm.auto import tqdm
 
     results: list[list[dict[str, Any]]] = [[] for _ in range(plan.count)]
     with (
-        runner(executor, workers) as run,
+        runner(executor, workers, no_worker_timeout) as run,
         tqdm(
             total=plan.count, desc=plan.kind, unit="item", disable=not progress, leave=False
         ) as bar,
@@ -126,11 +132,18 @@ def _run(plan: _Plan, executor: Any, workers: int | None, progress: bool) -> Cor
     return CorpusReport.of(plan.kind, rows, plan.count, how)
 
 
-def _frame(plan: _Plan, executor: Any, workers: int | None, progress: bool, as_dask: bool) -> Any:
+def _frame(
+    plan: _Plan,
+    executor: Any,
+    workers: int | None,
+    progress: bool,
+    as_dask: bool,
+    no_worker_timeout: float | None = None,
+) -> Any:
     """The run's table: a pandas DataFrame, or with ``as_dask`` a Dask DataFrame with one
     partition per item, computed on the cluster and left there."""
     if not as_dask:
-        return _run(plan, executor, workers, progress).frame()
+        return _run(plan, executor, workers, progress, no_worker_timeout).frame()
     if not is_dask_client(executor):
         raise UsageError("as_dask=True needs executor=<a dask.distributed Client>")
     import dask.dataframe as dd
@@ -197,6 +210,7 @@ def run_sweep(
     workers: int | None = None,
     ship: str = "paths",
     progress: bool = True,
+    no_worker_timeout: float | None = None,
     root: str | os.PathLike[str] | None = None,
 ) -> CorpusReport:
     """:func:`sweep_corpus` as a report (what ``ctx-lab sweep`` prints)."""
@@ -205,7 +219,7 @@ def run_sweep(
         relevance=relevance, registry=registry, executor=executor, workers=workers, ship=ship,
         root=root,
     )  # fmt: skip
-    return _run(plan, executor, workers, progress)
+    return _run(plan, executor, workers, progress, no_worker_timeout)
 
 
 def sweep_corpus(
@@ -223,6 +237,7 @@ def sweep_corpus(
     workers: int | None = None,
     ship: str = "paths",
     progress: bool = True,
+    no_worker_timeout: float | None = None,
     as_dask: bool = False,
     root: str | os.PathLike[str] | None = None,
 ) -> Any:
@@ -233,7 +248,9 @@ def sweep_corpus(
 
     ``executor``: None (a local process pool of ``workers``, with a progress bar),
     ``"inline"`` (a plain loop here), any ``concurrent.futures.Executor``, a
-    ``dask.distributed.Client`` or a scheduler address. ``as_dask=True`` (a Dask client)
+    ``dask.distributed.Client`` or a scheduler address (on Dask, a run with no worker for
+    ``no_worker_timeout`` seconds — default 60 — stops: every item not done is an error row
+    saying so). ``as_dask=True`` (a Dask client)
     returns a Dask DataFrame with one partition per item, kept on the cluster. ``ship="bytes"``
     sends each directory's files instead of its path. ``now`` (default: this moment, taken
     once) dates every packet alike.
@@ -243,7 +260,7 @@ def sweep_corpus(
         relevance=relevance, registry=registry, executor=executor, workers=workers, ship=ship,
         root=root,
     )  # fmt: skip
-    return _frame(plan, executor, workers, progress, as_dask)
+    return _frame(plan, executor, workers, progress, as_dask, no_worker_timeout)
 
 
 def _replay_plan(
@@ -300,6 +317,7 @@ def run_replay(
     workers: int | None = None,
     ship: str = "paths",
     progress: bool = True,
+    no_worker_timeout: float | None = None,
     root: str | os.PathLike[str] | None = None,
 ) -> CorpusReport:
     """:func:`replay_corpus` as a report (what ``ctx-lab replay FILES…`` prints)."""
@@ -308,7 +326,7 @@ def run_replay(
         output_limit=output_limit, caching=caching, transcript_format=transcript_format,
         registry=registry, executor=executor, workers=workers, ship=ship, root=root,
     )  # fmt: skip
-    return _run(plan, executor, workers, progress)
+    return _run(plan, executor, workers, progress, no_worker_timeout)
 
 
 def replay_corpus(
@@ -326,6 +344,7 @@ def replay_corpus(
     workers: int | None = None,
     ship: str = "paths",
     progress: bool = True,
+    no_worker_timeout: float | None = None,
     as_dask: bool = False,
     root: str | os.PathLike[str] | None = None,
 ) -> Any:
@@ -340,4 +359,4 @@ def replay_corpus(
         output_limit=output_limit, caching=caching, transcript_format=transcript_format,
         registry=registry, executor=executor, workers=workers, ship=ship, root=root,
     )  # fmt: skip
-    return _frame(plan, executor, workers, progress, as_dask)
+    return _frame(plan, executor, workers, progress, as_dask, no_worker_timeout)

@@ -10,12 +10,13 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import NoWorkers, UsageError
 from .tasks import error_row
 
 __all__ = [
@@ -58,8 +59,44 @@ def describe(executor: Any, workers: int | None) -> str:
     return type(executor).__name__
 
 
+DEFAULT_NO_WORKER_TIMEOUT = 60.0  # seconds a Dask run may have no worker before it stops
+
+
+def scheduler_address(address: str) -> str:
+    """``address`` when it is a Dask scheduler address — ``scheme://host:port`` with a known
+    scheme, a host, a port 1–65535 and nothing else — else :class:`UsageError` saying what
+    is wrong (never a connection to some other port)."""
+    from urllib.parse import urlsplit
+
+    shown = address if len(address) <= 100 else address[:100] + "…"
+    if not isinstance(address, str) or not address.startswith(SCHEMES):
+        raise UsageError(
+            f"scheduler {shown!r}: use a Dask scheduler address such as tcp://host:8786 "
+            f"({', '.join(s[:-3] for s in SCHEMES)})"
+        )
+    if address.startswith("inproc://"):
+        return address
+    try:
+        parts = urlsplit(address)
+        port = parts.port
+    except ValueError as exc:
+        raise UsageError(f"scheduler {shown!r}: {exc}") from None
+    if not parts.hostname or port is None or not 1 <= port <= 65_535:
+        raise UsageError(f"scheduler {shown!r}: needs a host and a port 1–65535")
+    if (
+        parts.username
+        or parts.password
+        or parts.path not in ("", "/")
+        or parts.query
+        or (parts.fragment)
+    ):
+        raise UsageError(f"scheduler {shown!r}: only scheme://host:port")
+    return address.rstrip("/")
+
+
 def dask_client(address: str) -> Any:
     """A ``dask.distributed.Client`` connected to the scheduler at ``address``."""
+    address = scheduler_address(address)
     try:
         from distributed import Client
     except ImportError as exc:
@@ -69,7 +106,7 @@ def dask_client(address: str) -> Any:
         ) from exc
     try:
         return Client(address, timeout="20s")
-    except OSError as exc:
+    except (OSError, TimeoutError, ValueError) as exc:
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
 
 
@@ -92,6 +129,7 @@ class Runner:
 
     executor: Any
     window: int
+    no_worker_timeout: float = DEFAULT_NO_WORKER_TIMEOUT
 
     def run(
         self, function: Callable[[Any], list[dict[str, Any]]], tasks: Iterable[tuple[str, Any]]
@@ -131,7 +169,9 @@ class Runner:
         client = self.executor
         running = as_completed()
         where: dict[str, tuple[int, str]] = {}
-        for index, (item, task) in enumerate(tasks):
+        watch = _Watch(client, self.no_worker_timeout)
+        numbered = iter(enumerate(tasks))
+        for index, (item, task) in numbered:
             failed = _made(task, item)
             if failed:
                 yield index, failed
@@ -140,10 +180,64 @@ class Runner:
             where[future.key] = (index, item)
             running.add(future)
             while running.count() >= self.window:
-                done = next(running)
+                done = watch.next(running)
+                if done is None:
+                    yield from _abandoned(where, numbered, watch.reason())
+                    return
                 yield _outcome(done, *where.pop(done.key))
-        for done in running:
+        while running.count():
+            done = watch.next(running)
+            if done is None:
+                yield from _abandoned(where, numbered, watch.reason())
+                return
             yield _outcome(done, *where.pop(done.key))
+
+
+class _Watch:
+    """Waits for the next finished future while the cluster has workers; gives up (None)
+    after ``timeout`` seconds without any."""
+
+    def __init__(self, client: Any, timeout: float) -> None:
+        self.client = client
+        self.timeout = timeout
+        self.since: float | None = None
+
+    def _workers(self) -> int:
+        try:
+            return len(self.client.nthreads())
+        except Exception:  # the scheduler itself is gone: no workers either
+            return 0
+
+    def next(self, running: Any) -> Any:
+        checked = 0.0
+        while True:
+            if running.has_ready():
+                return next(running)
+            now = time.monotonic()
+            if now - checked >= 1.0:
+                checked = now
+                if self._workers():
+                    self.since = None
+                elif self.since is None:
+                    self.since = now
+                elif now - self.since > self.timeout:
+                    return None
+            time.sleep(0.05)
+
+    def reason(self) -> NoWorkers:
+        return NoWorkers(
+            f"no Dask worker for {self.timeout:g} s (--no-worker-timeout): the run stopped; "
+            "items not done are these error rows"
+        )
+
+
+def _abandoned(
+    where: dict[str, tuple[int, str]], rest: Iterator[tuple[int, tuple[str, Any]]], why: Exception
+) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    for index, item in list(where.values()):
+        yield index, [error_row(item, why)]
+    for index, (item, _) in rest:
+        yield index, [error_row(item, why)]
 
 
 def _made(task: Any, item: str) -> list[dict[str, Any]] | None:
@@ -163,10 +257,16 @@ def _outcome(future: Any, index: int, item: str) -> tuple[int, list[dict[str, An
 
 
 @contextmanager
-def runner(executor: Any, workers: int | None) -> Iterator[Runner]:
+def runner(
+    executor: Any, workers: int | None, no_worker_timeout: float | None = None
+) -> Iterator[Runner]:
     """A :class:`Runner` for ``executor``: None → a local process pool of ``workers`` (shut
     down afterwards), ``"inline"``, a scheduler address (a Dask client, closed afterwards),
-    an Executor or a Dask client (left open: they belong to the caller)."""
+    an Executor or a Dask client (left open: they belong to the caller). On Dask, a run with
+    no worker for ``no_worker_timeout`` seconds (default 60) stops."""
+    stall = DEFAULT_NO_WORKER_TIMEOUT if no_worker_timeout is None else no_worker_timeout
+    if not 0 < stall <= 86_400:
+        raise UsageError(f"no_worker_timeout must be 0–86400 seconds, got {stall!r}")
     if executor is None:
         size = workers or os.cpu_count() or 1
         pool = _pool(size)
@@ -177,18 +277,18 @@ def runner(executor: Any, workers: int | None) -> Iterator[Runner]:
     elif isinstance(executor, str) and executor != INLINE:
         if not executor.startswith(SCHEMES):
             raise UsageError(
-                f"executor {executor!r}: use 'inline', a Dask scheduler address "
+                f"executor {executor[:100]!r}: use 'inline', a Dask scheduler address "
                 "(tcp://host:8786), an Executor or a dask.distributed Client"
             )
         client = dask_client(executor)
         try:
-            yield Runner(client, _dask_window(client))
+            yield Runner(client, _dask_window(client), stall)
         finally:
             client.close()
     elif executor == INLINE:
         yield Runner(executor, 1)
     elif is_dask_client(executor):
-        yield Runner(executor, _dask_window(executor))
+        yield Runner(executor, _dask_window(executor), stall)
     elif isinstance(executor, cf.Executor):
         yield Runner(executor, 4 * (getattr(executor, "_max_workers", None) or 4))
     else:

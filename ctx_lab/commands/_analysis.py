@@ -28,7 +28,9 @@ def executor_for(workers: int | None, scheduler: str | None) -> tuple[Any, int |
     if scheduler is not None and workers is not None:
         raise UsageError("give --workers (a local pool) or --scheduler (a Dask cluster), not both")
     if scheduler is not None:
-        return scheduler, None
+        from ..analysis.executors import scheduler_address
+
+        return scheduler_address(scheduler), None
     if workers is not None and whole_number(workers, "workers") == 0:
         return "inline", None
     return None, workers
@@ -49,6 +51,7 @@ def sweep(
     scheduler: str | None = None,
     ship: str = "paths",
     progress: bool = True,
+    no_worker_timeout: float | None = None,
     root: PathArg | None = None,
 ) -> CorpusReport:
     """Assemble the packet of every project directory at each ``budget`` × ``model``; one row
@@ -73,8 +76,19 @@ def sweep(
         workers=size,
         ship=ship,
         progress=progress,
+        no_worker_timeout=no_worker_timeout,
         root=root,
     )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"--no-worker-timeout {text!r} is not a number of seconds") from None
+    if not 0 < value <= 86_400:
+        raise UsageError(f"--no-worker-timeout must be 0–86400 seconds, got {text}")
+    return value
 
 
 def add_executor_arguments(p: argparse.ArgumentParser) -> None:
@@ -97,6 +111,14 @@ def add_executor_arguments(p: argparse.ArgumentParser) -> None:
         help="send workers each item's path (shared file system, default) or its bytes",
     )
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    p.add_argument(
+        "--no-worker-timeout",
+        dest="no_worker_timeout",
+        type=_seconds,
+        metavar="S",
+        help="Dask: stop a run that has had no worker for S seconds (default 60); items not "
+        "done become error rows",
+    )
     p.add_argument(
         "-o",
         "--output",

@@ -70,6 +70,7 @@ def replay(
     scheduler: str | None = None,
     ship: str = "paths",
     progress: bool = True,
+    no_worker_timeout: float | None = None,
     root: PathArg | None = None,
 ) -> ReplayReport | CorpusReport:
     """Replay a recorded session (Claude Code JSONL, OpenAI Chat Completions messages or log,
@@ -102,6 +103,7 @@ def replay(
             workers=size,
             ship=ship,
             progress=progress,
+            no_worker_timeout=no_worker_timeout,
             root=root,
         )
     from ..conversation.replay import replay_report
