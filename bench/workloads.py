@@ -25,7 +25,7 @@ def context_dir(root: Path, decisions: int, learnings: int, tasks: int, seed: in
     ctx = root / ".context"
     ctx.mkdir(parents=True, exist_ok=True)
     (ctx / "CONSTITUTION.md").write_text(
-        "# Constitution\n\n" + "".join(f"- {sentence(rng, 8)}\n" for _ in range(8))
+        "# Constitution\n\n" + "".join(f"- [ ] {sentence(rng, 8)}\n" for _ in range(8))
     )
     (ctx / "CONVENTIONS.md").write_text(
         "# Conventions\n\n"

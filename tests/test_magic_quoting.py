@@ -32,6 +32,10 @@ HOSTILE_NAMES = [
     "ünïcode ✓",
     "back\\slash",
     "!ls",
+    "new\nline; import os; os.system('touch pwned')",
+    "carriage\rreturn",
+    "sep\u2028arator\u2029para",
+    "form\x0cfeed\x1cgroup",
 ]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
@@ -68,7 +69,6 @@ from .scoring import (
     match_keys,
     relevance_score,
     score_with,
-    terms,
 )
 from .scoring import words as text_words
 
@@ -205,6 +205,25 @@ class _Draft:
         return {k: v for k, v in numbers.items() if v and k not in self.hidden_counts}
 
 
+class _Hits:
+    """Which universe keywords match each entry, read from its bit mask on demand."""
+
+    def __init__(self, masks: dict[int, int], keywords: list[str]) -> None:
+        self.masks = masks
+        self.keywords = keywords
+
+    def get(self, key: int, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+        mask = self.masks.get(key)
+        if not mask:
+            return default
+        found = []
+        while mask:
+            low = mask & -mask
+            found.append(self.keywords[low.bit_length() - 1])
+            mask ^= low
+        return tuple(found)
+
+
 class PacketAssembler:
     """Assembles packets from one loaded context with one counter, caching token counts so
     re-assembly at other budgets or dates (sweeps, the explorer) costs little."""
@@ -220,7 +239,7 @@ class PacketAssembler:
         self.counter: TokenCounter = get_counter(counter)
         self.stop_words = frozenset(w.lower() for w in stop_words)
         self.counts = CountingCache(self.counter)
-        self._universe: tuple[frozenset[str], dict[int, tuple[str, ...]]] | None = None
+        self._universe: tuple[frozenset[str], _Hits] | None = None
         self._bits: dict[str, int] = {}  # universe keyword → its bit in the masks
         self._masks: dict[int, int] = {}  # entry → the bits of the universe keywords it matches
         self._ranked: dict[tuple[Any, ...], Any] = {}
@@ -228,6 +247,7 @@ class PacketAssembler:
         self._task_costs: dict[int, int] | None = None
         self._ages: tuple[date | None, dict[int, Age]] = (None, {})
         self._entry_costs: dict[int, int] = {}  # by entry identity: the context's own entries
+        self._entry_words: dict[int, list[str]] = {}  # the same entries' words
         self._score_cache: dict[
             tuple[tuple[str, ...], date, str], dict[str, dict[tuple[str, int], EntryScore]]
         ] = {}
@@ -305,8 +325,15 @@ class PacketAssembler:
             return "keywords", "auto: keywords, as a focus was given"
         if not keywords:
             return "keywords", "auto: keywords (no task keywords to rank by)"
-        found = self._scores(keywords, today, "keywords")
-        values = [s.relevance for side in found.values() for s in side.values()]
+        # the keyword rule's relevance of every entry, from the match masks alone (no scores)
+        self._hits(keywords)
+        wanted = sum(1 << self._bits[k] for k in set(keywords))
+        masks = self._masks
+        matches = [
+            min((masks[id(e)] & wanted).bit_count(), 3)
+            for e in (*self.ctx.decisions, *self.ctx.learnings)
+        ]
+        values = [relevance_score(n) for n in matches]
         top = max(values, default=0.0)
         at_top = sum(1 for v in values if v == top)
         if top > 0 and at_top >= SATURATION_MIN and at_top >= SATURATION_SHARE * len(values):
@@ -326,15 +353,22 @@ class PacketAssembler:
         divided by the highest score so relevance lies in 0–1."""
         entries = (*self.ctx.decisions, *self.ctx.learnings)
         if self._bm25 is None:
-            documents = [terms(f"{e.title}\n{e.body}", self.stop_words) for e in entries]
+            stop = self.stop_words
+            documents = [
+                {w: f for w, f in Counter(self._words(e)).items() if len(w) >= 3 and w not in stop}
+                for e in entries
+            ]  # the terms of :func:`terms`, counted
             self._bm25 = Bm25(documents)
         model = self._bm25
         raw = model.scores(query)
         top = max(raw, default=0.0)
-        holding = {t: model.frequencies(t) for t in dict.fromkeys(query)}
+        matched_by: dict[int, list[str]] = {}
+        for t in dict.fromkeys(query):
+            for index in model.frequencies(t):
+                matched_by.setdefault(index, []).append(t)
         scored = {}
         for index, (e, value) in enumerate(zip(entries, raw, strict=True)):
-            matched = tuple(t for t, found in holding.items() if index in found)
+            matched = tuple(matched_by.get(index, ()))
             relevance = round(value / top, 6) if top > 0 else 0.0
             scored[id(e)] = score_with(ages[id(e)], matched, e.superseded, relevance)
         return {
@@ -342,28 +376,35 @@ class PacketAssembler:
             for side, es in (("decisions", self.ctx.decisions), ("learnings", self.ctx.learnings))
         }
 
-    def _hits(self, keywords: tuple[str, ...]) -> dict[int, tuple[str, ...]]:
+    def _words(self, e: Entry) -> list[str]:
+        """An entry's words (title and body), read once for keyword matching and BM25."""
+        found = self._entry_words.get(id(e))
+        if found is None:
+            found = self._entry_words[id(e)] = text_words(f"{e.title}\n{e.body}")
+        return found
+
+    def _hits(self, keywords: tuple[str, ...]) -> _Hits:
         """Per entry, which keywords of every pending task (a superset of any budget's
-        keywords) match it: computed once, so a budget's scoring only filters short lists."""
+        keywords) match it, as a bit mask: computed once, so a budget's scoring only masks."""
         if self._universe is None or not set(keywords) <= self._universe[0]:
             words = set(keywords) | set(
                 extract_keywords((t.text for t in self.ctx.pending_tasks), self.stop_words)
             )
             entries = (*self.ctx.decisions, *self.ctx.learnings)
-            matching: dict[str, list[str]] = {}  # a word → the keywords it matches
-            for keyword in words:
+            ordered = sorted(words)
+            self._bits = {k: i for i, k in enumerate(ordered)}
+            form_bits: dict[str, int] = {}  # a word → the bits of the keywords it matches
+            for keyword, bit in self._bits.items():
                 for form in match_keys(keyword):
-                    matching.setdefault(form, []).append(keyword)
-            hits: dict[int, tuple[str, ...]] = {}
-            self._bits = {k: i for i, k in enumerate(sorted(words))}
-            self._masks = {}
+                    form_bits[form] = form_bits.get(form, 0) | (1 << bit)
+            masks: dict[int, int] = {}
             for e in entries:
-                found = {
-                    k for w in set(text_words(f"{e.title}\n{e.body}")) for k in matching.get(w, ())
-                }
-                hits[id(e)] = tuple(found)
-                self._masks[id(e)] = sum(1 << self._bits[k] for k in found)
-            self._universe = (frozenset(words), hits)
+                mask = 0
+                for w in set(self._words(e)):
+                    mask |= form_bits.get(w, 0)
+                masks[id(e)] = mask
+            self._masks = masks
+            self._universe = (frozenset(words), _Hits(masks, ordered))
         return self._universe[1]
 
     # -- the pipeline -----------------------------------------------------------------------
@@ -1052,7 +1093,7 @@ class PacketAssembler:
     ) -> list[LedgerRow]:
         ctx = self.ctx
         position = {k: i for i, k in enumerate(keywords)}
-        hits = self._hits(tuple(keywords)) if relevance == "keywords" else {}
+        hits = self._hits(tuple(keywords)) if relevance == "keywords" else _Hits({}, [])
         rows = [
             LedgerRow(
                 "constitution",

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -124,21 +124,33 @@ class Bm25:
     of its :func:`match_keys` forms — the packet's keyword rule, so ``hook`` finds ``hooks``.
     """
 
-    def __init__(self, documents: Sequence[Sequence[str]]) -> None:
-        self.lengths = [len(doc) for doc in documents]
+    def __init__(self, documents: Sequence[Sequence[str] | Mapping[str, int]]) -> None:
+        """``documents``: each a sequence of terms, or a mapping of term → count."""
+        counts = [doc if isinstance(doc, Mapping) else Counter(doc) for doc in documents]
+        self.lengths = [sum(c.values()) for c in counts]
         self.count = len(documents)
         self.average = (sum(self.lengths) / self.count) if self.count else 0.0
-        self.postings: dict[str, list[tuple[int, int]]] = {}
-        for index, doc in enumerate(documents):
-            for term, f in Counter(doc).items():
-                self.postings.setdefault(term, []).append((index, f))
+        postings: defaultdict[str, list[tuple[int, int]]] = defaultdict(list)
+        for index, found in enumerate(counts):
+            for term, f in found.items():
+                postings[term].append((index, f))
+        self.postings: dict[str, list[tuple[int, int]]] = dict(postings)
+        average = self.average or 1.0
+        self._norms = [BM25_K1 * (1 - BM25_B + BM25_B * n / average) for n in self.lengths]
+        self._found: dict[str, dict[int, int]] = {}  # query term → frequencies (bounded below)
 
     def frequencies(self, term: str) -> dict[int, int]:
         """Per document (by index) holding ``term`` in any of its forms, how often."""
+        known = self._found.get(term)
+        if known is not None:
+            return known
         found: dict[int, int] = {}
         for form in match_keys(term):
             for index, f in self.postings.get(form, ()):
                 found[index] = found.get(index, 0) + f
+        if len(self._found) >= 4096:  # query terms come from tasks and focus texts
+            self._found.clear()
+        self._found[term] = found
         return found
 
     def idf(self, term: str) -> float:
@@ -154,10 +166,10 @@ class Bm25:
             if not found:
                 continue
             n = len(found)
-            weight = math.log(1 + (self.count - n + 0.5) / (n + 0.5))
+            weight = math.log(1 + (self.count - n + 0.5) / (n + 0.5)) * (BM25_K1 + 1)
+            norms = self._norms
             for index, f in found.items():
-                norm = BM25_K1 * (1 - BM25_B + BM25_B * self.lengths[index] / self.average)
-                out[index] += weight * f * (BM25_K1 + 1) / (f + norm)
+                out[index] += weight * f / (f + norms[index])
         return out
 
 

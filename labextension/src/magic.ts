@@ -16,14 +16,34 @@ export function magicArgument(value: string): string {
   return `'${value.replace(/'/g, `'"'"'`)}'`;
 }
 
-/** `%ctx <command> --flag value … -- positional…` with every value quoted. */
+// Characters that end a line for Python or IPython: a name holding one cannot be written
+// on a `%ctx` line (the rest of the name would run as the next line of code).
+const LINE_BREAK = /[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
+const UNSAFE_IN_LITERAL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** ``text`` as a Python string literal on one line (every control or separator escaped). */
+function pythonString(text: string): string {
+  return JSON.stringify(text).replace(
+    UNSAFE_IN_LITERAL,
+    c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+  );
+}
+
+/** `%ctx <command> --flag value … -- positional…` with every value quoted. A value holding a
+ * line break is written as one Python line that runs the same magic instead
+ * (`get_ipython().run_line_magic('ctx', "…")`): the magic's own splitting keeps the break
+ * inside the quoted value, and nothing of it can become a line of code. */
 export function magicLine(command: string, flags: [string, string][], positional: string[] = []): string {
-  const parts = ['%ctx', command];
+  const parts = [command];
   for (const [flag, value] of flags) {
     parts.push(flag, magicArgument(value));
   }
   if (positional.length) {
     parts.push('--', ...positional.map(magicArgument));
   }
-  return parts.join(' ');
+  const values = [...flags.map(([, value]) => value), ...positional];
+  if (values.some(value => LINE_BREAK.test(value))) {
+    return `get_ipython().run_line_magic('ctx', ${pythonString(parts.join(' '))})`;
+  }
+  return ['%ctx', ...parts].join(' ');
 }
