@@ -15,6 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ctx_lab"
 # The layers of ARCHITECTURE.md, by top-level module or package of ctx_lab.
 CORE = {
     "clock",
+    "collector",
     "_version",
     "display",
     "errors",

@@ -167,7 +167,7 @@ def test_replay_pauses_the_collector_only_while_it_runs(coding, monkeypatch) -> 
     import gc
     import importlib
 
-    module = importlib.import_module("ctx_lab.conversation.replay")
+    module = importlib.import_module("ctx_lab.conversation.replay")  # paused by ctx_lab.collector
 
     seen: list[bool] = []
     real = module._replay_model

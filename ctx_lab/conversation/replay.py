@@ -18,13 +18,12 @@ input price. Output is the count of the recorded answer's text with the replay's
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
+from ..collector import paused
 from ..display import RichResult, csv_text, escape, html_table, text_table
 from ..errors import CtxLabError, UsageError
 from ..models import ModelRegistry, get_registry
@@ -253,21 +252,6 @@ def _counter_choice(counter: CounterLike | None, model: str) -> tuple[Any, dict[
     return made, {"model": model, "counter": made.name, "exact": made.exact, "note": ""}
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cycle collector off while one model replays: a replay builds a history of ~10
-    objects a message that all live until it ends, and each full collection walks all of them
-    again — at 100k messages ~1.3 s of 20. A replay makes almost no cycles; whatever it does
-    make is collected once the collector is back on."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _replay_model(
     transcript: Transcript,
     model: str,
@@ -475,7 +459,7 @@ def replay_report(
         gap = price_gap(model, resolved)
         if gap:
             warnings.append(gap)
-        with _collector_paused():
+        with paused():
             rows += _replay_model(
                 transcript,
                 model,

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from cachetools import LRUCache
 
 from ..clock import utc_now
+from ..collector import paused
 from ..errors import UsageError
 from ..models import ModelRegistry, get_registry
 from ..token_budget import resolve_token_budget
@@ -437,7 +438,7 @@ class PacketAssembler:
                 self.ctx, size, now, display_dir=display_dir, budget_source=source
             )
         choice(relevance, RELEVANCE_RULES, "relevance")
-        with self._lock:
+        with self._lock, paused():
             return self._assemble(budget, now, model, focus, relevance, steering, registry, environ)
 
     def _assemble(
