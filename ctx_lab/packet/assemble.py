@@ -225,6 +225,21 @@ class _Hits:
         return tuple(found)
 
 
+class _Bm25Hits:
+    """The query terms each entry holds under BM25, looked up per entry when a ledger is read."""
+
+    def __init__(self, model: Bm25 | None, entries: Sequence[Entry], query: tuple[str, ...]):
+        self.model = model
+        self.position = {id(e): i for i, e in enumerate(entries)}
+        self.query = tuple(dict.fromkeys(query))
+
+    def get(self, key: int, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+        index = self.position.get(key)
+        if self.model is None or index is None:
+            return default
+        return tuple(t for t in self.query if index in self.model.frequencies(t))
+
+
 class PacketAssembler:
     """Assembles packets from one loaded context with one counter, caching token counts so
     re-assembly at other budgets or dates (sweeps, the explorer) costs little."""
@@ -249,6 +264,7 @@ class PacketAssembler:
         self._ages: tuple[date | None, dict[int, Age]] = (None, {})
         self._entry_costs: dict[int, int] = {}  # by entry identity: the context's own entries
         self._entry_words: dict[int, list[str]] = {}  # the same entries' words
+        self._rules: dict[tuple[str, ...], tuple[str, str]] = {}  # keywords → auto's choice
         self._score_cache: dict[
             tuple[tuple[str, ...], date, str], dict[str, dict[tuple[str, int], EntryScore]]
         ] = {}
@@ -326,6 +342,14 @@ class PacketAssembler:
             return "keywords", "auto: keywords, as a focus was given"
         if not keywords:
             return "keywords", "auto: keywords (no task keywords to rank by)"
+        known = self._rules.get(keywords)
+        if known is None:
+            if len(self._rules) >= 64:
+                self._rules.clear()
+            known = self._rules[keywords] = self._auto_rule(keywords)
+        return known
+
+    def _auto_rule(self, keywords: tuple[str, ...]) -> tuple[str, str]:
         # the keyword rule's relevance of every entry, from the match masks alone (no scores)
         self._hits(keywords)
         wanted = sum(1 << self._bits[k] for k in set(keywords))
@@ -363,15 +387,12 @@ class PacketAssembler:
         model = self._bm25
         raw = model.scores(query)
         top = max(raw, default=0.0)
-        matched_by: dict[int, list[str]] = {}
-        for t in dict.fromkeys(query):
-            for index in model.frequencies(t):
-                matched_by.setdefault(index, []).append(t)
         scored = {}
-        for index, (e, value) in enumerate(zip(entries, raw, strict=True)):
-            matched = tuple(matched_by.get(index, ()))
+        # which query terms each entry holds is read from the index when a ledger asks
+        # (_Bm25Hits), not worked out for every entry of every query
+        for e, value in zip(entries, raw, strict=True):
             relevance = round(value / top, 6) if top > 0 else 0.0
-            scored[id(e)] = score_with(ages[id(e)], matched, e.superseded, relevance)
+            scored[id(e)] = score_with(ages[id(e)], (), e.superseded, relevance)
         return {
             side: {e.key: scored[id(e)] for e in es}
             for side, es in (("decisions", self.ctx.decisions), ("learnings", self.ctx.learnings))
@@ -1094,7 +1115,11 @@ class PacketAssembler:
     ) -> list[LedgerRow]:
         ctx = self.ctx
         position = {k: i for i, k in enumerate(keywords)}
-        hits = self._hits(tuple(keywords)) if relevance == "keywords" else _Hits({}, [])
+        hits: _Hits | _Bm25Hits = (
+            self._hits(tuple(keywords))
+            if relevance == "keywords"
+            else _Bm25Hits(self._bm25, (*ctx.decisions, *ctx.learnings), tuple(keywords))
+        )
         rows = [
             LedgerRow(
                 "constitution",

@@ -138,6 +138,7 @@ class Bm25:
         average = self.average or 1.0
         self._norms = [BM25_K1 * (1 - BM25_B + BM25_B * n / average) for n in self.lengths]
         self._found: dict[str, dict[int, int]] = {}  # query term → frequencies (bounded below)
+        self._contributions: dict[str, dict[int, float]] = {}  # query term → its share
 
     def frequencies(self, term: str) -> dict[int, int]:
         """Per document (by index) holding ``term`` in any of its forms, how often."""
@@ -158,18 +159,27 @@ class Bm25:
         n = len(self.frequencies(term))
         return math.log(1 + (self.count - n + 0.5) / (n + 0.5))
 
+    def _contribution(self, term: str) -> dict[int, float]:
+        """What ``term`` adds to each document holding it (kept for the next queries: the
+        included tasks change a few words at a time)."""
+        known = self._contributions.get(term)
+        if known is None:
+            found = self.frequencies(term)
+            n = len(found)
+            weight = math.log(1 + (self.count - n + 0.5) / (n + 0.5)) * (BM25_K1 + 1)
+            norms = self._norms
+            known = {index: weight * f / (f + norms[index]) for index, f in found.items()}
+            if len(self._contributions) >= 256:
+                self._contributions.clear()
+            self._contributions[term] = known
+        return known
+
     def scores(self, query: Sequence[str]) -> list[float]:
         """Every document's score for ``query``, in document order."""
         out = [0.0] * self.count
         for term in dict.fromkeys(query):
-            found = self.frequencies(term)
-            if not found:
-                continue
-            n = len(found)
-            weight = math.log(1 + (self.count - n + 0.5) / (n + 0.5)) * (BM25_K1 + 1)
-            norms = self._norms
-            for index, f in found.items():
-                out[index] += weight * f / (f + norms[index])
+            for index, value in self._contribution(term).items():
+                out[index] += value
         return out
 
 

@@ -510,3 +510,102 @@ async def test_entries_are_paged_and_responses_bounded(jp_fetch, project, monkey
     monkeypatch.setenv("CTX_LAB_MAX_RESPONSE_BYTES", "1000")
     big = await error(jp_fetch, "packet", 413, dir="proj", budget="2000")
     assert "CTX_LAB_MAX_RESPONSE_BYTES" in big["message"]
+
+
+FUZZ_NAMES = [
+    "dir",
+    "example",
+    "budget",
+    "model",
+    "now",
+    "counter",
+    "focus",
+    "relevance",
+    "steering",
+    "profile",
+    "registry",
+    "display_dir",
+    "offset",
+    "limit",
+    "id",
+    "lines",
+    "budget_id",
+    "max_pages",
+    "max_tokens",
+    "uri",
+    "cursor",
+    "max_chars",
+    "task",
+    "paths",
+    "memory",
+    "exact",
+    "name",
+    "reserve",
+    "path",
+    "text",
+    "file",
+    "format",
+    "per",
+    "preserve_recent",
+    "output_limit",
+    "caching",
+    "transcript_format",
+]
+FUZZ_VALUES = [
+    "",
+    "0",
+    "-1",
+    "1e9",
+    "99999999999999999999",
+    "nan",
+    "true",
+    "yes",
+    "../../etc/passwd",
+    "/etc/passwd",
+    "~",
+    "a" * 5000,
+    "proj",
+    "proj/.context",
+    "notes.md",
+    "\x00",
+    "ü✓",
+    "2026-13-45T99:99:99Z",
+    "gpt-4o",
+    "cl100k",
+    "bm25",
+    "ctx-0.8",
+    "http://127.0.0.1:1/",
+    "file:///etc/passwd",
+    "1-5",
+    "5-1",
+    "{}",
+    "[1]",
+    "%00",
+    "proj/src/*",
+    "**/*",
+]
+
+
+async def test_rest_parameters_fuzz(jp_fetch, project) -> None:
+    import random
+
+    rng = random.Random(int(os.environ.get("CTX_LAB_FUZZ_SEED", "11")))
+    rounds = int(os.environ.get("CTX_LAB_FUZZ_REST", "12"))
+    statuses: dict[int, int] = {}
+    for route in ROUTES:
+        for _ in range(rounds):
+            params = {
+                rng.choice(FUZZ_NAMES): rng.choice(FUZZ_VALUES) for _ in range(rng.randint(0, 5))
+            }
+            try:
+                response = await jp_fetch("ctx-lab", "api", route, params=params, method="GET")
+                code = response.code
+                json.loads(response.body)
+            except HTTPClientError as exc:
+                code = exc.code
+                body = json.loads(exc.response.body)
+                assert set(body["error"]) == {"type", "message"}, (route, params)
+                assert "Traceback" not in body["error"]["message"]
+            assert code < 500, (route, params)
+            statuses[code] = statuses.get(code, 0) + 1
+    assert statuses.get(200) and len(statuses) > 2
