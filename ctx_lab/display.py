@@ -23,6 +23,7 @@ __all__ = [
     "RichResult",
     "csv_cell",
     "csv_text",
+    "error_payload",
     "escape",
     "html_table",
     "meter_html",
@@ -94,6 +95,20 @@ def meter_html(used: float, limit: float, level: str, *, width: int = 240, heigh
         f'<div style="width:{share * 100:.1f}%;height:{height}px;background:{color};'
         f'border-radius:{radius}px"></div></div>'
     )
+
+
+def error_payload(exc: BaseException, root: object = None) -> dict[str, Any]:
+    """The one error payload every client gets for a failure — REST's body (``{"error": …}``),
+    MCP's structured content and error text: the error's type, its message with the server's
+    root written relative to itself, and the HTTP status REST answers with."""
+    from .errors import CtxLabError, from_os_error, http_status
+    from .files import hide_root
+
+    if isinstance(exc, OSError) and not isinstance(exc, CtxLabError):
+        exc = from_os_error(exc)
+    status = http_status(exc) if isinstance(exc, CtxLabError) else 500
+    message = hide_root(str(exc), None if root is None else str(root))
+    return {"type": type(exc).__name__, "message": message, "status": status}
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

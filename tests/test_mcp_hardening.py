@@ -296,3 +296,23 @@ def test_serve_flags_are_bounded(capsys) -> None:
     assert main(["mcp", "serve", "--watch-interval", "nan"]) == 2
     assert main(["mcp", "serve", "--transport", "http", "--host", "0.0.0.0"]) == 2
     assert "--allow-host" in capsys.readouterr().err
+
+
+def test_mcp_and_rest_send_the_same_error_payload(project: Path) -> None:
+    from ctx_lab import commands
+    from ctx_lab.display import error_payload
+
+    state = CtxLabMCP(project, watch_interval=0)
+    try:
+        commands.read("outside.txt", root=project)
+    except CtxLabError as exc:
+        expected = error_payload(exc, project)  # what REST's error body holds
+    assert expected["status"] == 403 and str(project) not in expected["message"]
+
+    async def session() -> None:
+        async with Client(build_server(state)) as client:
+            got = await client.call_tool("read", {"uri": "outside.txt"})
+            assert got.is_error and got.structured_content == {"error": expected}
+            assert text_of(got) == f"{expected['type']}: {expected['message']}"
+
+    anyio.run(session)

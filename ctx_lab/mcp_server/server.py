@@ -24,7 +24,8 @@ from cachetools import LRUCache
 
 from .. import commands
 from .._version import __version__
-from ..errors import CtxLabError, UsageError, from_os_error
+from ..display import error_payload
+from ..errors import CtxLabError, UsageError
 from ..files import hide_root, resolve_root
 from ..paging import PagingBudget
 from ..read import DEFAULT_MAX_CHARS
@@ -499,14 +500,12 @@ def build_server(state: CtxLabMCP) -> Any:
             )
             text, structured = _payload(result, arguments.get("format", "md"))
             is_error = False
-        except CtxLabError as exc:
-            text, structured, is_error = f"{type(exc).__name__}: {exc}", None, True
-        except OSError as exc:
-            error = from_os_error(exc)
-            text, structured, is_error = f"{type(error).__name__}: {error}", None, True
         except Exception as exc:  # never a crashed server: the agent reads what went wrong
-            text, structured, is_error = f"{type(exc).__name__}: {exc}", None, True
-        text, structured = _hidden(text, structured, state.root)
+            payload = error_payload(exc, state.root)  # the same payload REST sends
+            text, structured = f"{payload['type']}: {payload['message']}", {"error": payload}
+            is_error = True
+        else:
+            text, structured = _hidden(text, structured, state.root)
         if state.log is not None:
             log = state.log
             await anyio.to_thread.run_sync(
@@ -542,9 +541,9 @@ def build_server(state: CtxLabMCP) -> Any:
         except CtxLabError as exc:
             from mcp.shared.exceptions import MCPError
 
+            payload = error_payload(exc, state.root)
             raise MCPError(
-                code=types.INVALID_PARAMS,
-                message=hide_root(f"{type(exc).__name__}: {exc}", state.root),
+                code=types.INVALID_PARAMS, message=f"{payload['type']}: {payload['message']}"
             ) from None
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, text=text, mime_type=mime)]

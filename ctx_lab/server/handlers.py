@@ -26,7 +26,7 @@ from traitlets.config import Configurable
 
 from .. import commands
 from ..commands.params import parse_lines, parse_now
-from ..display import RichResult
+from ..display import RichResult, error_payload
 from ..errors import (
     CtxLabError,
     LimitExceeded,
@@ -133,11 +133,11 @@ class BaseHandler(APIHandler):
         return payload
 
     def error(self, status: int, exc: Exception) -> None:
+        # the one error payload (display.error_payload): the root never shown
+        payload = error_payload(exc, self._root_text())
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
-        # the server never reveals where its root is: paths are shown relative to it
-        message = hide_root(str(exc), self._root_text())
-        self.finish(json.dumps({"error": {"type": type(exc).__name__, "message": message}}))
+        self.finish(json.dumps({"error": payload}))
 
 
 class PacketHandler(BaseHandler):

@@ -604,7 +604,8 @@ async def test_rest_parameters_fuzz(jp_fetch, project) -> None:
             except HTTPClientError as exc:
                 code = exc.code
                 body = json.loads(exc.response.body)
-                assert set(body["error"]) == {"type", "message"}, (route, params)
+                assert set(body["error"]) == {"type", "message", "status"}, (route, params)
+                assert body["error"]["status"] == exc.code
                 assert "Traceback" not in body["error"]["message"]
             assert code < 500, (route, params)
             statuses[code] = statuses.get(code, 0) + 1
