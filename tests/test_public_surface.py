@@ -391,6 +391,7 @@ SURFACE: dict[str, list[str]] = {
         "RichResult",
         "csv_cell",
         "csv_text",
+        "error_payload",
         "escape",
         "html_table",
         "meter_html",
