@@ -316,3 +316,28 @@ def test_mcp_and_rest_send_the_same_error_payload(project: Path) -> None:
             assert text_of(got) == f"{expected['type']}: {expected['message']}"
 
     anyio.run(session)
+
+
+def test_the_packet_tool_takes_now_and_relevance_like_the_cli(project: Path) -> None:
+    from datetime import datetime
+
+    from ctx_lab import commands
+
+    state = CtxLabMCP(project, budget=1500, watch_interval=0)
+    now = "2026-06-15T12:00:00Z"
+    cli = commands.packet(
+        project, budget=1500, now=datetime.fromisoformat(now), relevance="bm25", root=project
+    )
+
+    async def session() -> None:
+        async with Client(build_server(state)) as client:
+            made = await client.call_tool(
+                "packet", {"now": now, "relevance": "bm25", "format": "json"}
+            )
+            assert made.structured_content["generated"] == "2026-06-15T12:00:00Z"
+            assert made.structured_content["relevance"] == "bm25"
+            assert made.structured_content["tokens_used"] == cli.tokens_used
+            bad = await client.call_tool("packet", {"now": "yesterday"})
+            assert bad.is_error and "UsageError" in text_of(bad)
+
+    anyio.run(session)

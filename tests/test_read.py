@@ -139,7 +139,11 @@ def test_roots_and_paths(tmp_path: Path) -> None:
 def test_max_chars_limits(tmp_path: Path) -> None:
     (tmp_path / "t.txt").write_text("a" * 50_000)
     reader = Reader([tmp_path])
-    assert len(reader.read("t.txt", max_chars=1_000_000).content) == 20_000
+    clamped = reader.read("t.txt", max_chars=1_000_000)
+    assert len(clamped.content) == 20_000  # clamped, and said so
+    assert (clamped.max_chars, clamped.max_chars_asked) == (20_000, 1_000_000)
+    assert "over the limit" in clamped.to_text()
+    assert reader.read("t.txt", max_chars=500).max_chars_asked is None
     for bad in (0, -5):
         with pytest.raises(ValueError):
             reader.read("t.txt", max_chars=bad)

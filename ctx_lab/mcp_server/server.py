@@ -89,6 +89,19 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
             "properties": {
                 **_BUDGET_PROPERTIES,
                 "focus": {"type": "string", "description": "Text whose keywords rank entries."},
+                "relevance": {
+                    "type": "string",
+                    "enum": ["auto", "keywords", "bm25"],
+                    "default": "auto",
+                    "description": "How entries are ranked (auto: keywords unless they rank "
+                    "most entries alike, then bm25).",
+                },
+                "now": {
+                    "type": "string",
+                    "maxLength": 64,
+                    "description": "The current time (ISO 8601) that dates the packet and "
+                    "the entries' ages (default: now).",
+                },
                 "profile": {"type": "string", "enum": ["design", "ctx-0.8"]},
                 "format": {"type": "string", "enum": ["md", "json"], "default": "md"},
             },
@@ -270,14 +283,18 @@ class CtxLabMCP:
 
     def _tool_packet(self, args: dict[str, Any], connection: Connection) -> Any:
         budget, model = self._size(args)
+        from ..commands.params import parse_now
+
+        when = parse_now(args["now"]) if "now" in args else self.now() if self.now else None
         return commands.packet(
             self.root,
             budget=budget,
             model=model,
             focus=args.get("focus"),
+            relevance=args.get("relevance", "auto"),
             profile=args.get("profile", "design"),
             root=self.root,
-            now=self.now() if self.now else None,
+            now=when,
         )
 
     def _tool_build(self, args: dict[str, Any], connection: Connection) -> Any:

@@ -7,7 +7,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..display import RichResult, escape
@@ -51,6 +51,8 @@ class ReadResult(RichResult):
     cursor_reason: str | None = None
     position: dict[str, Any] = field(default_factory=dict)
     cache_hit: bool = False
+    max_chars: int | None = None  # the chunk size used
+    max_chars_asked: int | None = None  # what was asked, when it was clamped to the limit
 
     payload_kind = "read"
 
@@ -68,6 +70,8 @@ class ReadResult(RichResult):
             "cursor_reason": self.cursor_reason,
             "position": self.position,
             "cache_hit": self.cache_hit,
+            "max_chars": self.max_chars,
+            "max_chars_asked": self.max_chars_asked,
         }
 
     def _where(self) -> str:
@@ -84,6 +88,11 @@ class ReadResult(RichResult):
         head = f"{self.uri} [{self.kind}, {self.content_type}] {self._where()}"
         if self.cursor_reset:
             head += f"\nnote: restarted from the beginning: {self.cursor_reason}"
+        if self.max_chars_asked is not None:
+            head += (
+                f"\nnote: max_chars {self.max_chars_asked:,} is over the limit: chunks of "
+                f"{self.max_chars:,}"
+            )
         tail = f"\n\n--cursor {self.next_cursor}" if self.truncated else "\n\n(end)"
         return f"{head}\n\n{self.content}{tail}"
 
@@ -286,6 +295,7 @@ class Reader:
         """The chunk of ``uri`` at ``cursor`` (the start when None). A cursor that is malformed,
         forged, for another resource, expired or outdated restarts from the beginning with
         ``cursor_reset=True`` and the reason."""
+        asked = max_chars
         max_chars = _check_max_chars(max_chars)
         parsed: Cursor | None = None
         reason: str | None = None
@@ -302,7 +312,10 @@ class Reader:
                 reason, parsed = "the cursor is for another representation", None
             elif not self._in_bounds(doc, parsed):
                 reason, parsed = "the cursor points outside the document", None
-        return self._chunk(uri, doc, parsed, max_chars, hit, reason)
+        result = self._chunk(uri, doc, parsed, max_chars, hit, reason)
+        return replace(
+            result, max_chars=max_chars, max_chars_asked=asked if asked != max_chars else None
+        )
 
     @staticmethod
     def _in_bounds(doc: Document, cursor: Cursor) -> bool:

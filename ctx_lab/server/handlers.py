@@ -384,14 +384,17 @@ ROUTES: dict[str, type[BaseHandler]] = {
 
 
 def server_reader(root: Path, settings: CtxLab) -> Reader:
-    """The server's one reader (its cache and cursor key live as long as the server; the
-    extracted documents of local files outlive it on disk)."""
+    """The server's one reader: its cache lives as long as the server, the extracted
+    documents of local files and the cursor key (the CLI's and MCP's too) outlive it, so a
+    cursor keeps working across a restart and between the surfaces."""
+    from ..read.cursor import user_cursor_secret
     from ..read.disk_cache import DiskDocumentCache
 
     return Reader(
         [root],
         settings.allow_private,
         allow_http=settings.allow_remote_reads,
+        secret=user_cursor_secret(),
         disk_cache=DiskDocumentCache(),
     )
 

@@ -502,6 +502,8 @@ export type ReadPayload = {
   cursor_reason: string | null;
   position: Record<string, unknown>;
   cache_hit: boolean;
+  max_chars?: number | null;
+  max_chars_asked?: number | null;
 };
 
 /** application/vnd.ctx-lab.replay+json (version 1) */
