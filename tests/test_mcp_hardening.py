@@ -163,30 +163,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def serve_http(project: Path, host: str, port: int, *extra: str) -> subprocess.Popen:
+    """A real ``ctx-lab mcp serve --transport http`` process."""
+    command = [sys.executable, "-m", "ctx_lab", "mcp", "serve", "--root", str(project),
+               "--transport", "http", "--host", host, "--port", str(port), *extra]  # fmt: skip
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
 def start(project: Path, *extra: str) -> tuple[subprocess.Popen, int, str]:
     port = free_port()
     host = "127.0.0.1"  # the tests reach only loopback's first address (other binds: above)
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ctx_lab",
-            "mcp",
-            "serve",
-            "--root",
-            str(project),
-            "--transport",
-            "http",
-            "--host",
-            host,
-            "--port",
-            str(port),
-            *extra,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = serve_http(project, host, port, *extra)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -247,28 +234,7 @@ def test_http_checks_host_origin_and_token_on_every_bind(project: Path) -> None:
 @pytest.mark.slow
 def test_beyond_loopback_a_token_is_generated_and_printed(project: Path) -> None:
     port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "ctx_lab",
-            "mcp",
-            "serve",
-            "--root",
-            str(project),
-            "--transport",
-            "http",
-            "--host",
-            "0.0.0.0",
-            "--allow-host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = serve_http(project, "0.0.0.0", port, "--allow-host", "127.0.0.1")
     try:
         line = server.stderr.readline() if server.stderr else ""
         assert "Authorization: Bearer " in line

@@ -78,38 +78,17 @@ def page(
 
     start, end = parse_lines(lines) if isinstance(lines, str) else lines
     request = PageRequest(artifact, start, end)
+
+    def run(charged: PagingBudget | None) -> PageResult:
+        return _page(request, root, counter, model, charged, budget_id, state, max_pages,
+                     max_tokens, allow_private, allow_remote, reader)  # fmt: skip
+
     if budget is None and state:  # check, charge and save under one lock across processes
         from ..files import locked
 
         with locked(state):
-            return _page(
-                request,
-                root,
-                counter,
-                model,
-                None,
-                budget_id,
-                state,
-                max_pages,
-                max_tokens,
-                allow_private,
-                allow_remote,
-                reader,
-            )
-    return _page(
-        request,
-        root,
-        counter,
-        model,
-        budget,
-        budget_id,
-        state,
-        max_pages,
-        max_tokens,
-        allow_private,
-        allow_remote,
-        reader,
-    )
+            return run(None)
+    return run(budget)
 
 
 def _page(
