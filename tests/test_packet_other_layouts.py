@@ -109,7 +109,7 @@ def test_the_loader_reads_other_layouts_and_warns_where_it_cannot(tmp_path: Path
     warned = "\n".join(ctx.warnings)
     assert ".context/LEARNINGS.md: 2 level-2 headers but no learnings" in warned
     assert ".context/CONSTITUTION.md: no checkbox rules" in warned
-    assert ".context/GOTCHAS.md: not a file of ctx's layout" in warned
+    assert ".context/GOTCHAS.md: not one of ctx's own files" in warned
     assert ".context/GOTCHAS.md" in ctx.read_order
     packet = assemble_packet(ctx, 4000, NOW)
     assert "D001 — Shared probe" in packet.to_markdown()
@@ -159,3 +159,31 @@ def test_other_layout_parsers_never_fail_and_never_overlap(lines: list[str]) -> 
         )
     record = parse_record(text, "learning", stem="s")
     assert record is None or record.title
+
+
+def test_known_files_are_read_however_their_names_are_cased(tmp_path: Path) -> None:
+    # tuxclaw/familiar writes .context/decisions.md; OdinMB/actually-relevant an index there and
+    # one record per file in decisions/
+    ctx_dir = tmp_path / ".context"
+    (ctx_dir / "decisions").mkdir(parents=True)
+    (ctx_dir / "decisions.md").write_text(
+        "# decisions.md\n\n## [2026-09-04] Familiar M0 — platform contract\n**By:** Sonic\n"
+        "**Decision:** plugin kinds are bar, overlay and service.\n**Status:** Active\n"
+    )
+    (ctx_dir / "tasks.md").write_text("# Tasks\n\n- [ ] Ship the dock\n")
+    (ctx_dir / "decisions" / "0003-podcast-stage-machine.md").write_text(
+        "# ADR-0003 · Produce episodes as a stage machine\n\n- Status: accepted\n"
+        "- Date: 2026-05-02\n\n## Context\n\nEpisodes fail midway.\n"
+    )
+    ctx = load_context(tmp_path)
+    assert [e.title for e in ctx.decisions] == [
+        "Familiar M0 — platform contract",
+        "ADR-0003 · Produce episodes as a stage machine",
+    ]
+    assert [t.text for t in ctx.tasks] == ["Ship the dock"]
+    assert ctx.read_order[:3] == (
+        ".context/tasks.md",
+        ".context/decisions.md",
+        ".context/decisions/",
+    )
+    assert not any("not one of ctx's own files" in w for w in ctx.warnings)

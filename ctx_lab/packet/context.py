@@ -279,7 +279,7 @@ _RECORD_SKIP = ("readme", "index", "template")  # a records folder's own furnitu
 
 
 def _other_layout(
-    label: str, text: str, kind: str, index: int, name: str, warnings: list[str]
+    label: str, text: str, kind: str, index: int, name: str, warnings: list[str], top: str
 ) -> list[Entry]:
     """The entries of a file with none in ctx's shape: numbered headers, else (in a theme
     folder) the file as one record; else a warning naming the file and what was expected."""
@@ -287,7 +287,7 @@ def _other_layout(
     if numbered:
         return numbered
     stem = label.rsplit("/", 1)[1].rsplit(".", 1)[0]
-    if label != f".context/{name}":  # in decisions/ or learnings/: one record per file
+    if label != top:  # in decisions/ or learnings/: one record per file
         if any(word in stem.lower() for word in _RECORD_SKIP):
             return []
         record = parse_record(text, kind, source=label, stem=stem, index=index)
@@ -319,11 +319,26 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
         label = _label(context_dir, file)
         texts[label] = normalize_newlines(decode_text(read_bytes(file), label, warnings))
 
+    # a known file however its name is cased (many projects write decisions.md)
+    spelled: dict[str, str] = {}
+    for label in texts:
+        if label.count("/") == 1:
+            for name in READ_ORDER:
+                if label[len(".context/") :].lower() == name.lower():
+                    if f".context/{name}" in texts:  # the exact spelling wins
+                        spelled[name] = f".context/{name}"
+                    else:
+                        spelled.setdefault(name, label)
+
+    def known(name: str) -> str:
+        """The label of the known top-level file ``name`` as this project spells it."""
+        return spelled.get(name, f".context/{name}")
+
     def themed(name: str) -> list[str]:
         """The labels of the top-level file ``name`` and its theme folder's files."""
         folder = THEME_FOLDERS.get(name)
         prefix = f".context/{folder}/" if folder else None
-        top = [f".context/{name}"] if f".context/{name}" in texts else []
+        top = [known(name)] if known(name) in texts else []
         return top + [k for k in texts if prefix and k.startswith(prefix)]
 
     def capped(name: str, items: list[T]) -> tuple[T, ...]:
@@ -349,13 +364,13 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
             if here:
                 ctx_shaped.append(label)
             elif not is_effectively_empty(text):
-                here = _other_layout(label, text, kind, len(found), name, warnings)
+                here = _other_layout(label, text, kind, len(found), name, warnings, known(name))
             found += here
         return capped(name, found)
 
-    rules = capped("CONSTITUTION.md", parse_constitution(texts.get(".context/CONSTITUTION.md", "")))
+    rules = capped("CONSTITUTION.md", parse_constitution(texts.get(known("CONSTITUTION.md"), "")))
     tasks = capped(
-        "TASKS.md", parse_tasks(texts.get(".context/TASKS.md", ""), source=".context/TASKS.md")
+        "TASKS.md", parse_tasks(texts.get(known("TASKS.md"), ""), source=known("TASKS.md"))
     )
     conventions = capped(
         "CONVENTIONS.md",
@@ -382,7 +397,7 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
 
     read_order: list[str] = []
     for name in READ_ORDER:
-        label = f".context/{name}"
+        label = known(name)
         if label in texts and listed(label):
             read_order.append(label)
         folder = THEME_FOLDERS.get(name)
@@ -392,7 +407,7 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
         ("CONSTITUTION.md", rules, "checkbox rules (- [ ] …)"),
         ("TASKS.md", tasks, "checkbox tasks (- [ ] …)"),
     ):
-        label = f".context/{name}"
+        label = known(name)
         if not items and label in texts and not is_effectively_empty(texts[label]):
             warnings.append(
                 f"{label}: no {shape}, the only shape ctx's layout reads: listed under Read "
@@ -403,12 +418,12 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
     ):  # another layout: its own top-level files are the context too
         for label in sorted(texts):
             if label.count("/") == 1 and label.endswith(".md") and label not in read_order:
-                if label[len(".context/") :] in READ_ORDER or is_effectively_empty(texts[label]):
+                if label in spelled.values() or is_effectively_empty(texts[label]):
                     continue
                 read_order.append(label)
                 warnings.append(
-                    f"{label}: not a file of ctx's layout ({', '.join(READ_ORDER)}): listed "
-                    "under Read These Files, its sections not read into the packet"
+                    f"{label}: not one of ctx's own files: listed under Read These Files, its "
+                    "sections not read into the packet"
                 )
 
     settings = _settings(project, warnings)
