@@ -187,3 +187,31 @@ def test_known_files_are_read_however_their_names_are_cased(tmp_path: Path) -> N
         ".context/decisions/",
     )
     assert not any("not one of ctx's own files" in w for w in ctx.warnings)
+
+
+def test_dated_headers_without_brackets_are_entries() -> None:
+    from ctx_lab.packet.records import parse_dated_entries
+
+    # Alfonso-Castano/Claude-SecondBrain's DECISIONS.md and memtext's decisions.md
+    second_brain = (
+        "# Decisions\n\n## 2026-07-21 — Obsidian adoption reverses a prior deferral\n\n"
+        "Obsidian is in scope now.\n\n## 2026-07-17 — OPEN DECISION: does Feature #2 wait?\n\n"
+        "Undecided.\n"
+    )
+    memtext = (
+        "# Architecture Decisions\n\n## 2026-04-10 - Initial Setup\n- Initialized context "
+        "storage with memtext\n\n## 2026-04-24 [ci,workflow,pytest]\n- CI Workflow Fixes: "
+        "removed --cov-fail-under.\n"
+    )
+    first = parse_dated_entries(second_brain, "decision", source=".context/DECISIONS.md")
+    assert [e.title for e in first] == [
+        "Obsidian adoption reverses a prior deferral",
+        "OPEN DECISION: does Feature #2 wait?",
+    ]
+    assert first[0].timestamp == datetime(2026, 7, 21) and first[1].body == "Undecided."
+    second = parse_dated_entries(memtext, "decision")
+    assert [e.title for e in second] == [
+        "Initial Setup",
+        "CI Workflow Fixes: removed --cov-fail-under.",
+    ]
+    assert second[1].stamp == "2026-04-24"

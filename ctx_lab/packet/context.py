@@ -39,7 +39,12 @@ from .markdown import (
     parse_steering,
     parse_tasks,
 )
-from .records import level_two_headers, parse_numbered_entries, parse_record
+from .records import (
+    level_two_headers,
+    parse_dated_entries,
+    parse_numbered_entries,
+    parse_record,
+)
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
@@ -283,9 +288,10 @@ def _other_layout(
 ) -> list[Entry]:
     """The entries of a file with none in ctx's shape: numbered headers, else (in a theme
     folder) the file as one record; else a warning naming the file and what was expected."""
-    numbered = parse_numbered_entries(text, kind, source=label, start_index=index)
-    if numbered:
-        return numbered
+    for parse in (parse_dated_entries, parse_numbered_entries):
+        found = parse(text, kind, source=label, start_index=index)
+        if found:
+            return found
     stem = label.rsplit("/", 1)[1].rsplit(".", 1)[0]
     if label != top:  # in decisions/ or learnings/: one record per file
         if any(word in stem.lower() for word in _RECORD_SKIP):
@@ -296,8 +302,9 @@ def _other_layout(
     if headers:
         warnings.append(
             f"{label}: {headers} level-2 headers but no {kind}s: expected ctx's "
-            "`## [YYYY-MM-DD] Title`, numbered headers (`## D001 — Title`, `## ADR-001: "
-            f"Title`) or one record per file in .context/{THEME_FOLDERS[name]}/"
+            "`## [YYYY-MM-DD] Title`, dated (`## 2026-07-21 — Title`) or numbered headers "
+            f"(`## D001 — Title`, `## ADR-001: Title`) or one record per file in "
+            f".context/{THEME_FOLDERS[name]}/"
         )
     return []
 

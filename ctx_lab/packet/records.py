@@ -5,6 +5,9 @@ Seen in public repositories' ``.context/`` folders (not ctx's ``## [YYYY-MM-DD] 
 - **numbered headers** in one file — ``## D001 — Title`` (certs-lol's DECISIONS.md, its
   GOTCHAS ``## G01 — …``), ``## ADR-001: Title`` (agentbench), ``### ADR-7: Title``; the date,
   when there is one, on a ``**Date:** 2026-05-14`` / ``Date: …`` / ``- Date: …`` line;
+- **dated headers without ctx's brackets** — ``## 2026-07-21 — Title`` (a second-brain
+  project's DECISIONS.md), ``## 2026-04-24 [ci,workflow]`` (memtext's decisions.md: the tags
+  stand where the title is, so the first line of the body titles the entry);
 - **one record per file** in ``decisions/`` — ``ADR-0007-replaceable-adapters.md`` with
   ``# ADR-0007: Title`` and ``- Status: Accepted`` / ``- Date: 2026-07-18`` lines (uc-rust), or
   MADR's front matter (``status:``, ``date:``, ``title:``).
@@ -22,7 +25,7 @@ import yaml
 
 from .markdown import Entry, front_matter, parse_stamp
 
-__all__ = ["level_two_headers", "parse_numbered_entries", "parse_record"]
+__all__ = ["level_two_headers", "parse_dated_entries", "parse_numbered_entries", "parse_record"]
 
 # ``## D001 — Title``, ``## ADR-001: Title``, ``### ADR-7: Title``, ``## G01 - Title``
 _NUMBERED = re.compile(
@@ -30,6 +33,11 @@ _NUMBERED = re.compile(
     r"(?P<title>\S.*?)\s*$"
 )
 _HEADING = re.compile(r"^(?P<level>#{1,6})\s")
+_DATED = re.compile(
+    r"^(?P<level>#{2,3})\s+(?P<date>\d{4}-\d{2}-\d{2})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?"
+    r"\s*(?:[—–:|]|-(?=\s))?\s*(?P<title>.*?)\s*$"
+)
+_TAG_LIST = re.compile(r"^\[[^\]]*\]$")
 _LEVEL_TWO = re.compile(r"^##[ \t]", re.MULTILINE)
 _FIELD = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>date|status|title)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?"
@@ -65,6 +73,53 @@ def _fields(lines: list[str]) -> dict[str, str]:
 
 def _superseded(status: str) -> bool:
     return status.lower().startswith("superseded")
+
+
+def parse_dated_entries(
+    text: str, kind: str, *, source: str = "", start_index: int = 0
+) -> list[Entry]:
+    """Entries under dated headers without ctx's brackets (``## 2026-07-21 — Title``); each
+    runs to the next dated header or heading of its level or above."""
+    lines = text.split("\n")
+    starts = [(i, m) for i, line in enumerate(lines) if (m := _DATED.match(line)) is not None]
+    dated = {i for i, _ in starts}
+    entries: list[Entry] = []
+    for i, m in starts:
+        level = len(m["level"])
+        end = next(
+            (
+                j
+                for j in range(i + 1, len(lines))
+                if j in dated
+                or ((h := _HEADING.match(lines[j])) is not None and len(h["level"]) <= level)
+            ),
+            len(lines),
+        )
+        block = lines[i:end]
+        while block and (not block[-1].strip() or block[-1].strip() == "---"):
+            block.pop()
+        body = block[1:]
+        title = m["title"]
+        if not title or _TAG_LIST.match(title):  # tags where the title would be
+            first = next((line.strip().lstrip("-*• ").strip() for line in body if line.strip()), "")
+            title = (first[:100] + "…") if len(first) > 100 else first or m["date"]
+        stamp, timestamp = _dated(m["date"])
+        fields = _fields(body)
+        entries.append(
+            Entry(
+                kind=kind,
+                title=title,
+                stamp=stamp,
+                timestamp=timestamp,
+                text="\n".join(block),
+                body="\n".join(body).strip("\n"),
+                line=i + 1,
+                index=start_index + len(entries),
+                superseded=_superseded(fields.get("status", "")),
+                source=source,
+            )
+        )
+    return entries
 
 
 def parse_numbered_entries(
