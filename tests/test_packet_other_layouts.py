@@ -101,6 +101,10 @@ def test_the_loader_reads_other_layouts_and_warns_where_it_cannot(tmp_path: Path
     folder.mkdir()
     (folder / "ADR-0007-replaceable-infrastructure-adapters.md").write_text(ADR)
     (folder / "ADR-000-template.md").write_text("# ADR-000: [Title]\n\n- Status: [..]\n")
+    sessions = root / ".context" / "sessions"
+    sessions.mkdir()
+    for n in (1, 2):
+        (sessions / f"SESSION-{n}.md").write_text(f"# Session {n}\n\nWhat happened.\n")
     ctx = load_context(root)
     titles = [e.title for e in ctx.decisions]
     assert "ADR-0007: Replaceable infrastructure adapters" in titles
@@ -111,6 +115,7 @@ def test_the_loader_reads_other_layouts_and_warns_where_it_cannot(tmp_path: Path
     assert ".context/CONSTITUTION.md: no checkbox rules" in warned
     assert ".context/GOTCHAS.md: not one of ctx's own files" in warned
     assert ".context/GOTCHAS.md" in ctx.read_order
+    assert ".context/sessions/: 2 Markdown files not read" in warned
     packet = assemble_packet(ctx, 4000, NOW)
     assert "D001 — Shared probe" in packet.to_markdown()
     superseded = next(r for r in packet.ledger_rows if r.title.startswith("D002"))

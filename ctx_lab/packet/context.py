@@ -281,6 +281,36 @@ def load_context(
 
 
 _RECORD_SKIP = ("readme", "index", "template")  # a records folder's own furniture
+_KNOWN_FOLDERS = {*THEME_FOLDERS.values(), STEERING_FOLDER, "archive", "templates"}
+_FOLDER_SCAN = 1000  # entries looked at per folder when counting what is not read
+
+
+def _unread_folders(context_dir: Path) -> list[str]:
+    """One warning per folder of ``.context/`` that ctx's layout does not read but that holds
+    Markdown (``sessions/``, ``architecture/`` …), with how many files it holds."""
+    found = []
+    try:
+        folders = sorted(p for p in context_dir.iterdir() if entry_kind(p) == "dir")
+    except OSError:
+        return []
+    for folder in folders:
+        if folder.name in _KNOWN_FOLDERS or folder.name.startswith("."):
+            continue
+        count = 0
+        try:
+            for i, _ in enumerate(folder.rglob("*.md")):
+                if i >= _FOLDER_SCAN:
+                    break
+                count += 1
+        except OSError:
+            continue
+        if count:
+            more = "+" if count >= _FOLDER_SCAN else ""
+            found.append(
+                f".context/{folder.name}/: {count}{more} Markdown file{'s' if count > 1 else ''} "
+                "not read (not one of ctx's folders)"
+            )
+    return found
 
 
 def _other_layout(
@@ -432,6 +462,7 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
                     f"{label}: not one of ctx's own files: listed under Read These Files, its "
                     "sections not read into the packet"
                 )
+        warnings.extend(_unread_folders(context_dir))
 
     settings = _settings(project, warnings)
     return ProjectContext(
