@@ -438,3 +438,24 @@ def test_load_context_is_cached_by_file_identity(tmp_path: Path) -> None:
     assert changed is not first and changed.decisions[0].title == "A changed"
     write(root, "decisions/b.md", decision("2026-06-02-100000", "B"))
     assert len(load_context(root).decisions) == 2
+
+
+def test_auto_ranks_by_bm25_when_keywords_leave_too_few_distinct_scores(tmp_path: Path) -> None:
+    # 60 decisions on one day, a third mentioning the one task keyword (more or less often):
+    # not saturated, but the keyword rule gives them only two distinct scores
+    entries = "".join(
+        decision(
+            "2026-06-01",
+            f"Decision {i}",
+            f"Body {i} " + ("caching " * (1 + i % 4) if i % 3 == 0 else "") + "words " * (i % 7),
+        )
+        for i in range(60)
+    )
+    ctx = load_context(
+        make_context(tmp_path, decisions="# Decisions\n\n" + entries, tasks="- [ ] Tune caching\n")
+    )
+    packet = assemble_packet(ctx, 8000, NOW)
+    assert packet.relevance == "bm25" and "distinct scores" in packet.relevance_reason
+    keywords = assemble_packet(ctx, 8000, NOW, relevance="keywords")
+    scored = lambda p: {r.score for r in p.ledger_rows if r.section == "decisions"}  # noqa: E731
+    assert len(scored(keywords)) < 10 <= len(scored(packet))

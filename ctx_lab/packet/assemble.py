@@ -90,6 +90,9 @@ RELEVANCE_RULES = ("auto", "keywords", "bm25")
 # alone, so BM25 ranks instead
 SATURATION_SHARE = 0.5
 SATURATION_MIN = 5
+# …and when, among this many entries or more, the keyword rule leaves fewer distinct scores
+DISCRIMINATE_MIN = 50
+DISCRIMINATE_SCORES = 10
 PROFILES = ("design", "ctx-0.8")  # the design doc's packet; what ctx 0.8.1 sends (ctx08.py)
 Key = tuple[str, str, int]
 T = TypeVar("T", Task, Convention, Steering)  # (section, source file, line): one item of the ledger
@@ -264,7 +267,7 @@ class PacketAssembler:
         self._ages: tuple[date | None, dict[int, Age]] = (None, {})
         self._entry_costs: dict[int, int] = {}  # by entry identity: the context's own entries
         self._entry_words: dict[int, list[str]] = {}  # the same entries' words
-        self._rules: dict[tuple[str, ...], tuple[str, str]] = {}  # keywords → auto's choice
+        self._rules: dict[tuple[tuple[str, ...], date], tuple[str, str]] = {}  # auto's choices
         self._score_cache: dict[
             tuple[tuple[str, ...], date, str], dict[str, dict[tuple[str, int], EntryScore]]
         ] = {}
@@ -342,14 +345,14 @@ class PacketAssembler:
             return "keywords", "auto: keywords, as a focus was given"
         if not keywords:
             return "keywords", "auto: keywords (no task keywords to rank by)"
-        known = self._rules.get(keywords)
+        known = self._rules.get((keywords, today))
         if known is None:
             if len(self._rules) >= 64:
                 self._rules.clear()
-            known = self._rules[keywords] = self._auto_rule(keywords)
+            known = self._rules[(keywords, today)] = self._auto_rule(keywords, today)
         return known
 
-    def _auto_rule(self, keywords: tuple[str, ...]) -> tuple[str, str]:
+    def _auto_rule(self, keywords: tuple[str, ...], today: date) -> tuple[str, str]:
         # the keyword rule's relevance of every entry, from the match masks alone (no scores)
         self._hits(keywords)
         wanted = sum(1 << self._bits[k] for k in set(keywords))
@@ -365,6 +368,20 @@ class PacketAssembler:
             return "bm25", (
                 f"auto: BM25, as keyword relevance saturates ({at_top} of {len(values)} "
                 f"decisions and learnings at {top:.2f})"
+            )
+        entries = (*self.ctx.decisions, *self.ctx.learnings)
+        ages = self._ages[1] if self._ages[0] == today else {}
+        distinct = len(
+            {
+                ((ages.get(id(e)) or age_of(e, today))[1], v)
+                for e, v in zip(entries, values, strict=True)
+                if not e.superseded
+            }
+        )
+        if top > 0 and len(values) >= DISCRIMINATE_MIN and distinct < DISCRIMINATE_SCORES:
+            return "bm25", (
+                f"auto: BM25, as keyword relevance and recency give {len(values)} decisions and "
+                f"learnings only {distinct} distinct scores"
             )
         return "keywords", (
             f"auto: keywords ({at_top} of {len(values)} decisions and learnings at the top "
@@ -1333,8 +1350,9 @@ def assemble_packet(
     Decisions and learnings are scored ``recency + relevance``; ``relevance`` picks the rule:
     ``keywords`` (matched keywords / 3, capped at 1), ``bm25`` (Okapi BM25 over the project's
     decisions and learnings, divided by the highest score) or ``auto`` (the default: keywords
-    unless, with no focus, at least half of the entries share the top keyword relevance —
-    then bm25; the packet's ``relevance`` and ``relevance_reason`` say which and why). The
+    unless, with no focus, at least half of the entries share the top keyword relevance or 50
+    or more would get fewer than 10 distinct scores — then bm25; the packet's ``relevance`` and
+    ``relevance_reason`` say which and why). The
     query is ``focus``'s keywords when given, else the included tasks'. Steering files apply
     when ``always``, when ``auto`` and a keyword of their description is among those keywords,
     or when named in ``steering``.
