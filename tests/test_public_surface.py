@@ -1,416 +1,62 @@
-"""The public surface of ctx_lab and each engine package, frozen: adding, removing or renaming a
-public name fails here until this file is changed with it — drift is a reviewed change (the way
-httpx freezes its API). Every public name also has a docstring."""
+"""The public surface of ctx_lab, frozen: every public module's ``__all__`` (derived by walking
+the package, private ``_x`` modules left out) must equal the reviewed snapshot in
+``tests/public_surface.txt`` — adding, removing or renaming a public name fails here until the
+snapshot is rewritten with it (``python tests/test_public_surface.py --write``) and the change
+reviewed, the way httpx checks its exported members. Every public name also has a docstring."""
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
+import sys
 import typing
+from pathlib import Path
 
 import pytest
 
-SURFACE: dict[str, list[str]] = {
-    "ctx_lab": [
-        "CounterUnavailableError",
-        "CtxLabError",
-        "ModelLimits",
-        "ModelRegistry",
-        "ResolvedModelLimits",
-        "TokenCounter",
-        "UnknownCounterError",
-        "UsageError",
-        "__version__",
-        "count_message",
-        "count_tokens",
-        "get_counter",
-        "get_registry",
-        "load_ipython_extension",
-        "register_counter",
-        "unload_ipython_extension",
-    ],
-    "ctx_lab.commands": [
-        "Command",
-        "CounterList",
-        "Invocation",
-        "Outcome",
-        "ParserExit",
-        "budget",
-        "build",
-        "build_parser",
-        "calibrate",
-        "command",
-        "commands",
-        "compress",
-        "context",
-        "counters",
-        "doctor",
-        "entries",
-        "history",
-        "invoke",
-        "journal",
-        "models",
-        "packet",
-        "page",
-        "read",
-        "replay",
-        "sweep",
-        "tokens",
-    ],
-    "ctx_lab.tokens": [
-        "ByteEstimateCounter",
-        "CALIBRATIONS_FILE",
-        "CONFIG_ENV",
-        "COUNTER_ENTRY_POINTS",
-        "Calibration",
-        "CalibrationList",
-        "CharEstimateCounter",
-        "CounterChoice",
-        "CounterInfo",
-        "CounterLike",
-        "CounterList",
-        "CountingCache",
-        "DATA_SOURCES",
-        "FileCount",
-        "FunctionCounter",
-        "MESSAGE_OVERHEAD",
-        "MIN_CALLS",
-        "MODEL_COUNTER",
-        "MODEL_ESTIMATE",
-        "PLAUSIBLE_RATIO",
-        "ScaledCounter",
-        "TextInput",
-        "TiktokenCounter",
-        "TokenCounter",
-        "TokenReport",
-        "available_counters",
-        "config_dir",
-        "count_message",
-        "count_texts",
-        "count_tokens",
-        "counter_info",
-        "counter_names",
-        "counter_status",
-        "discover_counters",
-        "find_calibration",
-        "forget_calibration",
-        "get_counter",
-        "list_calibrations",
-        "load_calibrations",
-        "portable_name",
-        "read_text_file",
-        "register_counter",
-        "resolve_counter",
-        "save_calibration",
-        "tiktoken_cache_path",
-    ],
-    "ctx_lab.models": [
-        "BUILTIN_MODELS",
-        "DEFAULT_LIMITS",
-        "MODEL_SOURCE_ENTRY_POINTS",
-        "REGISTRY_NAMES",
-        "TOKENIZERS",
-        "KnownModel",
-        "ModelInfo",
-        "ModelLimits",
-        "ModelList",
-        "ModelPrices",
-        "ModelRegistry",
-        "ModelsDevRegistry",
-        "ResolvedModelLimits",
-        "describe_model",
-        "get_registry",
-        "list_models",
-        "registry_names",
-        "tokenizer_for",
-    ],
-    "ctx_lab.packet": [
-        "CTX_STOP_WORDS",
-        "DEFAULT_STOP_WORDS",
-        "PROFILES",
-        "RELEVANCE_RULES",
-        "AllocationRow",
-        "Bm25",
-        "ContextLocation",
-        "ContextNotFound",
-        "ContextSettings",
-        "CtxPacket",
-        "EntriesReport",
-        "EntrySummary",
-        "LedgerRow",
-        "Packet",
-        "PacketAssembler",
-        "PacketEntry",
-        "PacketSteering",
-        "ProfileComparison",
-        "ProjectContext",
-        "Steering",
-        "assemble_packet",
-        "assembler_for",
-        "compare_profiles",
-        "context_snapshot",
-        "diff",
-        "extract_keywords",
-        "find_context",
-        "load_context",
-        "matched_keywords",
-        "plot_allocation",
-        "plot_profiles",
-        "plot_sweep",
-        "resolve_budget",
-        "sweep",
-    ],
-    "ctx_lab.paging": [
-        "ArtifactNotFound",
-        "BudgetExhausted",
-        "BudgetTable",
-        "ContentStore",
-        "DirectoryStore",
-        "InvalidPageRequest",
-        "LineIndex",
-        "MemoryStore",
-        "PageRequest",
-        "PageResult",
-        "Pager",
-        "PagingBudget",
-        "ReaderStore",
-        "format_budget",
-        "format_page_result",
-        "load_budget",
-        "save_budget",
-    ],
-    "ctx_lab.read": [
-        "DEFAULT_MAX_CHARS",
-        "MAX_CHARS_LIMIT",
-        "AccessDenied",
-        "CorruptDocument",
-        "FetchError",
-        "LimitExceeded",
-        "ReadError",
-        "ReadResult",
-        "Reader",
-        "UnsupportedContent",
-        "read",
-    ],
-    "ctx_lab.builder": [
-        "DEFAULT_BUILD_BUDGET",
-        "POLICIES",
-        "BlockOutcome",
-        "BuildResult",
-        "CompressPreview",
-        "Compressed",
-        "ContentBlock",
-        "ContextMemory",
-        "ExactContentTooLarge",
-        "MemorySource",
-        "SkeletonError",
-        "apply_policy",
-        "build_context",
-        "data_skeleton",
-        "default_policy",
-        "default_priority",
-        "plot_blocks",
-        "plot_policy_sweep",
-        "policy_sweep",
-        "preview_compression",
-        "python_skeleton",
-        "reference",
-        "render_prompt",
-        "resolve_build_budget",
-        "structural",
-        "summarize",
-        "treesitter_skeleton",
-    ],
-    "ctx_lab.analysis": [
-        "INLINE",
-        "REPLAY_CALL_COLUMNS",
-        "REPLAY_SESSION_COLUMNS",
-        "SWEEP_COLUMNS",
-        "CorpusReport",
-        "replay_corpus",
-        "run_replay",
-        "run_sweep",
-        "sweep_corpus",
-    ],
-    "ctx_lab.conversation": [
-        "ActiveJournal",
-        "AnthropicSummarizer",
-        "Call",
-        "ChatCompletionsSummarizer",
-        "Complete",
-        "ContextBuildError",
-        "ContextManager",
-        "ContextUsage",
-        "Errored",
-        "Expanding",
-        "ExtractiveSummarizer",
-        "FullHistory",
-        "HistoryCorrupted",
-        "HistoryEntry",
-        "HistoryReport",
-        "Incomplete",
-        "JournalBusy",
-        "JournalError",
-        "JournalReport",
-        "JournalStats",
-        "Message",
-        "NoChange",
-        "PendingSummarization",
-        "PreparedContext",
-        "REPLAY_COLUMNS",
-        "RecentMessagesTooLarge",
-        "RecoveredToolBatch",
-        "RecoveryReport",
-        "ReplayReport",
-        "SIMULATION_COLUMNS",
-        "SUMMARY_PREFIX",
-        "Segment",
-        "Shrinking",
-        "StreamJournal",
-        "SummarizationNeeded",
-        "SummarizationScope",
-        "Summarizer",
-        "SummarizerError",
-        "Summary",
-        "ToolCall",
-        "ToolJournal",
-        "ToolResult",
-        "Transcript",
-        "TranscriptError",
-        "Usage",
-        "UsageStatus",
-        "calibrate",
-        "history_report",
-        "inspect_journal",
-        "load_transcript",
-        "plot_replay",
-        "plot_usage",
-        "recover_into",
-        "replay",
-        "replay_report",
-        "simulate",
-        "step_clock",
-        "stream_into",
-    ],
-    "ctx_lab.tools": [
-        "PAGE_INSTRUCTIONS",
-        "READ_INSTRUCTIONS",
-        "Toolbox",
-        "page_tool",
-        "read_tool",
-    ],
-    "ctx_lab.errors": [
-        "HTTP_STATUS",
-        "AccessDenied",
-        "ArtifactNotFound",
-        "BudgetExhausted",
-        "CalibrationError",
-        "ContextBuildError",
-        "ContextNotFound",
-        "CorruptDocument",
-        "CounterUnavailableError",
-        "CtxLabError",
-        "CursorInvalid",
-        "ExactContentTooLarge",
-        "FetchError",
-        "FileTooLarge",
-        "HistoryCorrupted",
-        "InputFileError",
-        "InvalidPageRequest",
-        "JournalBusy",
-        "JournalError",
-        "LimitExceeded",
-        "ModelSourceError",
-        "NoWorkers",
-        "ParserExit",
-        "PathOutsideRoot",
-        "ReadError",
-        "RecentMessagesTooLarge",
-        "SkeletonError",
-        "SummarizationNeeded",
-        "SummarizerError",
-        "TranscriptError",
-        "UnknownCounterError",
-        "UnknownRegistryError",
-        "UnsupportedContent",
-        "UsageError",
-        "from_os_error",
-        "http_status",
-    ],
-    "ctx_lab.files": [
-        "DEFAULT_MAX_FILE_BYTES",
-        "MAX_FILE_BYTES_ENV",
-        "SNIFF_BYTES",
-        "check_path_text",
-        "confine",
-        "create_exclusive",
-        "decode_text",
-        "display_path",
-        "entry_kind",
-        "hide_root",
-        "is_binary",
-        "locked",
-        "max_file_bytes",
-        "normalize_newlines",
-        "read_bytes",
-        "read_text",
-        "real_path",
-        "resolve_root",
-        "user_cache_dir",
-        "write_atomic",
-        "write_output",
-    ],
-    "ctx_lab.severity": [
-        "BAD_AT",
-        "SEVERITIES",
-        "SEVERITY_COLORS",
-        "WARN_AT",
-        "Severity",
-        "fit_severity",
-        "severity",
-        "worst",
-    ],
-    "ctx_lab.validate": [
-        "choice",
-        "parse_whole_number",
-        "savable_data",
-        "savable_text",
-        "shown",
-        "whole_number",
-    ],
-    "ctx_lab.token_budget": [
-        "BUDGET_ENV",
-        "CONFIG_FILES",
-        "CTXRC",
-        "config_budget",
-        "read_ctxrc",
-        "resolve_token_budget",
-    ],
-    "ctx_lab.display": [
-        "MIME_PREFIX",
-        "PAYLOAD_VERSION",
-        "RichResult",
-        "csv_cell",
-        "csv_text",
-        "error_payload",
-        "escape",
-        "html_table",
-        "meter_html",
-        "mime_type",
-        "text_table",
-        "warnings_html",
-    ],
-    "ctx_lab.notebook": [
-        "BudgetExplorer",
-        "ConversationSimulator",
-        "PagerWidget",
-        "ReaderWidget",
-    ],
-}
+SNAPSHOT = Path(__file__).resolve().with_name("public_surface.txt")
 
 
-@pytest.mark.parametrize("module", sorted(SURFACE))
-def test_the_public_surface_is_frozen(module: str) -> None:
-    assert sorted(importlib.import_module(module).__all__) == sorted(SURFACE[module])
+def public_modules() -> list[str]:
+    """Every importable ctx_lab module outside private (``_x``) modules that has ``__all__``."""
+    import ctx_lab
+
+    names = ["ctx_lab"]
+    for info in pkgutil.walk_packages(ctx_lab.__path__, "ctx_lab."):
+        parts = info.name.split(".")[1:]
+        if any(p.startswith("_") for p in parts) or "labextension" in parts:
+            continue
+        names.append(info.name)
+    return sorted(n for n in names if hasattr(importlib.import_module(n), "__all__"))
+
+
+def derived() -> list[str]:
+    """``module: name`` for every public name, sorted."""
+    return sorted(
+        f"{module}: {name}"
+        for module in public_modules()
+        for name in importlib.import_module(module).__all__
+    )
+
+
+def snapshot() -> list[str]:
+    return [line for line in SNAPSHOT.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_the_public_surface_is_frozen() -> None:
+    found, frozen = set(derived()), set(snapshot())
+    added, removed = sorted(found - frozen), sorted(frozen - found)
+    assert not added and not removed, (
+        "the public surface changed — review it, then rewrite the snapshot with "
+        "`python tests/test_public_surface.py --write`:\n"
+        + "\n".join([*(f"+ {n}" for n in added), *(f"- {n}" for n in removed)])
+    )
+
+
+SURFACE: dict[str, list[str]] = {}  # the snapshot by module
+for _line in snapshot() if SNAPSHOT.exists() else []:
+    _module, _name = _line.split(": ", 1)
+    SURFACE.setdefault(_module, []).append(_name)
 
 
 @pytest.mark.parametrize("module", sorted(SURFACE))
@@ -443,3 +89,8 @@ def test_a_package_is_typed() -> None:
     import ctx_lab
 
     assert (Path(ctx_lab.__file__).parent / "py.typed").is_file()
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
+    SNAPSHOT.write_text("\n".join(derived()) + "\n", encoding="utf-8")
+    print(f"wrote {SNAPSHOT} ({len(derived())} names)")
