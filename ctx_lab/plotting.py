@@ -1,10 +1,20 @@
-"""Shared matplotlib plumbing: a Figure without pyplot (matplotlib is imported on use)."""
+"""Shared matplotlib plumbing: a Figure without pyplot (matplotlib is imported on use), and the
+one palette every plot and (through the generated TypeScript) the lab's renderers use."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SECTION_COLORS", "figure_axes", "section_color"]
+__all__ = [
+    "ACCENT",
+    "ACTION_COLORS",
+    "POLICY_COLORS",
+    "SECTION_COLORS",
+    "SEGMENT_COLORS",
+    "SERIES_COLORS",
+    "figure_axes",
+    "section_color",
+]
 
 # One palette for the packet's sections, used by every plot and (through the generated
 # TypeScript) by the lab's renderers, so a section looks the same everywhere.
@@ -23,9 +33,47 @@ SECTION_COLORS = {
 }
 
 
+# What happened to an item of a packet (its ledger action).
+ACTION_COLORS = {
+    "full": "#2563eb",
+    "summary": "#93c5fd",
+    "counted": "#d1d5db",
+    "dropped": "#f3f4f6",
+    "omitted": "#f3f4f6",
+    "superseded": "#9ca3af",
+    "skipped": "#e5e7eb",
+}
+# A built block's final compression policy.
+POLICY_COLORS = {
+    "exact": "#2563eb",
+    "structural": "#7c3aed",
+    "summarizable": "#d97706",
+    "reference": "#6b7280",
+    "dropped": "#dc2626",
+}
+# A conversation's working context: original messages, summaries, marked and left out.
+SEGMENT_COLORS = {
+    "original": "#2563eb",
+    "summary": "#d97706",
+    "marked": "#dc2626",
+    "out": "#d1d5db",
+}
+# One line per model, in turn.
+SERIES_COLORS = ("#2563eb", "#d97706", "#059669", "#7c3aed", "#dc2626", "#0891b2")
+# Lines and outlines every plot shares: the budget, caps and before-sizes, markers' edges.
+ACCENT = {
+    "budget": "#dc2626",
+    "outline": "#9ca3af",
+    "used": "#6b7280",
+    "edge": "#111827",
+    "border": "#374151",
+    "other": "#888888",
+}
+
+
 def section_color(section: str) -> str:
     """The palette's colour for ``section`` (grey for anything else)."""
-    return SECTION_COLORS.get(section, "#888888")
+    return SECTION_COLORS.get(section, ACCENT["other"])
 
 
 def figure_axes(ax: Any, size: tuple[float, float]) -> tuple[Any, Any]:

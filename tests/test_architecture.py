@@ -466,3 +466,20 @@ def test_every_error_derives_from_ctxlaberror() -> None:
         value = getattr(errors, name)
         if isinstance(value, type) and issubclass(value, BaseException):
             assert issubclass(value, errors.CtxLabError), name
+
+
+def test_one_palette() -> None:
+    """Colours live in plotting.py (severity's three in severity.py); elsewhere only CSS
+    fallbacks of JupyterLab's theme variables (``var(--jp-…, #hex)``)."""
+    import re
+
+    hex_colour = re.compile(r"#[0-9a-fA-F]{6}\b")
+    found = []
+    for path in modules():
+        if rel(path) in ("plotting.py", "severity.py"):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+            bare = re.sub(r"var\(--jp-[\w-]+,\s*#[0-9a-fA-F]{6}\)", "", line)
+            if hex_colour.search(bare):
+                found.append(f"{rel(path)}:{number}: {line.strip()[:80]}")
+    assert not found, "colours outside ctx_lab/plotting.py:\n" + "\n".join(found)

@@ -4,20 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..plotting import figure_axes
+from ..plotting import ACCENT, POLICY_COLORS, figure_axes
 
 if TYPE_CHECKING:
     from .build import BuildResult
 
-__all__ = ["POLICY_COLORS", "plot_blocks", "plot_policy_sweep"]
-
-POLICY_COLORS = {
-    "exact": "#2563eb",
-    "structural": "#7c3aed",
-    "summarizable": "#d97706",
-    "reference": "#6b7280",
-    "dropped": "#dc2626",
-}
+__all__ = ["plot_blocks", "plot_policy_sweep"]
 
 
 def plot_blocks(result: BuildResult, ax: Any = None) -> Any:
@@ -27,7 +19,7 @@ def plot_blocks(result: BuildResult, ax: Any = None) -> Any:
     blocks = list(result.blocks)
     fig, ax = figure_axes(ax, (8, max(2.5, 0.32 * len(blocks) + 1)))
     y = list(range(len(blocks)))
-    ax.barh(y, [b.tokens_before for b in blocks], color="none", edgecolor="#9ca3af")
+    ax.barh(y, [b.tokens_before for b in blocks], color="none", edgecolor=ACCENT["outline"])
     colors = [POLICY_COLORS["dropped" if b.action == "dropped" else b.policy_final] for b in blocks]
     ax.barh(y, [b.tokens_after for b in blocks], color=colors)
     ax.set_yticks(y, [b.block for b in blocks], fontsize=8)

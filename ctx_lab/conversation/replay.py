@@ -540,10 +540,10 @@ def replay(
 def plot_replay(frame: Any, ax: Any = None) -> Any:
     """Context size over the session per model, each model's budget as a dashed line in its
     colour, summarizations as triangles and recorded compactions as grey vertical lines."""
-    from ..plotting import figure_axes
+    from ..plotting import ACCENT, SERIES_COLORS, figure_axes
 
     fig, ax = figure_axes(ax, (8.5, 3.8))
-    colors = ["#2563eb", "#d97706", "#059669", "#7c3aed", "#dc2626", "#0891b2"]
+    colors = SERIES_COLORS
     compaction_drawn = False
     for i, (model, rows) in enumerate(frame.groupby("model", sort=False)):
         color = colors[i % len(colors)]
@@ -559,7 +559,7 @@ def plot_replay(frame: Any, ax: Any = None) -> Any:
                 marker="v",
                 s=40,
                 color=color,
-                edgecolors="#111827",
+                edgecolors=ACCENT["edge"],
                 linewidths=0.6,
                 zorder=4,
                 label=f"{model}: summarized",
@@ -568,7 +568,7 @@ def plot_replay(frame: Any, ax: Any = None) -> Any:
             for call in rows.loc[rows["recorded_compaction"], "call"]:
                 ax.axvline(
                     call,
-                    color="#9ca3af",
+                    color=ACCENT["outline"],
                     linewidth=0.8,
                     linestyle=":",
                     label=None if compaction_drawn else "recorded compaction",

@@ -135,14 +135,19 @@ def simulate(
 
 def plot_usage(frame: Any, ax: Any = None) -> Any:
     """Tokens used per turn against the budget, points coloured by severity, events marked."""
-    from ..plotting import figure_axes
+    from ..plotting import ACCENT, figure_axes
     from .usage import SEVERITY_COLORS
 
     fig, ax = figure_axes(ax, (8, 3.6))
     ax.step(
-        frame["turn"], frame["budget"], where="post", color="#dc2626", linewidth=1, label="budget"
+        frame["turn"],
+        frame["budget"],
+        where="post",
+        color=ACCENT["budget"],
+        linewidth=1,
+        label="budget",
     )
-    ax.plot(frame["turn"], frame["used"], color="#6b7280", linewidth=1)
+    ax.plot(frame["turn"], frame["used"], color=ACCENT["used"], linewidth=1)
     ax.scatter(
         frame["turn"],
         frame["used"],
@@ -166,7 +171,7 @@ def plot_usage(frame: Any, ax: Any = None) -> Any:
             marker=markers[i % len(markers)],
             s=46,
             facecolors="none",
-            edgecolors="#111827",
+            edgecolors=ACCENT["edge"],
             linewidths=1,
             zorder=4,
             label=kind,

@@ -14,11 +14,12 @@ from ..conversation.simulate import describe_adaptation, step_clock, summarize_n
 from ..conversation.summarizers import ExtractiveSummarizer, Summarizer
 from ..display import escape
 from ..models import BUILTIN_MODELS
+from ..plotting import SEGMENT_COLORS
 
 __all__ = ["ConversationSimulator"]
 
 _BAR_STYLES = ("success", "warning", "danger")
-_COLORS = {"original": "#2563eb", "summary": "#d97706", "marked": "#dc2626", "out": "#d1d5db"}
+_COLORS = SEGMENT_COLORS
 
 
 class ConversationSimulator:

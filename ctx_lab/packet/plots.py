@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..plotting import figure_axes, section_color
+from ..plotting import ACCENT, ACTION_COLORS, figure_axes, section_color
 
 if TYPE_CHECKING:
     from .packet import Packet
@@ -21,7 +21,7 @@ def plot_allocation(packet: Packet, ax: Any = None) -> Any:
     names = [r.section.replace("_", " ") for r in rows]
     y = list(range(len(rows)))
     caps = [r.cap if r.cap is not None else 0 for r in rows]
-    ax.barh(y, caps, color="none", edgecolor="#9ca3af", linestyle="--", label="cap")
+    ax.barh(y, caps, color="none", edgecolor=ACCENT["outline"], linestyle="--", label="cap")
     ax.barh(y, [r.used for r in rows], color=[section_color(r.section) for r in rows])
     widest = max([packet.budget, packet.tokens_used, *caps, 1])
     content = max([packet.tokens_used, *(r.used for r in rows), 1])  # caps may run off
@@ -36,10 +36,12 @@ def plot_allocation(packet: Packet, ax: Any = None) -> Any:
             ha="right",
             va="bottom",
             fontsize=8,
-            color="#dc2626",
+            color=ACCENT["budget"],
         )
     else:
-        ax.axvline(packet.budget, color="#dc2626", linewidth=1, label=f"budget {packet.budget:,}")
+        ax.axvline(
+            packet.budget, color=ACCENT["budget"], linewidth=1, label=f"budget {packet.budget:,}"
+        )
     for row, position in zip(rows, y, strict=True):
         label = f"{row.used:,}"
         if row.summary or row.counted:
@@ -78,23 +80,12 @@ def plot_sweep(frame: Any, ax: Any = None) -> Any:
         colors=[section_color(c) for c in order],
         alpha=0.85,
     )
-    ax.plot(table.index, table.index, color="#dc2626", linewidth=1, label="budget")
+    ax.plot(table.index, table.index, color=ACCENT["budget"], linewidth=1, label="budget")
     ax.set_xlabel("budget (tokens)")
     ax.set_ylabel("tokens used")
     ax.set_title("Where the tokens go as the budget grows")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     return fig
-
-
-ACTION_COLORS = {
-    "full": "#2563eb",
-    "summary": "#93c5fd",
-    "counted": "#d1d5db",
-    "dropped": "#f3f4f6",
-    "omitted": "#f3f4f6",
-    "superseded": "#9ca3af",
-    "skipped": "#e5e7eb",
-}
 
 
 def plot_profiles(frame: Any, ax: Any = None) -> Any:
@@ -116,7 +107,7 @@ def plot_profiles(frame: Any, ax: Any = None) -> Any:
                 width,
                 bottom=bottom,
                 color=ACTION_COLORS[action],
-                edgecolor="#374151",
+                edgecolor=ACCENT["border"],
                 linewidth=0.4,
                 label=action if profile == "design" else None,
             )

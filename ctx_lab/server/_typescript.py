@@ -12,7 +12,7 @@ from typing import Any
 
 from ..display import PAYLOAD_VERSION
 from ..packet.layout import SECTION_LABELS, SECTION_TITLES
-from ..plotting import SECTION_COLORS
+from ..plotting import ACCENT, SECTION_COLORS, SERIES_COLORS
 from ..schemas import KINDS, load_schema
 from ..severity import SEVERITIES
 
@@ -91,6 +91,12 @@ def render_typescript() -> str:
         "/** One colour per section, shared with the Python plots (ctx_lab.plotting). */",
         "export const SECTION_COLORS: Record<string, string> = "
         + json.dumps(SECTION_COLORS, ensure_ascii=False, indent=2)
+        + ";",
+        "/** One colour per model line (replay plots), shared with the Python plots. */",
+        "export const SERIES_COLORS: readonly string[] = " + json.dumps(list(SERIES_COLORS)) + ";",
+        "/** The lines and outlines every plot shares (ctx_lab.plotting.ACCENT). */",
+        "export const ACCENT: Record<string, string> = "
+        + json.dumps(ACCENT, ensure_ascii=False, indent=2)
         + ";",
         "/** The same sections as displays name them. */",
         "export const SECTION_LABELS: Record<string, string> = "

@@ -34,6 +34,17 @@ export const SECTION_COLORS: Record<string, string> = {
   "learnings": "#059669",
   "also_noted": "#a3a3a3"
 };
+/** One colour per model line (replay plots), shared with the Python plots. */
+export const SERIES_COLORS: readonly string[] = ["#2563eb", "#d97706", "#059669", "#7c3aed", "#dc2626", "#0891b2"];
+/** The lines and outlines every plot shares (ctx_lab.plotting.ACCENT). */
+export const ACCENT: Record<string, string> = {
+  "budget": "#dc2626",
+  "outline": "#9ca3af",
+  "used": "#6b7280",
+  "edge": "#111827",
+  "border": "#374151",
+  "other": "#888888"
+};
 /** The same sections as displays name them. */
 export const SECTION_LABELS: Record<string, string> = {
   "read_order": "Read These Files",

@@ -3,6 +3,7 @@
  */
 import { details, el, fmt, meter, sortableTable } from './dom';
 import {
+  ACCENT,
   BudgetPayload,
   BuildPayload,
   CompressPayload,
@@ -26,6 +27,7 @@ import {
   ReplayPayload,
   SECTION_COLORS,
   SECTION_LABELS,
+  SERIES_COLORS,
   Severity,
   TokensPayload,
   UsagePayload
@@ -441,7 +443,7 @@ function renderCounters(p: CountersPayload): HTMLElement {
   );
 }
 
-const MODEL_COLORS = ['#2563eb', '#d97706', '#059669', '#7c3aed', '#dc2626', '#0891b2'];
+const MODEL_COLORS = SERIES_COLORS;
 const SVG = 'http://www.w3.org/2000/svg';
 
 function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
@@ -470,7 +472,7 @@ function replayChart(p: ReplayPayload): SVGElement {
     root.appendChild(label);
   }
   for (const call of p.recorded_compactions ?? []) {
-    root.appendChild(svg('line', { x1: x(call), y1: pad.top, x2: x(call), y2: height - pad.bottom, stroke: '#9ca3af', 'stroke-dasharray': '2 3', 'data-ctx-compaction': call }));
+    root.appendChild(svg('line', { x1: x(call), y1: pad.top, x2: x(call), y2: height - pad.bottom, stroke: ACCENT.outline, 'stroke-dasharray': '2 3', 'data-ctx-compaction': call }));
   }
   p.models.forEach((model, i) => {
     const color = MODEL_COLORS[i % MODEL_COLORS.length];
