@@ -232,7 +232,7 @@ class Bench:
 
     def conversation(self) -> None:
         from ctx_lab.conversation import ContextManager, ExtractiveSummarizer, Message
-        from ctx_lab.conversation.manager import SummarizationNeeded
+        from ctx_lab.errors import SummarizationNeeded
         from ctx_lab.tokens import count_message, get_counter
 
         counter = get_counter("cl100k")

@@ -8,8 +8,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from .commands import Invocation, ParserExit, invoke
-from .errors import CtxLabError, from_os_error
+from .commands import Invocation, invoke
+from .errors import CtxLabError, ParserExit, from_os_error
 from .files import write_output
 
 __all__ = ["main"]

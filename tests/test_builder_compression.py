@@ -6,7 +6,6 @@ import pytest
 
 from ctx_lab.builder import (
     ContentBlock,
-    SkeletonError,
     apply_policy,
     data_skeleton,
     python_skeleton,
@@ -14,6 +13,7 @@ from ctx_lab.builder import (
     summarize,
     treesitter_skeleton,
 )
+from ctx_lab.errors import SkeletonError
 
 PYTHON = '''"""Billing helpers.
 

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from packet_helpers import decision, make_context
 
-from ctx_lab.builder import ContentBlock, ContextMemory, ExactContentTooLarge, build_context
+from ctx_lab.builder import ContentBlock, ContextMemory, build_context
+from ctx_lab.errors import ExactContentTooLarge
 from ctx_lab.tokens import count_tokens
 
 REPO = Path(__file__).resolve().parent.parent

@@ -13,14 +13,12 @@ from ctx_lab.conversation import (
     ContextManager,
     ContextUsage,
     Expanding,
-    HistoryCorrupted,
     Message,
     NoChange,
-    RecentMessagesTooLarge,
     Shrinking,
-    SummarizationNeeded,
 )
 from ctx_lab.conversation.simulate import step_clock
+from ctx_lab.errors import HistoryCorrupted, RecentMessagesTooLarge, SummarizationNeeded
 from ctx_lab.tokens import count_tokens
 
 

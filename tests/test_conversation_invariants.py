@@ -12,15 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctx_lab.conversation import (
-    ContextManager,
-    ExtractiveSummarizer,
-    Message,
+from ctx_lab.conversation import ContextManager, ExtractiveSummarizer, Message, StreamJournal
+from ctx_lab.errors import (
+    CtxLabError,
+    HistoryCorrupted,
     RecentMessagesTooLarge,
-    StreamJournal,
     SummarizationNeeded,
+    SummarizerError,
+    UsageError,
 )
-from ctx_lab.errors import CtxLabError, HistoryCorrupted, SummarizerError, UsageError
 
 Step = tuple[str, int, int]  # (kind, tokens, parallel calls)
 steps = st.lists(

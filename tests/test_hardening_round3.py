@@ -168,7 +168,8 @@ def test_a_history_with_damaged_settings_is_history_corrupted(
 ) -> None:
     import json
 
-    from ctx_lab.conversation import ContextManager, HistoryCorrupted, Message
+    from ctx_lab.conversation import ContextManager, Message
+    from ctx_lab.errors import HistoryCorrupted
 
     manager = ContextManager("gpt-4o", counter="bytes/4")
     manager.push_message(Message.user("hello"))
@@ -241,7 +242,7 @@ def test_a_refused_connection_says_so_not_the_deadline(tmp_path: Path) -> None:
     import socket
 
     from ctx_lab.read import Reader
-    from ctx_lab.read.errors import ReadError
+    from ctx_lab.errors import ReadError
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

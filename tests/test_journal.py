@@ -18,7 +18,6 @@ from ctx_lab.conversation import (
     ContextManager,
     Errored,
     Incomplete,
-    JournalBusy,
     Message,
     StreamJournal,
     ToolCall,
@@ -29,6 +28,7 @@ from ctx_lab.conversation import (
 )
 from ctx_lab.conversation.recovery import INTERRUPTED_MARKER
 from ctx_lab.conversation.simulate import step_clock
+from ctx_lab.errors import JournalBusy
 
 CHILD = Path(__file__).resolve().parent / "crash_child.py"
 

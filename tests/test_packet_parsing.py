@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from packet_helpers import decision, make_context
 
-from ctx_lab.packet import ContextNotFound, load_context
+from ctx_lab.errors import ContextNotFound
+from ctx_lab.packet import load_context
 from ctx_lab.packet.markdown import (
     is_effectively_empty,
     parse_constitution,

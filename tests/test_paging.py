@@ -10,11 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ctx_lab.errors import ArtifactNotFound, BudgetExhausted, InvalidPageRequest
 from ctx_lab.paging import (
-    ArtifactNotFound,
-    BudgetExhausted,
     DirectoryStore,
-    InvalidPageRequest,
     LineIndex,
     MemoryStore,
     Pager,

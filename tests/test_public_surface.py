@@ -91,6 +91,25 @@ def test_a_package_is_typed() -> None:
     assert (Path(ctx_lab.__file__).parent / "py.typed").is_file()
 
 
+def test_errors_are_exported_from_ctx_lab_and_ctx_lab_errors_only() -> None:
+    from ctx_lab import errors
+
+    classes = {
+        id(getattr(errors, name))
+        for name in errors.__all__
+        if isinstance(getattr(errors, name), type)
+        and issubclass(getattr(errors, name), BaseException)
+    }
+    found = [
+        f"{module}: {name}"
+        for module in public_modules()
+        if module not in ("ctx_lab", "ctx_lab.errors")
+        for name in importlib.import_module(module).__all__
+        if id(getattr(importlib.import_module(module), name, None)) in classes
+    ]
+    assert not found, "error classes exported from elsewhere:\n" + "\n".join(found)
+
+
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
     SNAPSHOT.write_text("\n".join(derived()) + "\n", encoding="utf-8")
     print(f"wrote {SNAPSHOT} ({len(derived())} names)")

@@ -13,14 +13,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from read_helpers import make_pdf, walk
 
-from ctx_lab.errors import UsageError
-from ctx_lab.read import (
+from ctx_lab.errors import (
     AccessDenied,
     CorruptDocument,
     LimitExceeded,
-    Reader,
     UnsupportedContent,
+    UsageError,
 )
+from ctx_lab.read import Reader
 from ctx_lab.read.paginate import chunk_text, cut_point
 from ctx_lab.tools import Toolbox, page_tool, read_tool
 

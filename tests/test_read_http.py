@@ -10,7 +10,8 @@ import time
 import pytest
 from werkzeug import Request, Response
 
-from ctx_lab.read import AccessDenied, FetchError, LimitExceeded, Reader, UnsupportedContent
+from ctx_lab.errors import AccessDenied, FetchError, LimitExceeded, UnsupportedContent
+from ctx_lab.read import Reader
 
 LOOPBACK = ["127.0.0.1/32", "::1/128"]
 

@@ -15,9 +15,9 @@ from ctx_lab.conversation import (
     ContextManager,
     ExtractiveSummarizer,
     Message,
-    SummarizerError,
 )
 from ctx_lab.conversation.simulate import SIMULATION_COLUMNS, plot_usage, simulate, step_clock
+from ctx_lab.errors import SummarizerError
 from ctx_lab.tokens import count_tokens
 
 CONVERSATION = [

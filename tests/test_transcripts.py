@@ -9,12 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ctx_lab.conversation.transcripts import (
-    IMAGE_PLACEHOLDER,
-    TranscriptError,
-    Usage,
-    load_transcript,
-)
+from ctx_lab.conversation.transcripts import IMAGE_PLACEHOLDER, Usage, load_transcript
+from ctx_lab.errors import TranscriptError
 
 MODEL = "claude-sonnet-4-5-20250929"
 

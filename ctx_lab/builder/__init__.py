@@ -1,6 +1,5 @@
 """The context builder: blocks, four compression policies, priority degradation to a budget."""
 
-from ..errors import ExactContentTooLarge, SkeletonError
 from .blocks import POLICIES, ContentBlock, default_policy, default_priority
 from .build import (
     DEFAULT_BUILD_BUDGET,
@@ -28,9 +27,7 @@ __all__ = [
     "Compressed",
     "ContentBlock",
     "ContextMemory",
-    "ExactContentTooLarge",
     "MemorySource",
-    "SkeletonError",
     "apply_policy",
     "build_context",
     "data_skeleton",

@@ -42,7 +42,6 @@ __all__ = [
     "DEFAULT_BUILD_BUDGET",
     "BlockOutcome",
     "BuildResult",
-    "ExactContentTooLarge",
     "build_context",
     "render_prompt",
     "resolve_build_budget",

@@ -18,7 +18,6 @@ from ..errors import SkeletonError
 
 __all__ = [
     "Skeleton",
-    "SkeletonError",
     "code_skeleton",
     "extra_grammar",
     "python_code_skeleton",

@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
+from ..errors import SkeletonError
 from .blocks import CODE_EXTENSIONS
-from .code_skeleton import SkeletonError, code_skeleton, python_code_skeleton
+from .code_skeleton import code_skeleton, python_code_skeleton
 
 __all__ = ["code_summary", "summary_of_skeleton"]
 

@@ -8,9 +8,10 @@ from pathlib import PurePath
 
 from cachetools import LRUCache
 
+from ..errors import SkeletonError
 from ..limits import LIMITS
 from .blocks import CODE_EXTENSIONS, DATA_EXTENSIONS, POLICIES, ContentBlock, file_kind
-from .code_skeleton import Skeleton, SkeletonError, code_skeleton, python_code_skeleton
+from .code_skeleton import Skeleton, code_skeleton, python_code_skeleton
 from .code_summary import code_summary, summary_of_skeleton
 from .data_skeleton import data_skeleton
 from .summarize import reference, summarize

@@ -10,7 +10,7 @@ import re
 import tomllib
 from typing import Any
 
-from .code_skeleton import SkeletonError
+from ..errors import SkeletonError
 
 __all__ = ["data_skeleton"]
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .build import ExactContentTooLarge, build_context
+from ..errors import ExactContentTooLarge
+from .build import build_context
 
 __all__ = ["policy_sweep"]
 

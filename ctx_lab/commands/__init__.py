@@ -9,7 +9,6 @@ the CLI prints and the REST route returns) and rich notebook display. :func:`inv
 command from an argument list, as the CLI and the magic do.
 """
 
-from ..errors import ParserExit
 from ..tokens import CounterList
 from ._analysis import sweep
 from ._builder import build, compress
@@ -34,7 +33,6 @@ __all__ = [
     "CounterList",
     "Invocation",
     "Outcome",
-    "ParserExit",
     "budget",
     "build",
     "build_parser",

@@ -2,29 +2,17 @@
 context — and the crash-safe journals of the same design."""
 
 from .calibrate import calibrate
-from .history import FullHistory, HistoryCorrupted, HistoryEntry, Summary
-from .journal import (
-    ActiveJournal,
-    Complete,
-    Errored,
-    Incomplete,
-    JournalBusy,
-    JournalError,
-    JournalStats,
-    StreamJournal,
-)
+from .history import FullHistory, HistoryEntry, Summary
+from .journal import ActiveJournal, Complete, Errored, Incomplete, JournalStats, StreamJournal
 from .manager import (
     SUMMARY_PREFIX,
-    ContextBuildError,
     ContextManager,
     Expanding,
     NoChange,
     PendingSummarization,
     PreparedContext,
-    RecentMessagesTooLarge,
     Segment,
     Shrinking,
-    SummarizationNeeded,
     SummarizationScope,
     UsageStatus,
 )
@@ -38,10 +26,9 @@ from .summarizers import (
     ChatCompletionsSummarizer,
     ExtractiveSummarizer,
     Summarizer,
-    SummarizerError,
 )
 from .tool_journal import RecoveredToolBatch, ToolCall, ToolJournal, ToolResult
-from .transcripts import Call, Transcript, TranscriptError, Usage, load_transcript
+from .transcripts import Call, Transcript, Usage, load_transcript
 from .usage import ContextUsage
 
 __all__ = [
@@ -53,42 +40,34 @@ __all__ = [
     "Call",
     "ChatCompletionsSummarizer",
     "Complete",
-    "ContextBuildError",
     "ContextManager",
     "ContextUsage",
     "Errored",
     "Expanding",
     "ExtractiveSummarizer",
     "FullHistory",
-    "HistoryCorrupted",
     "HistoryEntry",
     "HistoryReport",
     "Incomplete",
-    "JournalBusy",
-    "JournalError",
     "JournalReport",
     "JournalStats",
     "Message",
     "NoChange",
     "PendingSummarization",
     "PreparedContext",
-    "RecentMessagesTooLarge",
     "RecoveredToolBatch",
     "RecoveryReport",
     "ReplayReport",
     "Segment",
     "Shrinking",
     "StreamJournal",
-    "SummarizationNeeded",
     "SummarizationScope",
     "Summarizer",
-    "SummarizerError",
     "Summary",
     "ToolCall",
     "ToolJournal",
     "ToolResult",
     "Transcript",
-    "TranscriptError",
     "Usage",
     "UsageStatus",
     "calibrate",

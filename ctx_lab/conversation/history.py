@@ -13,7 +13,6 @@ from .messages import Message
 __all__ = [
     "FORMAT_VERSION",
     "FullHistory",
-    "HistoryCorrupted",
     "HistoryEntry",
     "Summary",
     "format_time",

@@ -27,8 +27,6 @@ __all__ = [
     "Complete",
     "Errored",
     "Incomplete",
-    "JournalBusy",
-    "JournalError",
     "JournalStats",
     "RecoveredStep",
     "RecoveredStream",

@@ -22,6 +22,7 @@ from ..clock import utc_now
 from ..errors import (
     ContextBuildError,
     CtxLabError,
+    HistoryCorrupted,
     RecentMessagesTooLarge,
     SummarizationNeeded,
     SummarizerError,
@@ -38,7 +39,7 @@ from ..tokens import (
     resolve_counter,
 )
 from ..validate import savable_data, savable_text, whole_number
-from .history import FORMAT_VERSION, FullHistory, HistoryCorrupted, Summary
+from .history import FORMAT_VERSION, FullHistory, Summary
 from .messages import Message
 from .units import IdRuns, UnitIndex
 from .usage import ContextUsage
@@ -48,16 +49,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SUMMARY_PREFIX",
-    "ContextBuildError",
     "ContextManager",
     "Expanding",
     "NoChange",
     "PendingSummarization",
     "PreparedContext",
-    "RecentMessagesTooLarge",
     "Segment",
     "Shrinking",
-    "SummarizationNeeded",
     "SummarizationScope",
     "UsageStatus",
 ]

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..display import RichResult, escape, html_table
-from ..errors import UsageError
-from .journal import Errored, Incomplete, JournalError, StreamJournal, connect_readonly
+from ..errors import JournalError, UsageError
+from .journal import Errored, Incomplete, StreamJournal, connect_readonly
 from .manager import ContextManager
 from .messages import Message
 from .tool_journal import ToolJournal

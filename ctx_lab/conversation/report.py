@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..display import RichResult, escape, html_table
-from .manager import ContextManager, RecentMessagesTooLarge, SummarizationNeeded
+from ..errors import RecentMessagesTooLarge, SummarizationNeeded
+from .manager import ContextManager
 from .usage import ContextUsage
 
 __all__ = ["HistoryReport", "history_report"]

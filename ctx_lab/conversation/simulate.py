@@ -7,17 +7,10 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ..errors import ContextBuildError, RecentMessagesTooLarge
 from ..models import ModelRegistry
 from ..tokens import CounterLike
-from .manager import (
-    ContextBuildError,
-    ContextManager,
-    Expanding,
-    NoChange,
-    PendingSummarization,
-    RecentMessagesTooLarge,
-    Shrinking,
-)
+from .manager import ContextManager, Expanding, NoChange, PendingSummarization, Shrinking
 from .messages import Message
 from .summarizers import ExtractiveSummarizer, Summarizer
 

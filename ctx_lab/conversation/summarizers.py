@@ -23,7 +23,6 @@ __all__ = [
     "ChatCompletionsSummarizer",
     "ExtractiveSummarizer",
     "Summarizer",
-    "SummarizerError",
     "transcript",
 ]
 

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import JournalBusy, JournalError
 from .history import format_time
-from .journal import JournalBusy, JournalError, SqliteJournal, _Transaction
+from .journal import SqliteJournal, _Transaction
 
 __all__ = ["RecoveredToolBatch", "ToolCall", "ToolJournal", "ToolResult"]
 

@@ -8,11 +8,12 @@ from datetime import datetime
 
 import ipywidgets as widgets
 
-from ..conversation.manager import ContextBuildError, ContextManager
+from ..conversation.manager import ContextManager
 from ..conversation.messages import Message
 from ..conversation.simulate import describe_adaptation, step_clock, summarize_now
 from ..conversation.summarizers import ExtractiveSummarizer, Summarizer
 from ..display import escape
+from ..errors import ContextBuildError
 from ..models import BUILTIN_MODELS
 from ..plotting import SEGMENT_COLORS
 

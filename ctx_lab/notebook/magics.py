@@ -15,8 +15,8 @@ from typing import Any
 
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 
-from ..commands import Invocation, ParserExit, invoke
-from ..errors import CtxLabError, from_os_error
+from ..commands import Invocation, invoke
+from ..errors import CtxLabError, ParserExit, from_os_error
 from ..files import write_output
 from .completion import complete_line
 

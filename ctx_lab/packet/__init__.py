@@ -4,7 +4,6 @@
 >>> packet = assemble_packet(load_context("."), budget=2000)      # doctest: +SKIP
 """
 
-from ..errors import ContextNotFound
 from .analysis import ProfileComparison, compare_profiles, diff, sweep
 from .assemble import (
     PROFILES,
@@ -37,7 +36,6 @@ __all__ = [
     "AllocationRow",
     "Bm25",
     "ContextLocation",
-    "ContextNotFound",
     "ContextSettings",
     "CtxPacket",
     "EntriesReport",

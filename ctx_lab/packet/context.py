@@ -52,7 +52,6 @@ __all__ = [
     "STEERING_FOLDER",
     "THEME_FOLDERS",
     "ContextLocation",
-    "ContextNotFound",
     "ContextSettings",
     "ProjectContext",
     "context_files",

@@ -8,7 +8,6 @@ kept between calls in a state file (:func:`load_budget`/:func:`save_budget`) or 
 
 from __future__ import annotations
 
-from ..errors import ArtifactNotFound, BudgetExhausted, InvalidPageRequest
 from .budget import PagingBudget, format_budget
 from .pager import LineIndex, Pager, PageRequest, PageResult, format_page_result
 from .stores import (
@@ -22,12 +21,9 @@ from .stores import (
 )
 
 __all__ = [
-    "ArtifactNotFound",
-    "BudgetExhausted",
     "BudgetTable",
     "ContentStore",
     "DirectoryStore",
-    "InvalidPageRequest",
     "LineIndex",
     "MemoryStore",
     "PageRequest",

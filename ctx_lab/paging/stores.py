@@ -139,7 +139,7 @@ class ReaderStore:
 
     def get_content(self, artifact_id: str) -> str:
         """The extracted text of ``artifact_id`` (pages joined with their markers for PDFs)."""
-        from ..read import ReadError
+        from ..errors import ReadError
 
         try:
             return self.reader.full_text(artifact_id)

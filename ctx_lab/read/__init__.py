@@ -1,26 +1,12 @@
 """Paginated reading of files, web pages and PDFs with an opaque cursor and a short-lived cache
 (design: paginated-read-tool.md, refined by the paging issue)."""
 
-from .errors import (
-    AccessDenied,
-    CorruptDocument,
-    FetchError,
-    LimitExceeded,
-    ReadError,
-    UnsupportedContent,
-)
 from .reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, Reader, ReadResult, read
 
 __all__ = [
     "DEFAULT_MAX_CHARS",
     "MAX_CHARS_LIMIT",
-    "AccessDenied",
-    "CorruptDocument",
-    "FetchError",
-    "LimitExceeded",
-    "ReadError",
     "ReadResult",
     "Reader",
-    "UnsupportedContent",
     "read",
 ]

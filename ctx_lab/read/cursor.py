@@ -23,7 +23,6 @@ from ..files import create_exclusive, user_cache_dir, write_atomic
 __all__ = [
     "CURSOR_VERSION",
     "Cursor",
-    "CursorInvalid",
     "decode_cursor",
     "encode_cursor",
     "user_cursor_secret",

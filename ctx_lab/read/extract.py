@@ -13,8 +13,8 @@ from html import escape as html_escape
 from html.parser import HTMLParser
 from typing import Any
 
+from ..errors import CorruptDocument, LimitExceeded, UnsupportedContent
 from ..files import is_binary, normalize_newlines
-from .errors import CorruptDocument, LimitExceeded, UnsupportedContent
 
 __all__ = [
     "EXTRACTOR_VERSION",

@@ -11,14 +11,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..display import RichResult, escape
-from ..errors import UsageError
+from ..errors import CursorInvalid, ReadError, UsageError
 from ..files import real_path
 from ..limits import DEFAULT_MAX_CHARS, LIMITS
 from ..validate import whole_number
 from .cache import DocumentCache
-from .cursor import Cursor, CursorInvalid, decode_cursor, encode_cursor
+from .cursor import Cursor, decode_cursor, encode_cursor
 from .disk_cache import DiskDocumentCache
-from .errors import ReadError
 from .extract import (
     Document,
     classify,

@@ -30,7 +30,6 @@ from ..display import RichResult, error_payload
 from ..errors import (
     CtxLabError,
     LimitExceeded,
-    PathOutsideRoot,
     UsageError,
     from_os_error,
     http_status,
@@ -41,7 +40,7 @@ from ..paging import BudgetTable, PagingBudget
 from ..read import Reader
 from ..validate import parse_whole_number
 
-__all__ = ["ROUTES", "CtxLab", "PathOutsideRoot", "setup_handlers"]
+__all__ = ["ROUTES", "CtxLab", "setup_handlers"]
 
 
 class CtxLab(Configurable):

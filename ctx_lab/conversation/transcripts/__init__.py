@@ -38,7 +38,6 @@ __all__ = [
     "IMAGE_TOKENS",
     "Call",
     "Transcript",
-    "TranscriptError",
     "Usage",
     "load_transcript",
 ]
