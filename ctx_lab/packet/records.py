@@ -19,6 +19,7 @@ relevance alone, and the ledger says so. ``Status: Superseded…`` marks it supe
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import date, datetime
 
 import yaml
@@ -75,22 +76,19 @@ def _superseded(status: str) -> bool:
     return status.lower().startswith("superseded")
 
 
-def parse_dated_entries(
-    text: str, kind: str, *, source: str = "", start_index: int = 0
-) -> list[Entry]:
-    """Entries under dated headers without ctx's brackets (``## 2026-07-21 — Title``); each
-    runs to the next dated header or heading of its level or above."""
+def _headed(text: str, header: re.Pattern[str]) -> Iterator[tuple[int, re.Match[str], list[str]]]:
+    """``(line index, header match, block)`` for each header: the block runs to the next such
+    header or the next heading of its level or above (trailing blanks and rules dropped)."""
     lines = text.split("\n")
-    starts = [(i, m) for i, line in enumerate(lines) if (m := _DATED.match(line)) is not None]
-    dated = {i for i, _ in starts}
-    entries: list[Entry] = []
+    starts = [(i, m) for i, line in enumerate(lines) if (m := header.match(line)) is not None]
+    headed = {i for i, _ in starts}
     for i, m in starts:
         level = len(m["level"])
         end = next(
             (
                 j
                 for j in range(i + 1, len(lines))
-                if j in dated
+                if j in headed
                 or ((h := _HEADING.match(lines[j])) is not None and len(h["level"]) <= level)
             ),
             len(lines),
@@ -98,27 +96,42 @@ def parse_dated_entries(
         block = lines[i:end]
         while block and (not block[-1].strip() or block[-1].strip() == "---"):
             block.pop()
-        body = block[1:]
+        yield i, m, block
+
+
+def _entry(
+    kind: str, title: str, date_text: str, block: list[str], line: int, index: int, source: str
+) -> Entry:
+    body = block[1:]
+    stamp, timestamp = _dated(date_text)
+    return Entry(
+        kind=kind,
+        title=title,
+        stamp=stamp,
+        timestamp=timestamp,
+        text="\n".join(block),
+        body="\n".join(body).strip("\n"),
+        line=line + 1,
+        index=index,
+        superseded=_superseded(_fields(body).get("status", "")),
+        source=source,
+    )
+
+
+def parse_dated_entries(
+    text: str, kind: str, *, source: str = "", start_index: int = 0
+) -> list[Entry]:
+    """Entries under dated headers without ctx's brackets (``## 2026-07-21 — Title``); each
+    runs to the next dated header or heading of its level or above."""
+    entries: list[Entry] = []
+    for i, m, block in _headed(text, _DATED):
         title = m["title"]
         if not title or _TAG_LIST.match(title):  # tags where the title would be
-            first = next((line.strip().lstrip("-*• ").strip() for line in body if line.strip()), "")
-            title = (first[:100] + "…") if len(first) > 100 else first or m["date"]
-        stamp, timestamp = _dated(m["date"])
-        fields = _fields(body)
-        entries.append(
-            Entry(
-                kind=kind,
-                title=title,
-                stamp=stamp,
-                timestamp=timestamp,
-                text="\n".join(block),
-                body="\n".join(body).strip("\n"),
-                line=i + 1,
-                index=start_index + len(entries),
-                superseded=_superseded(fields.get("status", "")),
-                source=source,
+            first = next(
+                (line.strip().lstrip("-*• ").strip() for line in block[1:] if line.strip()), ""
             )
-        )
+            title = (first[:100] + "…") if len(first) > 100 else first or m["date"]
+        entries.append(_entry(kind, title, m["date"], block, i, start_index + len(entries), source))
     return entries
 
 
@@ -127,38 +140,11 @@ def parse_numbered_entries(
 ) -> list[Entry]:
     """Entries under numbered headers (``## D001 — Title``); each runs to the next numbered
     header or the next heading of its level or above."""
-    lines = text.split("\n")
-    starts = [(i, m) for i, line in enumerate(lines) if (m := _NUMBERED.match(line)) is not None]
     entries: list[Entry] = []
-    numbered = {i for i, _ in starts}
-    for i, m in starts:
-        level = len(m["level"])
-        end = len(lines)
-        for j in range(i + 1, len(lines)):
-            heading = _HEADING.match(lines[j])
-            if j in numbered or (heading is not None and len(heading["level"]) <= level):
-                end = j
-                break
-        block = lines[i:end]
-        while block and (not block[-1].strip() or block[-1].strip() == "---"):
-            block.pop()
-        body = block[1:]
-        fields = _fields(body)
-        stamp, timestamp = _dated(fields.get("date", ""))
-        entries.append(
-            Entry(
-                kind=kind,
-                title=f"{m['id']} — {m['title']}",
-                stamp=stamp,
-                timestamp=timestamp,
-                text="\n".join(block),
-                body="\n".join(body).strip("\n"),
-                line=i + 1,
-                index=start_index + len(entries),
-                superseded=_superseded(fields.get("status", "")),
-                source=source,
-            )
-        )
+    for i, m, block in _headed(text, _NUMBERED):
+        date_text = _fields(block[1:]).get("date", "")
+        title = f"{m['id']} — {m['title']}"
+        entries.append(_entry(kind, title, date_text, block, i, start_index + len(entries), source))
     return entries
 
 
