@@ -241,8 +241,8 @@ def test_global_addresses_stay_reachable() -> None:
 def test_a_refused_connection_says_so_not_the_deadline(tmp_path: Path) -> None:
     import socket
 
-    from ctx_lab.read import Reader
     from ctx_lab.errors import ReadError
+    from ctx_lab.read import Reader
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
