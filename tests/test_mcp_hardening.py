@@ -307,3 +307,24 @@ def test_the_packet_tool_takes_now_and_relevance_like_the_cli(project: Path) -> 
             assert bad.is_error and "UsageError" in text_of(bad)
 
     anyio.run(session)
+
+
+def test_listen_streams_only_for_listed_resources(project: Path) -> None:
+    state = CtxLabMCP(project, watch_interval=0)
+
+    async def session() -> None:
+        async with Client(build_server(state)) as client:
+            with pytest.raises(Exception, match="no resource"):
+                async with client.listen(
+                    resource_subscriptions=["ctx-lab://context/" + "x" * 3000]
+                ):
+                    pass
+            with pytest.raises(Exception, match="at most"):
+                async with client.listen(
+                    resource_subscriptions=["ctx-lab://packet"] * (MAX_SUBSCRIPTIONS + 1)
+                ):
+                    pass
+            async with client.listen(resource_subscriptions=["ctx-lab://packet"]):
+                pass  # a listed resource is accepted
+
+    anyio.run(session)

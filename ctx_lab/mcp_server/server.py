@@ -370,6 +370,36 @@ class CtxLabMCP:
         return changed, now.keys() != before.keys()
 
 
+MAX_LISTENERS = 256  # subscriptions/listen streams open at once, all connections together
+
+
+def _listed_only(handler: Any, state: CtxLabMCP, invalid: int) -> Any:
+    """``subscriptions/listen`` for listed resources only, at most MAX_SUBSCRIPTIONS a stream:
+    a client cannot park megabytes of invented URIs in the server."""
+
+    async def listen(ctx: Any, params: Any) -> Any:
+        from mcp.shared.exceptions import MCPError
+
+        wanted = list(getattr(params.notifications, "resource_subscriptions", None) or ())
+        if wanted:
+            if len(wanted) > MAX_SUBSCRIPTIONS:
+                raise MCPError(
+                    code=invalid,
+                    message=f"a listen stream may name at most {MAX_SUBSCRIPTIONS} resources",
+                )
+            import anyio
+
+            listed = {PACKET_URI, *await anyio.to_thread.run_sync(state.context_files)}
+            unknown = [uri for uri in wanted if str(uri) not in listed]
+            if unknown:
+                raise MCPError(
+                    code=invalid, message=f"no resource {str(unknown[0])[:200]!r} to listen to"
+                )
+        return await handler(ctx, params)
+
+    return listen
+
+
 def _connection_of(ctx: Any) -> Any:
     """The SDK connection a request arrived on (the session object is per request; its
     connection outlives it on stateful transports). The SDK 2.3 exposes it only privately."""
@@ -614,7 +644,9 @@ def build_server(state: CtxLabMCP) -> Any:
         on_read_resource=read_resource,
         on_subscribe_resource=subscribe,
         on_unsubscribe_resource=unsubscribe,
-        on_subscriptions_listen=ListenHandler(bus),
+        on_subscriptions_listen=_listed_only(
+            ListenHandler(bus, max_subscriptions=MAX_LISTENERS), state, types.INVALID_PARAMS
+        ),
     )
 
 
