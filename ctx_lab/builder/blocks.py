@@ -145,9 +145,12 @@ def generated_marker(text: str) -> str | None:
 def _long_code_lines(text: str) -> tuple[int, int, int]:
     """(code lines over MAX_LINE, non-empty lines, the longest code line); comment lines
     are never long code."""
+    split = text.split("\n")
+    if max(map(len, split), default=0) <= MAX_LINE:  # the usual file: nothing to look at
+        return 0, 0, 0
     long_lines = lines = longest = 0
     in_block = False  # inside /* … */ (JSDoc prose lines carry no leading *)
-    for line in text.split("\n"):
+    for line in split:
         if not line.strip():
             continue
         lines += 1

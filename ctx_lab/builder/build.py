@@ -93,6 +93,7 @@ class _State:
     start_policy: str = ""
     # the forms this block went through, best first: (policy, text, tokens) — refill climbs back
     ladder: list[tuple[str, str, int]] = field(default_factory=list)
+    listed_tokens: int | None = None  # its line in the list of other files (counted once)
 
 
 def _section_text(block: ContentBlock, text: str) -> str:
@@ -328,17 +329,27 @@ class _Builder:
         return references
 
     def list_tokens(self, state: _State) -> int:
-        return self.count(_list_line(state.block))
+        if state.listed_tokens is None:  # the block never changes: neither does its line
+            state.listed_tokens = self.count(_list_line(state.block))
+        return state.listed_tokens
 
     def total(self, states: Sequence[_State]) -> int:
-        kept = [s for s in states if not s.dropped]
-        header = self.count(MEMORY_HEADER) if any(s.block.source == "memory" for s in kept) else 0
-        listed = self.listed(states)
-        if listed:
-            chosen = {id(s) for s in listed}
-            header += self.count(LIST_HEADER) + sum(self.list_tokens(s) for s in listed)
-            kept = [s for s in kept if id(s) not in chosen]
-        return header + sum(s.tokens for s in kept)
+        """The prompt's tokens as the parts add up (one pass: the degrade loop asks often)."""
+        other = sections = as_list = 0
+        memory = False
+        for s in states:
+            if s.dropped:
+                continue
+            memory = memory or s.block.source == "memory"
+            if s.policy == "reference" and s.block.source == "file":
+                sections += s.tokens
+                as_list += self.list_tokens(s)
+            else:
+                other += s.tokens
+        header = self.count(MEMORY_HEADER) if memory else 0
+        if sections > self.budget * REFERENCE_SHARE:  # the rule of listed()
+            return header + other + self.count(LIST_HEADER) + as_list
+        return header + other + sections
 
     def render(self, states: Sequence[_State]) -> str:
         listed = self.listed(states)
