@@ -17,6 +17,9 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from .errors import CtxLabError, from_os_error, http_status
+from .files import hide_root
+
 __all__ = [
     "MIME_PREFIX",
     "PAYLOAD_VERSION",
@@ -101,9 +104,6 @@ def error_payload(exc: BaseException, root: object = None) -> dict[str, Any]:
     """The one error payload every client gets for a failure — REST's body (``{"error": …}``),
     MCP's structured content and error text: the error's type, its message with the server's
     root written relative to itself, and the HTTP status REST answers with."""
-    from .errors import CtxLabError, from_os_error, http_status
-    from .files import hide_root
-
     if isinstance(exc, OSError) and not isinstance(exc, CtxLabError):
         exc = from_os_error(exc)
     status = http_status(exc) if isinstance(exc, CtxLabError) else 500

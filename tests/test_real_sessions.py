@@ -417,6 +417,16 @@ def test_jsonl_lines_split_on_newline_only(tmp_path: Path) -> None:
 # -- generated Claude Code shapes -----------------------------------------------------------------
 
 
+def tool_result(uuid: str, parent: str, use_id: str) -> dict:
+    """A Claude Code line holding one tool result."""
+    return {
+        "type": "user",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "message": {"content": [{"type": "tool_result", "tool_use_id": use_id, "content": "ok"}]},
+    }
+
+
 @st.composite
 def claude_code_sessions(draw):  # type: ignore[no-untyped-def]
     """A session of responses with parallel tool calls, as Claude Code writes it: each content
@@ -481,27 +491,13 @@ def claude_code_sessions(draw):  # type: ignore[no-untyped-def]
             pending.append((use["uuid"], use_id))
             uses_total += 1
             if interleave:
-                result = {
-                    "type": "user",
-                    "uuid": uid(),
-                    "parentUuid": block_parent,
-                    "message": {
-                        "content": [{"type": "tool_result", "tool_use_id": use_id, "content": "ok"}]
-                    },
-                }
+                result = tool_result(uid(), block_parent, use_id)
                 rows.append(result)
                 block_parent = result["uuid"]
                 pending.pop()
         last = block_parent
         for use_uuid, use_id in pending:  # results as sibling branches of their tool call
-            result = {
-                "type": "user",
-                "uuid": uid(),
-                "parentUuid": use_uuid,
-                "message": {
-                    "content": [{"type": "tool_result", "tool_use_id": use_id, "content": "ok"}]
-                },
-            }
+            result = tool_result(uid(), use_uuid, use_id)
             rows.append(result)
             last = result["uuid"]
         if draw(st.booleans()):
@@ -515,9 +511,7 @@ def claude_code_sessions(draw):  # type: ignore[no-untyped-def]
                 }
             )
         parent = last
-    order = draw(st.permutations(range(len(rows)))) if draw(st.booleans()) else range(len(rows))
-    del order  # file order stays the write order: Claude Code appends
-    return rows, responses, uses_total
+    return rows, responses, uses_total  # in write order: Claude Code appends
 
 
 @settings(max_examples=60, deadline=None)

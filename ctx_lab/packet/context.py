@@ -281,7 +281,7 @@ def load_context(
 
 _RECORD_SKIP = ("readme", "index", "template")  # a records folder's own furniture
 _KNOWN_FOLDERS = {*THEME_FOLDERS.values(), STEERING_FOLDER, "archive", "templates"}
-_FOLDER_SCAN = 1000  # entries looked at per folder when counting what is not read
+_FOLDER_SCAN = 1000  # files looked at per folder when counting what is not read
 
 
 def _unread_folders(context_dir: Path) -> list[str]:
@@ -295,16 +295,14 @@ def _unread_folders(context_dir: Path) -> list[str]:
     for folder in folders:
         if folder.name in _KNOWN_FOLDERS or folder.name.startswith("."):
             continue
-        count = 0
-        try:
-            for i, _ in enumerate(folder.rglob("*.md")):
-                if i >= _FOLDER_SCAN:
-                    break
-                count += 1
-        except OSError:
-            continue
+        count = seen = 0
+        for _, _, names in os.walk(folder):  # symlinked folders are not followed
+            seen += len(names)
+            count += sum(1 for name in names if name.endswith(".md"))
+            if seen >= _FOLDER_SCAN:  # a huge folder: counted up to here
+                break
         if count:
-            more = "+" if count >= _FOLDER_SCAN else ""
+            more = "+" if seen >= _FOLDER_SCAN else ""
             found.append(
                 f".context/{folder.name}/: {count}{more} Markdown file{'s' if count > 1 else ''} "
                 "not read (not one of ctx's folders)"

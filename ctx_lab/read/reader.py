@@ -7,7 +7,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..display import RichResult, escape
@@ -311,10 +311,7 @@ class Reader:
                 reason, parsed = "the cursor is for another representation", None
             elif not self._in_bounds(doc, parsed):
                 reason, parsed = "the cursor points outside the document", None
-        result = self._chunk(uri, doc, parsed, max_chars, hit, reason)
-        return replace(
-            result, max_chars=max_chars, max_chars_asked=asked if asked != max_chars else None
-        )
+        return self._chunk(uri, doc, parsed, max_chars, hit, reason, asked)
 
     @staticmethod
     def _in_bounds(doc: Document, cursor: Cursor) -> bool:
@@ -330,8 +327,11 @@ class Reader:
         max_chars: int,
         hit: bool,
         reason: str | None,
+        asked: int | None = None,
     ) -> ReadResult:
         common: dict[str, Any] = {
+            "max_chars": max_chars,
+            "max_chars_asked": asked if asked is not None and asked != max_chars else None,
             "uri": uri,
             "content_type": doc.content_type,
             "kind": doc.kind,

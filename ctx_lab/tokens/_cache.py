@@ -62,17 +62,9 @@ class CountingCache:
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Counts of ``texts`` in order, batching the unseen ones."""
-        missing = list(dict.fromkeys(t for t in texts if self._known(t) is None))
-        fresh = dict(zip(missing, self.counter.count_many(missing), strict=True)) if missing else {}
-        for text, tokens in fresh.items():
-            self._store(text, tokens)
-        out = []
-        for text in texts:
-            found = fresh.get(text)
-            if found is None:
-                found = self._known(text)
-            out.append(found if found is not None else self.count(text))
-        return out
+        self.prime(texts)
+        # a text primed above is only missing again if storing the batch rotated it out
+        return [found if (found := self._known(t)) is not None else self.count(t) for t in texts]
 
     def total(self, texts: Iterable[str]) -> int:
         """The sum of the counts of ``texts``."""
