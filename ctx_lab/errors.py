@@ -25,6 +25,7 @@ subclasses) and 1 for every other :class:`CtxLabError`; the REST routes map them
     ├── ArtifactNotFound                        HTTP 404
     ├── BudgetExhausted                         HTTP 409
     ├── ContextNotFound                         HTTP 404
+    ├── CommandNotFound                         HTTP 404 (no such command on this surface)
     ├── ExactContentTooLarge
     ├── SkeletonError (ValueError)
     ├── HistoryCorrupted
@@ -49,6 +50,7 @@ __all__ = [
     "ArtifactNotFound",
     "BudgetExhausted",
     "CalibrationError",
+    "CommandNotFound",
     "ContextBuildError",
     "ContextNotFound",
     "CorruptDocument",
@@ -215,6 +217,10 @@ class ContextNotFound(CtxLabError):
     """The directory has no ``.context/`` (and is not one)."""
 
 
+class CommandNotFound(CtxLabError):
+    """No command of this name is served on this surface (a REST route that does not exist)."""
+
+
 class ExactContentTooLarge(CtxLabError):
     """The exact blocks alone (with their headers) exceed the budget."""
 
@@ -298,6 +304,7 @@ HTTP_STATUS: tuple[tuple[type[CtxLabError], int], ...] = (
     (FileTooLarge, 413),
     (LimitExceeded, 413),
     (ContextNotFound, 404),
+    (CommandNotFound, 404),
     (ArtifactNotFound, 404),
     (InputFileError, 404),
     (BudgetExhausted, 409),

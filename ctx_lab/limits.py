@@ -16,6 +16,7 @@ __all__ = [
     "DEFAULT_MAX_PAGES",
     "DEFAULT_MAX_TOKENS",
     "LIMITS",
+    "MAX_CHARS_LIMIT",
     "Limit",
     "limit",
 ]
@@ -24,6 +25,7 @@ __all__ = [
 DEFAULT_MAX_PAGES = 10  # paging quota: pages per task
 DEFAULT_MAX_TOKENS = 8000  # paging quota: tokens per task
 DEFAULT_MAX_CHARS = 8000  # characters per read chunk
+MAX_CHARS_LIMIT = 20_000  # characters per read chunk, at most
 
 
 @dataclass(frozen=True)

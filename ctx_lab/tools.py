@@ -9,25 +9,12 @@ from typing import Any
 
 from .display import RichResult
 from .errors import CtxLabError
+from .instructions import PAGE_INSTRUCTIONS, READ_INSTRUCTIONS
+from .limits import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT
 from .paging import Pager, PageRequest
-from .read import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, Reader
+from .read import Reader
 
 __all__ = ["PAGE_INSTRUCTIONS", "READ_INSTRUCTIONS", "Toolbox", "page_tool", "read_tool"]
-
-READ_INSTRUCTIONS = (
-    "Read a file, web page (returned as Markdown) or PDF, one chunk at a time. "
-    "The result may have truncated=true with a next_cursor. To continue reading the same "
-    "resource, call read again with the same uri and cursor=next_cursor. Stop when "
-    "truncated=false. Prefer reading only as much as you need. If cursor_reset is true the "
-    "cursor could not be used and the result is the first chunk again."
-)
-PAGE_INSTRUCTIONS = (
-    "Fetch a range of lines (1-based, inclusive; end_line=0 means to the end) of a stored "
-    "artifact, to recover detail that compression left out. Every call spends from a per-task "
-    "quota of pages and tokens; the result reports what is left. When the lines cost more "
-    "than the tokens left, you get the longest run of whole lines that fits, truncated=true and "
-    "next_start_line. Ask only for the lines you need."
-)
 
 READ_PARAMETERS: dict[str, Any] = {
     "type": "object",

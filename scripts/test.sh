@@ -42,6 +42,14 @@ echo "==> ruff format check"
 echo "==> mypy (core)"
 "$PY" -m mypy
 
+echo "==> stylelint, prettier and eslint (labextension)"
+JLPM="$(cd "$(dirname "$VENV/bin/jlpm")" && pwd)/jlpm"
+(
+  cd labextension
+  [ -d node_modules ] || "$JLPM" install
+  "$JLPM" run lint:check
+)
+
 echo "==> pytest (unit, server, kernel, browser and nbval notebook tests)"
 export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
 set +e

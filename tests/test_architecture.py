@@ -21,6 +21,7 @@ CORE = {
     "errors",
     "examples",
     "files",
+    "instructions",
     "limits",
     "models",
     "plotting",

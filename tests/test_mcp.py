@@ -21,6 +21,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from read_helpers import walk as read_walk
 
+from ctx_lab import commands
 from ctx_lab.cli import main
 from ctx_lab.mcp_server import (
     PACKET_URI,
@@ -31,7 +32,6 @@ from ctx_lab.mcp_server import (
     load_call_log,
 )
 from ctx_lab.read import Reader
-from ctx_lab.tools import READ_PARAMETERS
 
 pytestmark = pytest.mark.slow
 
@@ -76,7 +76,7 @@ def test_in_memory_tools_resources_reading_paging_and_errors(project: Path) -> N
         async with Client(build_server(state)) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             assert set(tools) == {"read", "page", "budget", "packet", "build", "count_tokens"}
-            assert tools["read"].input_schema == READ_PARAMETERS
+            assert tools["read"].input_schema == commands.commands()["read"].input_schema()
             assert "next_cursor" in tools["read"].description
             assert "truncated=false" in tools["read"].description
             assert "artifact_id" in tools["page"].input_schema["properties"]
@@ -127,12 +127,9 @@ def test_in_memory_tools_resources_reading_paging_and_errors(project: Path) -> N
             count = await client.call_tool(
                 "count_tokens", {"text": "hello world", "model": "gpt-4o"}
             )
-            assert count.structured_content == {
-                "tokens": 2,
-                "counter": "o200k",
-                "exact": True,
-                "note": "",
-            }
+            # the tokens command's report: the model's own tokenizer, and that it is exact
+            counted = count.structured_content
+            assert counted["total"] == {"o200k": 2} and counted["exact"] == {"o200k": True}
 
     anyio.run(session)
     frame = load_call_log(log)

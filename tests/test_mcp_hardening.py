@@ -94,7 +94,7 @@ def test_quotas_cannot_be_invented_or_reset_by_another_session(project: Path) ->
             assert spent.is_error and "BudgetExhausted" in text_of(spent)
 
     anyio.run(session)
-    assert len(state._budgets) <= 2  # asking about a quota never makes one
+    assert len(state.session.quotas.budgets) <= 2  # asking about a quota never makes one
 
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")

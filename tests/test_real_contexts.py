@@ -53,7 +53,7 @@ def test_default_relevance_discriminates(loaded, name: str) -> None:
 
 
 def test_the_cli_offers_the_packet_relevance_rules() -> None:
-    from ctx_lab.commands.params import RELEVANCE_CHOICES
+    from ctx_lab.commands._params import RELEVANCE_CHOICES
     from ctx_lab.packet import RELEVANCE_RULES
 
     assert RELEVANCE_CHOICES == RELEVANCE_RULES

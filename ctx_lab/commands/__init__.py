@@ -17,22 +17,32 @@ from ._doctor import doctor
 from ._models import models
 from ._packet import context, entries, packet
 from ._paging import budget, page, read
-from ._tokens import counters, tokens
-from .registry import (
+from ._param import Param, Spec
+from ._registry import (
     Command,
     Invocation,
     Outcome,
+    add_declared,
     build_parser,
     command,
     commands,
     invoke,
+    mcp_tools,
 )
+from ._servers import McpServeOptions, mcp_serve
+from ._session import Session, local_reader, tool
+from ._tokens import counters, tokens
 
 __all__ = [
     "Command",
     "CounterList",
     "Invocation",
+    "McpServeOptions",
     "Outcome",
+    "Param",
+    "Session",
+    "Spec",
+    "add_declared",
     "budget",
     "build",
     "build_parser",
@@ -47,6 +57,9 @@ __all__ = [
     "history",
     "invoke",
     "journal",
+    "local_reader",
+    "mcp_serve",
+    "mcp_tools",
     "models",
     "packet",
     "page",
@@ -54,4 +67,5 @@ __all__ = [
     "replay",
     "sweep",
     "tokens",
+    "tool",
 ]

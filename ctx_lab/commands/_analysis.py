@@ -3,21 +3,31 @@ Dask cluster (``replay`` of many sessions shares the executor flags, declared he
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ..errors import UsageError
 from ..validate import whole_number
-from .params import RELEVANCE_CHOICES, add_counter, parse_now, whole
-from .registry import Command, command
+from . import _params as params
+from ._param import CLI, Param, hidden
+from ._params import RELEVANCE_CHOICES, Registry, parse_now
+from ._registry import Command, command
 
 if TYPE_CHECKING:
     from ..analysis import CorpusReport
 
-__all__ = ["add_executor_arguments", "executor_for", "sweep"]
+__all__ = [
+    "CORPUS_OUTPUT",
+    "NoWorkerTimeout",
+    "Progress",
+    "Scheduler",
+    "Ship",
+    "Workers",
+    "executor_for",
+    "sweep",
+]
 
 PathArg = str | os.PathLike[str]
 
@@ -36,23 +46,101 @@ def executor_for(workers: int | None, scheduler: str | None) -> tuple[Any, int |
     return None, workers
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"--no-worker-timeout {text!r} is not a number of seconds") from None
+    if not 0 < value <= 86_400:
+        raise UsageError(f"--no-worker-timeout must be 0–86400 seconds, got {text}")
+    return value
+
+
+# the executor parameters of sweep and of replay over many sessions, declared once
+Workers = Annotated[
+    int | None,
+    Param(
+        "local worker processes (0: run here, no pool)",
+        metavar="N",
+        surfaces=CLI,
+        default_text="one per CPU",
+    ),
+]
+Scheduler = Annotated[
+    str | None,
+    Param(
+        "run on this Dask cluster (tcp://host:8786; needs ctx-lab[dask] here and on the workers)",
+        metavar="ADDRESS",
+        surfaces=CLI,
+    ),
+]
+Ship = Annotated[
+    str,
+    Param(
+        "send workers each item's path (shared file system) or its bytes",
+        choices=("paths", "bytes"),
+        surfaces=CLI,
+    ),
+]
+Progress = Annotated[
+    bool,
+    Param(
+        "show a progress bar",
+        flag="--no-progress",
+        flag_help="no progress bar",
+        surfaces=CLI,
+        session="progress",
+    ),
+]
+NoWorkerTimeout = Annotated[
+    float | None,
+    Param(
+        "Dask: stop a run that has had no worker for S seconds; items not done become error rows",
+        metavar="S",
+        parse=_seconds,
+        surfaces=CLI,
+        default_text="60",
+    ),
+]
+CORPUS_OUTPUT = "write every row to FILE: .parquet, .csv or .json by its suffix (atomically)"
+
+
 def sweep(
-    directories: Sequence[PathArg],
+    directories: Annotated[
+        Sequence[PathArg],
+        Param("project or .context/ dirs", positional=True, metavar="DIR"),
+    ],
     *,
-    budget: Sequence[int] = (),
-    model: Sequence[str] = (),
-    counter: str | None = None,
-    now: datetime | None = None,
-    profile: str = "design",
-    focus: str | None = None,
-    relevance: str = "auto",
-    registry: str | None = None,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    ship: str = "paths",
-    progress: bool = True,
-    no_worker_timeout: float | None = None,
-    root: PathArg | None = None,
+    budget: Annotated[
+        Sequence[int], Param("a token budget (repeatable)", metavar="N", flag="--budget")
+    ] = (),
+    model: Annotated[
+        Sequence[str],
+        Param(
+            "a model (repeatable): counts with its tokenizer; alone, its budget",
+            metavar="M",
+            flag="--model",
+        ),
+    ] = (),
+    counter: Annotated[
+        str | None, params.counter("bytes/4 (the model's tokenizer with --model)")
+    ] = None,
+    now: Annotated[
+        datetime | None,
+        Param("date every packet at ISO", metavar="ISO", parse=parse_now, default_text="now"),
+    ] = None,
+    profile: Annotated[str, Param("packet profile", choices=("design", "ctx-0.8"))] = "design",
+    focus: Annotated[str | None, Param("keywords to rank entries by", metavar="TEXT")] = None,
+    relevance: Annotated[str, Param("relevance rule", choices=RELEVANCE_CHOICES)] = "auto",
+    registry: Registry = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
+    ship: Ship = "paths",
+    progress: Progress = True,
+    no_worker_timeout: NoWorkerTimeout = None,
+    root: Annotated[
+        PathArg | None, hidden("every directory must resolve inside it", session="root")
+    ] = None,
 ) -> CorpusReport:
     """Assemble the packet of every project directory at each ``budget`` × ``model``; one row
     per project, budget, model and section, failing projects as error rows. Runs on a local
@@ -81,83 +169,13 @@ def sweep(
     )
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise UsageError(f"--no-worker-timeout {text!r} is not a number of seconds") from None
-    if not 0 < value <= 86_400:
-        raise UsageError(f"--no-worker-timeout must be 0–86400 seconds, got {text}")
-    return value
-
-
-def add_executor_arguments(p: argparse.ArgumentParser) -> None:
-    """``--workers N``, ``--scheduler ADDRESS``, ``--ship``, ``--no-progress``, ``-o FILE``."""
-    p.add_argument(
-        "--workers",
-        type=whole("--workers"),
-        metavar="N",
-        help="local worker processes (default: one per CPU; 0: run here, no pool)",
-    )
-    p.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="run on this Dask cluster (tcp://host:8786; needs ctx-lab[dask] here and on "
-        "the workers)",
-    )
-    p.add_argument(
-        "--ship",
-        choices=("paths", "bytes"),
-        help="send workers each item's path (shared file system, default) or its bytes",
-    )
-    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
-    p.add_argument(
-        "--no-worker-timeout",
-        dest="no_worker_timeout",
-        type=_seconds,
-        metavar="S",
-        help="Dask: stop a run that has had no worker for S seconds (default 60); items not "
-        "done become error rows",
-    )
-    p.add_argument(
-        "-o",
-        "--output",
-        metavar="FILE",
-        help="write every row to FILE: .parquet, .csv or .json by its suffix (atomically)",
-    )
-
-
-def _sweep_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("directories", nargs="+", metavar="DIR", help="project or .context/ dirs")
-    p.add_argument(
-        "--budget",
-        type=whole("--budget"),
-        action="append",
-        metavar="N",
-        help="a token budget (repeatable)",
-    )
-    p.add_argument(
-        "--model",
-        action="append",
-        metavar="M",
-        help="a model (repeatable): counts with its tokenizer; alone, its budget",
-    )
-    add_counter(p, "bytes/4 (the model's tokenizer with --model)")
-    p.add_argument("--now", type=parse_now, metavar="ISO", help="date every packet at ISO")
-    p.add_argument("--profile", choices=("design", "ctx-0.8"), help="packet profile")
-    p.add_argument("--focus", metavar="TEXT", help="keywords to rank entries by")
-    p.add_argument("--relevance", choices=RELEVANCE_CHOICES, help="relevance rule (default auto)")
-    p.add_argument("--registry", metavar="NAME", help="where models' limits come from")
-    add_executor_arguments(p)
-
-
 command(
     Command(
         "sweep",
         "packets of many projects at budgets × models, on local processes or a Dask cluster",
         sweep,
-        _sweep_arguments,
         formats=("table", "csv", "json"),
+        output=CORPUS_OUTPUT,
         epilog="examples:\n"
         "  ctx-lab sweep ~/src/*/ --budget 4000 --budget 8000 --model gpt-4o -o sweep.parquet\n"
         "  ctx-lab sweep projects/* --model claude-sonnet-4-5 --scheduler tcp://10.0.0.5:8786",

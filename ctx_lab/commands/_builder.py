@@ -3,16 +3,17 @@ one compression policy."""
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ..errors import UsageError
 from ..files import confine, display_path, read_text
-from .params import add_budget_or_model, add_counter
-from .registry import Command, Invocation, command, default_of
+from . import _params as params
+from ._param import ALL, CLI, SERVED, Param, hidden
+from ._params import Budget, Model
+from ._registry import Command, Invocation, command
 
 if TYPE_CHECKING:
     from ..builder import BuildResult, CompressPreview
@@ -23,15 +24,47 @@ PathArg = str | os.PathLike[str]
 
 
 def build(
-    task: str,
-    paths: Sequence[PathArg] = (),
+    task: Annotated[
+        str | None,
+        Param(
+            "the task (exact, never compressed)",
+            metavar="TEXT",
+            exclusive="task",
+            max_length=1_000_000,
+            needed=SERVED,
+        ),
+    ] = None,
+    paths: Annotated[
+        Sequence[PathArg],
+        Param(
+            "files, directories or glob patterns (under the root)",
+            positional=True,
+            metavar="PATH",
+        ),
+    ] = (),
     *,
-    memory: PathArg | None = None,
-    budget: int | None = None,
-    model: str | None = None,
-    counter: str | None = None,
-    root: PathArg | None = None,
-    task_boost: bool = True,
+    task_file: Annotated[
+        PathArg | None,
+        Param("read the task from F", metavar="F", exclusive="task", surfaces=CLI),
+    ] = None,
+    memory: Annotated[
+        PathArg | None,
+        Param("a project (or .context/) to search for memory", metavar="DIR", max_length=4096),
+    ] = None,
+    task_boost: Annotated[
+        bool,
+        Param(
+            "boost the priority of files that match the task's words (up to +15)",
+            flag="--no-task-boost",
+            flag_help="no priority boost for files that match the task's words",
+        ),
+    ] = True,
+    budget: Budget = None,
+    model: Model = None,
+    counter: Annotated[str | None, params.counter("chars/3", model=True)] = None,
+    root: Annotated[
+        PathArg | None, hidden("every file must resolve inside it", session="root")
+    ] = None,
 ) -> BuildResult:
     """Build a prompt: the task (exact), files, directories and globs (``paths``) and memory
     from a project's ``.context/`` (``memory``), within ``budget`` tokens (or the model's).
@@ -40,6 +73,9 @@ def build(
     With ``root`` relative paths start there and every file — named, in a directory or matched
     by a glob, symlinks resolved — must lie inside it.
     """
+    if task is None and task_file is not None:
+        path = confine(root, task_file, what="task_file") if root is not None else task_file
+        task = read_text(path)
     if not isinstance(task, str) or not task.strip():
         raise UsageError("the task is empty; give it with --task TEXT or --task-file F")
     if budget is not None and model is not None:
@@ -60,11 +96,20 @@ def build(
 
 
 def compress(
-    file: PathArg,
+    file: Annotated[PathArg, Param("the file to compress", positional=True, metavar="FILE")],
     *,
-    policy: str | None = None,
-    counter: str = "chars/3",
-    root: PathArg | None = None,
+    policy: Annotated[
+        str | None,
+        Param(
+            "exact, structural, summarizable or reference",
+            metavar="NAME",
+            default_text="the file's own",
+        ),
+    ] = None,
+    counter: Annotated[str, params.counter("chars/3")] = "chars/3",
+    root: Annotated[
+        PathArg | None, hidden("the file must resolve inside it", session="root")
+    ] = None,
 ) -> CompressPreview:
     """``file`` under ``policy`` (default: the file's own default policy), with token counts
     before and after. With ``root`` the file must resolve inside it."""
@@ -79,11 +124,8 @@ def compress(
 
 
 def _prepare_build(kwargs: dict[str, Any], inv: Invocation) -> dict[str, Any]:
-    task_file = kwargs.pop("task_file", None)
-    if "task" not in kwargs:
-        if task_file:
-            kwargs["task"] = read_text(task_file)
-        elif inv.cell is not None:
+    if "task" not in kwargs and not kwargs.get("task_file"):
+        if inv.cell is not None:
             kwargs["task"] = inv.cell
         else:
             raise UsageError(
@@ -92,48 +134,17 @@ def _prepare_build(kwargs: dict[str, Any], inv: Invocation) -> dict[str, Any]:
     return kwargs
 
 
-def _build_arguments(p: argparse.ArgumentParser) -> None:
-    task = p.add_mutually_exclusive_group()
-    task.add_argument("--task", metavar="TEXT", help="the task (exact, never compressed)")
-    task.add_argument("--task-file", dest="task_file", metavar="F", help="read the task from F")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="files, directories or glob patterns")
-    p.add_argument("--memory", metavar="DIR", help="a project (or .context/) to search for memory")
-    p.add_argument(
-        "--no-task-boost",
-        dest="task_boost",
-        action="store_false",
-        help="no priority boost for files that match the task's words",
-    )
-    add_budget_or_model(p)
-    add_counter(p, "chars/3", model_default=True)
-    p.add_argument(
-        "--format", choices=("md", "json"), default="md", help="output format (default md)"
-    )
-    p.add_argument(
-        "-o",
-        "--output",
-        metavar="FILE",
-        help="write to FILE (atomically; a FIFO or device in place)",
-    )
-
-
-def _compress_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE")
-    p.add_argument(
-        "--policy",
-        metavar="NAME",
-        help="exact, structural, summarizable or reference (default: the file's own)",
-    )
-    add_counter(p, default_of(compress, "counter"))
-
-
 command(
     Command(
         "build",
         "build a prompt from a task, files and memory within a token budget",
         build,
-        _build_arguments,
         formats=("md", "json"),
+        surfaces=ALL,
+        agent_help="Build a prompt for a task from files, directories and globs under the root "
+        "(and a project's memory), compressed to fit a token budget (or a model's): each file "
+        "kept whole, skeletonized, summarized or referenced, and a ledger of what each cost.",
+        output="write to FILE (atomically; a FIFO or device in place)",
         epilog="examples:\n"
         '  ctx-lab build --task "Add retries to the fetcher" ctx_lab/ --budget 4000\n'
         "  ctx-lab build --task-file task.md 'src/**/*.py' docs/ --memory . --format json",
@@ -145,7 +156,6 @@ command(
         "compress",
         "preview one file under one compression policy with before/after token counts",
         compress,
-        _compress_arguments,
         epilog="examples:\n  ctx-lab compress ctx_lab/paging/pager.py\n"
         "  ctx-lab compress README.md --policy summarizable --counter cl100k",
     )

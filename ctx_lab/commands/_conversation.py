@@ -4,18 +4,17 @@ from recorded usage."""
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 from ..errors import CalibrationError, UsageError
 from ..files import confine, display_path
 from ..tokens import MIN_CALLS, CalibrationList, forget_calibration, list_calibrations
 from ..validate import choice, whole_number
-from ._analysis import add_executor_arguments
-from .params import add_counter, whole
-from .registry import Command, command
+from ._analysis import CORPUS_OUTPUT, NoWorkerTimeout, Progress, Scheduler, Ship, Workers
+from ._param import CLI, Param, hidden
+from ._registry import Command, command
 
 if TYPE_CHECKING:
     from ..analysis import CorpusReport
@@ -28,10 +27,22 @@ __all__ = ["calibrate", "history", "journal", "replay"]
 
 PathArg = str | os.PathLike[str]
 JOURNAL_ACTIONS = ("recover", "stats")
+# transcripts.FORMATS, spelled here so building the parser imports no engine (a test compares)
+Root = Annotated[PathArg | None, hidden("files must resolve inside it", session="root")]
 
 
 def history(
-    file: PathArg, *, model: str | None = None, check: bool = False, root: PathArg | None = None
+    file: Annotated[
+        PathArg,
+        Param("a history saved with ContextManager.save()", positional=True, metavar="FILE"),
+    ],
+    *,
+    model: Annotated[
+        str | None,
+        Param("evaluate against this model instead of the saved one", metavar="M"),
+    ] = None,
+    check: Annotated[bool, Param("exit 1 unless the context fits")] = False,
+    root: Root = None,
 ) -> HistoryReport:
     """Usage, segments and what needs summarizing in a history saved with
     ``ContextManager.save()``, against its own model or ``model``; with ``check`` the CLI
@@ -45,7 +56,22 @@ def history(
     return history_report(manager, os.fspath(file), check)
 
 
-def journal(action: str, db: PathArg, *, root: PathArg | None = None) -> JournalReport:
+def journal(
+    action: Annotated[
+        str,
+        Param(
+            "what recovery would find, or counts",
+            positional=True,
+            choices=JOURNAL_ACTIONS,
+        ),
+    ],
+    db: Annotated[
+        PathArg,
+        Param("a SQLite file with a stream and/or tool journal", positional=True, metavar="DB"),
+    ],
+    *,
+    root: Root = None,
+) -> JournalReport:
     """What recovery would find in a crash journal (``recover``), or its counts (``stats``);
     the journal is opened read-only."""
     from ..conversation.recovery import inspect_journal
@@ -56,22 +82,79 @@ def journal(action: str, db: PathArg, *, root: PathArg | None = None) -> Journal
 
 
 def replay(
-    file: PathArg | Sequence[PathArg],
+    file: Annotated[
+        PathArg | Sequence[PathArg],
+        Param(
+            "recorded sessions (JSONL or JSON); several: a corpus",
+            positional=True,
+            metavar="FILE",
+            max_length=4096,
+        ),
+    ],
     *,
-    model: Sequence[str] = (),
-    counter: str | None = None,
-    preserve_recent: int = 4,
-    registry: str | None = None,
-    output_limit: int | None = None,
-    caching: bool = True,
-    transcript_format: str = "auto",
-    per: str = "session",
-    workers: int | None = None,
-    scheduler: str | None = None,
-    ship: str = "paths",
-    progress: bool = True,
-    no_worker_timeout: float | None = None,
-    root: PathArg | None = None,
+    model: Annotated[
+        Sequence[str],
+        Param(
+            "replay on this model (repeatable)",
+            metavar="M",
+            flag="--model",
+            default_text="for one file: the models it was recorded with",
+        ),
+    ] = (),
+    counter: Annotated[
+        str | None,
+        Param(
+            "token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (each "
+            "model's own tokenizer, or its stored calibration); `ctx-lab counters` lists them",
+            metavar="NAME",
+            default_text="model",
+            max_length=200,
+        ),
+    ] = None,
+    preserve_recent: Annotated[
+        int, Param("newest messages always kept as originals", metavar="N")
+    ] = 4,
+    output_limit: Annotated[
+        int | None,
+        Param(
+            "output tokens reserved per call",
+            metavar="N",
+            default_text="the model's maximum",
+        ),
+    ] = None,
+    caching: Annotated[
+        bool,
+        Param(
+            "price input the provider would have cached at its cache price",
+            flag="--no-caching",
+            flag_help="price every input token as new (no prompt cache)",
+        ),
+    ] = True,
+    registry: Annotated[
+        str | None,
+        Param("where models' limits and prices come from", metavar="NAME", default_text="builtin"),
+    ] = None,
+    transcript_format: Annotated[
+        str,
+        Param(
+            "the file's format (auto: detected)",
+            choices=("auto", *TRANSCRIPT_FORMATS),
+        ),
+    ] = "auto",
+    per: Annotated[
+        str,
+        Param(
+            "a corpus's rows: one per session and model, or per call",
+            choices=("session", "call"),
+            surfaces=CLI,
+        ),
+    ] = "session",
+    workers: Workers = None,
+    scheduler: Scheduler = None,
+    ship: Ship = "paths",
+    progress: Progress = True,
+    no_worker_timeout: NoWorkerTimeout = None,
+    root: Root = None,
 ) -> ReplayReport | CorpusReport:
     """Replay a recorded session (Claude Code JSONL, OpenAI Chat Completions messages or log,
     Anthropic Messages JSON) on each ``model`` (default: the models it was recorded with): per
@@ -127,16 +210,35 @@ def replay(
 
 
 def calibrate(
-    files: Sequence[PathArg] = (),
+    files: Annotated[
+        Sequence[PathArg],
+        Param("recorded sessions with usage", positional=True, metavar="FILE"),
+    ] = (),
     *,
-    model: str | None = None,
-    counter: str = "bytes/4",
-    method: str = "auto",
-    save: bool = False,
-    min_calls: int = MIN_CALLS,
-    list: bool = False,
-    forget: str | None = None,
-    root: PathArg | None = None,
+    model: Annotated[
+        str | None,
+        Param("whose calls to fit", metavar="M", default_text="the most used"),
+    ] = None,
+    counter: Annotated[
+        str, Param("the estimate to calibrate; `ctx-lab counters` lists them", metavar="NAME")
+    ] = "bytes/4",
+    method: Annotated[
+        str,
+        Param(
+            "ratio per call, growth between calls (for transcripts without the system prompt), "
+            "or auto",
+            choices=("auto", "ratio", "growth"),
+        ),
+    ] = "auto",
+    min_calls: Annotated[int, Param("fewest fitted calls to accept", metavar="N")] = MIN_CALLS,
+    save: Annotated[
+        bool, Param("store the calibration so counter=model uses it (default: show only)")
+    ] = False,
+    list: Annotated[bool, Param("show the stored calibrations")] = False,
+    forget: Annotated[
+        str | None, Param("remove MODEL's stored calibration", metavar="MODEL")
+    ] = None,
+    root: Root = None,
 ) -> Calibration | CalibrationList:
     """Fit the ratio of provider-reported input tokens to ``counter``'s count over the calls of
     ``model`` in recorded sessions; ``save`` stores it so ``counter=model`` uses it. ``list``
@@ -155,20 +257,6 @@ def calibrate(
     return fit(paths, counter, model, method=method, save=save, min_calls=min_calls)
 
 
-def _history_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE", help="a history saved with ContextManager.save()")
-    p.add_argument(
-        "--model", metavar="M", help="evaluate against this model instead of the saved one"
-    )
-    p.add_argument("--check", action="store_true", help="exit 1 unless the context fits")
-
-
-def _journal_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=JOURNAL_ACTIONS, help="what recovery would find, or counts")
-    p.add_argument("db", metavar="DB", help="a SQLite file with a stream and/or tool journal")
-
-
-# transcripts.FORMATS, spelled here so building the parser imports no engine (a test compares)
 TRANSCRIPT_FORMATS = (
     "claude-code",
     "codex",
@@ -179,92 +267,11 @@ TRANSCRIPT_FORMATS = (
 )
 
 
-def _replay_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "file",
-        nargs="+",
-        metavar="FILE",
-        help="recorded sessions (JSONL or JSON); several: a corpus",
-    )
-    p.add_argument(
-        "--model",
-        metavar="M",
-        action="append",
-        help="replay on this model (repeatable; default for one file: the models it was "
-        "recorded with)",
-    )
-    add_counter(p, "model", model_default=True)
-    p.add_argument(
-        "--preserve-recent",
-        dest="preserve_recent",
-        type=whole("--preserve-recent"),
-        metavar="N",
-        help="newest messages always kept as originals (default 4)",
-    )
-    p.add_argument(
-        "--output-limit",
-        dest="output_limit",
-        type=whole("--output-limit"),
-        metavar="N",
-        help="output tokens reserved per call (default: the model's maximum)",
-    )
-    p.add_argument(
-        "--no-caching",
-        dest="caching",
-        action="store_false",
-        help="price every input token as new (no prompt cache)",
-    )
-    p.add_argument("--registry", metavar="NAME", help="where models' limits and prices come from")
-    p.add_argument(
-        "--transcript-format",
-        dest="transcript_format",
-        choices=("auto", *TRANSCRIPT_FORMATS),
-        help="the file's format (default: detected)",
-    )
-    p.add_argument(
-        "--per",
-        choices=("session", "call"),
-        help="a corpus's rows: one per session and model (default) or per call",
-    )
-    add_executor_arguments(p)
-
-
-def _calibrate_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="*", metavar="FILE", help="recorded sessions with usage")
-    p.add_argument("--model", metavar="M", help="whose calls to fit (default: the most used)")
-    p.add_argument(
-        "--counter",
-        metavar="NAME",
-        help="the estimate to calibrate (default bytes/4; `ctx-lab counters` lists them)",
-    )
-    p.add_argument(
-        "--method",
-        choices=("auto", "ratio", "growth"),
-        help="ratio per call, growth between calls (for transcripts without the system "
-        "prompt), or auto (default)",
-    )
-    p.add_argument(
-        "--min-calls",
-        dest="min_calls",
-        type=whole("--min-calls"),
-        metavar="N",
-        help=f"fewest fitted calls to accept (default {MIN_CALLS})",
-    )
-    p.add_argument(
-        "--save",
-        action="store_true",
-        help="store the calibration so counter=model uses it (default: show only)",
-    )
-    p.add_argument("--list", action="store_true", help="show the stored calibrations")
-    p.add_argument("--forget", metavar="MODEL", help="remove MODEL's stored calibration")
-
-
 command(
     Command(
         "history",
         "show a saved conversation's context usage, segments and what needs summarizing",
         history,
-        _history_arguments,
         epilog="examples:\n  ctx-lab history chat.json\n"
         "  ctx-lab history chat.json --model gpt-4o --check",
     )
@@ -274,7 +281,6 @@ command(
         "journal",
         "show what a crash journal holds: the recoverable step and tool batch, or counts",
         journal,
-        _journal_arguments,
         epilog="examples:\n  ctx-lab journal recover ~/.agent/stream.db\n"
         "  ctx-lab journal stats ~/.agent/stream.db --format json",
     )
@@ -284,8 +290,9 @@ command(
         "replay",
         "replay a recorded agent session against models: context, summarization, cost per call",
         replay,
-        _replay_arguments,
         formats=("table", "csv", "json"),
+        surfaces=frozenset({"cli", "rest"}),
+        output=CORPUS_OUTPUT,
         epilog="examples:\n"
         "  ctx-lab replay session.jsonl --model claude-sonnet-4-5 --model gpt-4o\n"
         "  ctx-lab replay chat-log.jsonl --model gpt-4.1 --format csv -o replay.csv\n"
@@ -298,7 +305,6 @@ command(
         "calibrate",
         "fit a model's reported input tokens against an estimate and store it for counter=model",
         calibrate,
-        _calibrate_arguments,
         epilog="examples:\n"
         "  ctx-lab calibrate ~/.claude/projects/*/*.jsonl --model claude-sonnet-4-5 --save\n"
         "  ctx-lab calibrate chat-log.jsonl --model gpt-4o --counter bytes/4\n"

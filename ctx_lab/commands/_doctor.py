@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
-from .registry import Command, command
+from ._registry import Command, command
 
 if TYPE_CHECKING:
     from ..doctor import DoctorReport
@@ -20,16 +19,11 @@ def doctor() -> DoctorReport:
     return run_doctor()
 
 
-def _arguments(p: argparse.ArgumentParser) -> None:
-    """doctor takes no arguments besides --format."""
-
-
 command(
     Command(
         "doctor",
         "check counters, Node, Chromium and the Jupyter extensions, with fixes",
         doctor,
-        _arguments,
         epilog="example:\n  ctx-lab doctor",
     )
 )

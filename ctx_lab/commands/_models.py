@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 from ..validate import choice
-from .params import whole
-from .registry import Command, command
+from ._param import Param
+from ._registry import Command, command
 
 if TYPE_CHECKING:
     from ..models import ModelInfo, ModelList
@@ -16,7 +15,27 @@ __all__ = ["models"]
 
 
 def models(
-    name: str | None = None, *, registry: str = "builtin", reserve: int | None = None
+    name: Annotated[
+        str | None,
+        Param("a model name; omit to list models", positional=True, metavar="NAME", max_length=200),
+    ] = None,
+    *,
+    registry: Annotated[
+        str,
+        Param(
+            "builtin prefix table, the offline models.dev data, or an installed model source",
+            metavar="NAME",
+            max_length=200,
+        ),
+    ] = "builtin",
+    reserve: Annotated[
+        int | None,
+        Param(
+            "tokens to reserve for output instead of the model's max output",
+            metavar="N",
+            default_text="the model's max output",
+        ),
+    ] = None,
 ) -> ModelInfo | ModelList:
     """The limits of model ``name`` — or every model of ``registry`` when ``name`` is None —
     with ``reserve`` output tokens held back instead of the model's max output."""
@@ -28,28 +47,12 @@ def models(
     return list_models(registry, reserve)
 
 
-def _arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("name", nargs="?", metavar="NAME", help="a model name; omit to list models")
-    p.add_argument(
-        "--registry",
-        metavar="NAME",
-        help="builtin prefix table, the offline models.dev data, or an installed model source "
-        "(default builtin)",
-    )
-    p.add_argument(
-        "--reserve",
-        type=whole("--reserve"),
-        metavar="N",
-        help="tokens to reserve for output instead of the model's max output",
-    )
-
-
 command(
     Command(
         "models",
         "show a model's context window, output limit, input budget and prices",
         models,
-        _arguments,
+        surfaces=frozenset({"cli", "rest"}),
         epilog="examples:\n  ctx-lab models gpt-4o --format json\n"
         "  ctx-lab models claude-sonnet-4-20250514 --reserve 4096\n"
         "  ctx-lab models anthropic/claude-opus-4-1-20250805 --registry models-dev",

@@ -3,17 +3,17 @@ nearest ``.context/`` is."""
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Sequence
-from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 from ..errors import UsageError
 from ..files import display_path
 from ..validate import choice
-from .params import RELEVANCE_CHOICES, add_budget_or_model, add_counter, flag, parse_now
-from .registry import Command, command
+from . import _params as params
+from ._param import ALL, CLI, Param, hidden
+from ._params import RELEVANCE_CHOICES, Budget, Model, Now, Registry
+from ._registry import Command, command
 
 if TYPE_CHECKING:
     from ..packet import ContextLocation, EntriesReport, Packet, ProfileComparison
@@ -22,23 +22,88 @@ __all__ = ["context", "entries", "packet"]
 
 PathArg = str | os.PathLike[str]
 
+Directory = Annotated[
+    PathArg | None,
+    Param(
+        "project or .context/ directory",
+        positional=True,
+        metavar="DIR",
+        default_text="the nearest .context/ at or above here; a server: its root",
+    ),
+]
+Example = Annotated[
+    bool,
+    Param(
+        "use the example project shipped with ctx-lab (now pinned to its own date)",
+        surfaces=frozenset({"cli", "rest"}),
+    ),
+]
+Focus = Annotated[
+    str | None,
+    Param(
+        "score entries against TEXT's keywords instead of the included tasks'",
+        metavar="TEXT",
+        max_length=10_000,
+    ),
+]
+Relevance = Annotated[
+    str,
+    Param(
+        "relevance rule: auto (keywords unless they rank most entries alike, then bm25), "
+        "keywords (matched keywords / 3) or bm25",
+        choices=RELEVANCE_CHOICES,
+    ),
+]
+Steering = Annotated[
+    Sequence[str],
+    Param(
+        "include steering file NAME whatever its inclusion (repeatable)",
+        metavar="NAME",
+        flag="--steering",
+    ),
+]
+Profile = Annotated[
+    str,
+    Param(
+        "design (the design doc's packet) or ctx-0.8 (what ctx agent 0.8.1 sends, bugs included)",
+        choices=("design", "ctx-0.8"),
+    ),
+]
+DisplayDir = Annotated[
+    str | None,
+    Param(
+        "ctx-0.8: the .context/ directory printed and counted in the read order",
+        metavar="PATH",
+        surfaces=frozenset({"cli", "rest"}),
+        default_text="its absolute path; a server: the path relative to its root",
+    ),
+]
+Root = Annotated[PathArg | None, hidden("every file read must resolve inside it", session="root")]
+
 
 def packet(
-    directory: PathArg | None = None,
+    directory: Directory = None,
     *,
-    example: bool = False,
-    budget: int | None = None,
-    model: str | None = None,
-    now: datetime | None = None,
-    counter: str | None = None,
-    root: PathArg | None = None,
-    focus: str | None = None,
-    relevance: str = "auto",
-    steering: Sequence[str] = (),
-    profile: str = "design",
-    display_dir: str | None = None,
-    compare: str | None = None,
-    registry: str | None = None,
+    example: Example = False,
+    budget: Budget = None,
+    model: Model = None,
+    now: Now = None,
+    counter: Annotated[str | None, params.counter("bytes/4", model=True)] = None,
+    focus: Focus = None,
+    relevance: Relevance = "auto",
+    steering: Steering = (),
+    profile: Profile = "design",
+    registry: Registry = None,
+    display_dir: DisplayDir = None,
+    compare: Annotated[
+        str | None,
+        Param(
+            "answer how the design packet and PROFILE's differ, item by item, with the rule why",
+            choices=("ctx-0.8",),
+            surfaces=frozenset({"cli", "rest"}),
+        ),
+    ] = None,
+    root: Root = None,
 ) -> Packet | ProfileComparison:
     """Assemble the packet of a project's ``.context/`` (``directory``, default ``.``) or of the
     shipped example (``example=True``, ``now`` pinned to its date).
@@ -99,20 +164,25 @@ def packet(
 
 
 def entries(
-    directory: PathArg | None = None,
+    directory: Directory = None,
     *,
-    example: bool = False,
-    budget: int | None = None,
-    model: str | None = None,
-    now: datetime | None = None,
-    counter: str | None = None,
-    root: PathArg | None = None,
-    focus: str | None = None,
-    relevance: str = "auto",
-    steering: Sequence[str] = (),
-    profile: str = "design",
-    display_dir: str | None = None,
-    registry: str | None = None,
+    example: Example = False,
+    budget: Budget = None,
+    model: Model = None,
+    now: Now = None,
+    counter: Annotated[str | None, params.counter("bytes/4", model=True)] = None,
+    focus: Focus = None,
+    relevance: Relevance = "auto",
+    steering: Steering = (),
+    profile: Profile = "design",
+    registry: Registry = None,
+    display_dir: DisplayDir = None,
+    offset: Annotated[int, Param("the first row shown (0-based)", metavar="N")] = 0,
+    limit: Annotated[
+        int | None,
+        Param("rows shown", metavar="N", minimum=1, maximum=100_000, default_text="all"),
+    ] = None,
+    root: Root = None,
 ) -> EntriesReport:
     """The scored entries of :func:`packet` for the same arguments: kept, summarized or left
     out, and why."""
@@ -134,7 +204,7 @@ def entries(
         registry=registry,
     )
     assert isinstance(made, Packet)
-    return EntriesReport(made)
+    return EntriesReport(made, offset=offset, limit=limit)
 
 
 def _nearest_context() -> str:
@@ -154,7 +224,15 @@ def _nearest_context() -> str:
     return str(Path(here.anchor) / found.directory) if found.directory != "." else here.anchor
 
 
-def context(directory: PathArg = ".", *, root: PathArg = ".") -> ContextLocation:
+def context(
+    directory: Annotated[
+        PathArg, Param("where to start", positional=True, metavar="DIR", max_length=4096)
+    ] = ".",
+    *,
+    root: Annotated[
+        PathArg, Param("never look above DIR", metavar="DIR", surfaces=CLI, session="root")
+    ] = ".",
+) -> ContextLocation:
     """The nearest directory at or above ``directory`` (not above ``root``) with a
     ``.context/``, and a signature of its files."""
     from ..packet import find_context
@@ -162,94 +240,18 @@ def context(directory: PathArg = ".", *, root: PathArg = ".") -> ContextLocation
     return find_context(directory, root=root)
 
 
-def _packet_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "directory", nargs="?", metavar="DIR", help="project or .context/ directory (default .)"
-    )
-    p.add_argument(
-        "--example",
-        action="store_true",
-        help="use the example project shipped with ctx-lab (now pinned to its own date)",
-    )
-    add_budget_or_model(p)
-    p.add_argument("--now", type=flag(parse_now), metavar="ISO", help="the current time")
-    add_counter(p, "bytes/4", model_default=True)
-    p.add_argument(
-        "--focus",
-        metavar="TEXT",
-        help="score entries against TEXT's keywords instead of the included tasks'",
-    )
-    p.add_argument(
-        "--relevance",
-        choices=RELEVANCE_CHOICES,
-        help="relevance rule: auto (the default: keywords unless they rank most entries alike, "
-        "then bm25), keywords (matched keywords / 3) or bm25",
-    )
-    p.add_argument(
-        "--steering",
-        action="append",
-        metavar="NAME",
-        help="include steering file NAME whatever its inclusion (repeatable)",
-    )
-    p.add_argument(
-        "--profile",
-        choices=("design", "ctx-0.8"),
-        help="design (the design doc's packet, the default) or ctx-0.8 (what ctx agent 0.8.1 "
-        "sends, bugs included)",
-    )
-    p.add_argument(
-        "--registry",
-        metavar="NAME",
-        help="where --model's limits come from: builtin (default) or models-dev",
-    )
-    p.add_argument(
-        "--display-dir",
-        metavar="PATH",
-        help="ctx-0.8: the .context/ directory printed and counted in the read order "
-        "(default its absolute path)",
-    )
-
-
-def _packet_options(p: argparse.ArgumentParser) -> None:
-    _packet_arguments(p)
-    p.add_argument(
-        "--format", choices=("md", "json"), default="md", help="output format (default md)"
-    )
-    p.add_argument(
-        "-o",
-        "--output",
-        metavar="FILE",
-        help="write to FILE (atomically; a FIFO or device in place) instead of stdout",
-    )
-    p.add_argument(
-        "--compare",
-        choices=("ctx-0.8",),
-        help="print how the design packet and PROFILE's differ, item by item, with the rule why",
-    )
-
-
-def _entries_options(p: argparse.ArgumentParser) -> None:
-    _packet_arguments(p)
-    p.add_argument(
-        "--format",
-        choices=("table", "csv", "json"),
-        default="table",
-        help="output format (default table)",
-    )
-
-
-def _context_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("directory", nargs="?", metavar="DIR", help="where to start (default .)")
-    p.add_argument("--root", metavar="DIR", help="never look above DIR (default .)")
-
-
 command(
     Command(
         "packet",
         "assemble a budgeted context packet from a project's .context/",
         packet,
-        _packet_options,
         formats=("md", "json"),
+        surfaces=ALL,
+        agent_help="The project's context packet: its constitution, tasks, conventions, "
+        "decisions and learnings within a token budget (or a model's), ranked by recency and "
+        "relevance to focus. format=md gives the packet to read; format=json adds the ledger of "
+        "why each entry went in, was summarized or left out.",
+        output="write to FILE (atomically; a FIFO or device in place) instead of stdout",
         epilog="examples:\n  ctx-lab packet --example --budget 2000\n"
         "  ctx-lab packet ~/src/billing --model gpt-4o --counter cl100k\n"
         "  ctx-lab packet . --format json -o packet.json\n"
@@ -264,8 +266,8 @@ command(
         "entries",
         "show the scored entries of a packet: what was kept, summarized or left out, and why",
         entries,
-        _entries_options,
         formats=("table", "csv", "json"),
+        surfaces=frozenset({"cli", "rest"}),
         epilog="examples:\n  ctx-lab entries --example --budget 2000\n"
         "  ctx-lab entries . --format csv\n"
         '  ctx-lab entries . --focus "webhook retries" --relevance bm25',
@@ -276,7 +278,7 @@ command(
         "context",
         "find the nearest .context/ at or above a directory, with a signature of its files",
         context,
-        _context_options,
+        surfaces=frozenset({"cli", "rest"}),
         epilog="example:\n  ctx-lab context src/billing --root ~/src",
     )
 )

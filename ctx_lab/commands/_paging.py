@@ -3,20 +3,29 @@ web pages and PDFs."""
 
 from __future__ import annotations
 
-import argparse
 import os
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from ..errors import AccessDenied
+from ..errors import AccessDenied, UsageError
 from ..files import resolve_root
-from ..limits import DEFAULT_MAX_CHARS, DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS
-from .params import add_allow_private, add_counter, flag, parse_lines, whole
-from .registry import Command, command, default_of
+from ..instructions import PAGE_INSTRUCTIONS, READ_INSTRUCTIONS
+from ..limits import DEFAULT_MAX_CHARS, DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS, MAX_CHARS_LIMIT
+from . import _params as params
+from ._param import ALL, CLI, SERVED, Param, hidden
+from ._params import AllowPrivate, AllowRemote, parse_lines
+from ._registry import Command, command
+from ._session import local_reader
 
 if TYPE_CHECKING:
-    from ..paging import PageRequest, PageResult, PagingBudget
+    from ..paging import BudgetTable, PageRequest, PageResult, PagingBudget
     from ..read import Reader, ReadResult
+
+PAGE_HELP = (
+    PAGE_INSTRUCTIONS + " Every result names its quota's budget_id; pass it back to keep "
+    "spending from the same quota (a connection that keeps state does this for you). The "
+    "budget tool reports what is left."
+)
 
 __all__ = ["budget", "page", "read"]
 
@@ -33,62 +42,131 @@ def _is_uri(artifact: str) -> bool:
     return _is_http(artifact) or artifact.lower().startswith("file:")
 
 
-def _reader(root: PathArg, allow_private: bool, allow_remote: bool) -> Reader:
-    """The reader of one call: one root, a per-user cursor key and the on-disk document
-    cache, so cursors survive the process and a continuation does not extract again (a cursor
-    continues only into the same text: its id carries the text's hash)."""
-    from ..read import Reader
-    from ..read.cursor import user_cursor_secret
-    from ..read.disk_cache import DiskDocumentCache
-
-    return Reader(
-        [root],
-        allow_private,
-        allow_http=allow_remote,
-        secret=user_cursor_secret(),
-        disk_cache=DiskDocumentCache(),
-    )
+Root = Annotated[
+    PathArg,
+    Param(
+        "directory artifact ids and paths are relative to; nothing outside it is read",
+        metavar="DIR",
+        surfaces=CLI,
+        session="root",
+    ),
+]
+Reading = Annotated[
+    "Reader | None", hidden("the reader to use (its cache and cursors)", session="reader")
+]
+BudgetId = Annotated[
+    str | None,
+    Param(
+        "the budget_id of an earlier page result: spend from that quota",
+        surfaces=SERVED,
+        session="budget_id",
+        max_length=64,
+        default_text="a new quota",
+    ),
+]
+Quotas = Annotated["BudgetTable | None", hidden("a server's quotas by id", session="quotas")]
+_LAB = frozenset({"cli", "rest"})
 
 
 def page(
-    artifact: str,
+    artifact_id: Annotated[
+        str,
+        Param(
+            "a path under the root, or a URI (file:, http(s))",
+            positional=True,
+            metavar="ID",
+            max_length=8192,
+        ),
+    ],
     *,
-    lines: tuple[int, int] | str = (1, 0),
-    root: PathArg = ".",
-    counter: str | None = None,
-    model: str | None = None,
-    budget: PagingBudget | None = None,
-    budget_id: str | None = None,
-    state: PathArg | None = None,
-    max_pages: int | None = None,
-    max_tokens: int | None = None,
-    allow_private: bool = False,
-    allow_remote: bool = True,
-    reader: Reader | None = None,
+    lines: Annotated[
+        tuple[int, int] | str | None,
+        Param(
+            "line range, 1-based inclusive: A-B, A- (to the end) or A",
+            metavar="A-B|A-|A",
+            parse=parse_lines,
+            surfaces=_LAB,
+            default_text="all",
+        ),
+    ] = None,
+    start_line: Annotated[int, Param("first line (1-based)", metavar="N", minimum=1)] = 1,
+    end_line: Annotated[int, Param("last line (inclusive); 0 means to the end", metavar="N")] = 0,
+    counter: Annotated[str | None, params.counter("bytes/4", model=True)] = None,
+    model: Annotated[
+        str | None, Param("count with this model's own tokenizer", metavar="M", max_length=200)
+    ] = None,
+    budget_id: BudgetId = None,
+    max_pages: Annotated[
+        int | None,
+        Param(
+            "page quota of a new budget",
+            metavar="N",
+            surfaces=_LAB,
+            default_text=str(DEFAULT_MAX_PAGES),
+        ),
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        Param(
+            "token quota of a new budget",
+            metavar="N",
+            surfaces=_LAB,
+            default_text=str(DEFAULT_MAX_TOKENS),
+        ),
+    ] = None,
+    state: Annotated[
+        PathArg | None, Param("keep the budget in FILE across calls", metavar="FILE", surfaces=CLI)
+    ] = None,
+    browse: Annotated[
+        bool,
+        Param(
+            "a person reading: no quota is charged or kept",
+            surfaces=frozenset({"rest"}),
+        ),
+    ] = False,
+    root: Root = ".",
+    allow_private: AllowPrivate = False,
+    allow_remote: AllowRemote = True,
+    reader: Reading = None,
+    quota: Annotated[PagingBudget | None, hidden("a quota the caller keeps")] = None,
+    quotas: Quotas = None,
 ) -> PageResult:
-    """Lines ``lines`` (``(start, end)`` or ``"A-B"``, ``end`` 0 = to the end) of ``artifact``
-    — a path under ``root`` or a ``file:``/``http(s)`` URI — charged to a paging budget.
+    """Lines ``start_line`` … ``end_line`` (``end_line`` 0 = to the end; or ``lines``, ``(start,
+    end)`` or ``"A-B"``) of ``artifact_id`` — a path under ``root`` or a ``file:``/``http(s)``
+    URI — charged to a paging quota.
 
-    The budget is ``budget`` (kept by the caller, e.g. the server's per-``budget_id`` table),
-    else the one saved in the ``state`` file (created with ``max_pages``/``max_tokens``, saved
-    after the page), else a fresh one. ``counter`` defaults to ``model``'s own tokenizer when
-    a model is given, else ``bytes/4``.
+    The quota is ``quota`` (kept by the caller), else the one ``budget_id`` names in a server's
+    ``quotas`` (a new one when none is named), else the one saved in the ``state`` file
+    (created with ``max_pages``/``max_tokens``, saved after the page), else a fresh one;
+    ``browse`` charges none. ``counter`` defaults to ``model``'s own tokenizer when a model is
+    given, else ``bytes/4``.
     """
-    from ..paging import PageRequest
+    from ..paging import PageRequest, PagingBudget
 
-    start, end = parse_lines(lines) if isinstance(lines, str) else lines
-    request = PageRequest(artifact, start, end)
+    if lines is not None:
+        if (start_line, end_line) != (1, 0):
+            raise UsageError("give lines or start_line/end_line, not both")
+        start_line, end_line = parse_lines(lines) if isinstance(lines, str) else lines
+    request = PageRequest(artifact_id, start_line, end_line)
+    if browse:  # a person reading: the agent quota does not apply, nothing is kept
+        quota, budget_id = PagingBudget.create(BROWSE_PAGES, BROWSE_TOKENS), None
+    elif quota is None and quotas is not None:
+        budget_id, quota = quotas.quota(budget_id, max_pages, max_tokens)
 
     def run(charged: PagingBudget | None) -> PageResult:
         return _page(request, root, counter, model, charged, budget_id, state, max_pages,
                      max_tokens, allow_private, allow_remote, reader)  # fmt: skip
 
-    if budget is None and state:  # check, charge and save under one lock across processes
+    if quota is None and state:  # check, charge and save under one lock across processes
         from ..files import locked
 
         with locked(state):
             return run(None)
-    return run(budget)
+    return run(quota)
+
+
+BROWSE_PAGES = 10**9  # browse mode: a person reads, the agent quota does not apply
+BROWSE_TOKENS = 10**12
 
 
 def _page(
@@ -117,7 +195,7 @@ def _page(
         if _is_http(artifact) and not allow_remote:
             raise AccessDenied("remote reads are off here (CtxLab.allow_remote_reads)")
         store: DirectoryStore | ReaderStore = ReaderStore(
-            reader or _reader(base, allow_private, allow_remote)
+            reader or local_reader(base, allow_private, allow_remote)
         )
     else:
         store = DirectoryStore(base)
@@ -136,78 +214,75 @@ def _page(
     )
 
 
-def budget(*, state: PathArg | None = None) -> PagingBudget:
-    """The paging budget saved in ``state`` (a fresh one when there is none)."""
+def budget(
+    *,
+    state: Annotated[
+        PathArg | None,
+        Param("the state file of `ctx-lab page --state`", metavar="FILE", surfaces=CLI),
+    ] = None,
+    budget_id: BudgetId = None,
+    max_pages: Annotated[
+        int | None,
+        Param(
+            "raise the page quota of budget_id to N (never lowers it; what was used is kept)",
+            metavar="N",
+            surfaces=frozenset({"rest"}),
+        ),
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        Param(
+            "raise the token quota of budget_id to N (never lowers it; what was used is kept)",
+            metavar="N",
+            surfaces=frozenset({"rest"}),
+        ),
+    ] = None,
+    quotas: Quotas = None,
+) -> PagingBudget:
+    """A paging quota: the one saved in ``state`` (a fresh one when there is none), or on a
+    server the one ``budget_id`` names in ``quotas`` — its limits raised first when
+    ``max_pages``/``max_tokens`` are given. Asking never makes a quota."""
     from ..paging import load_budget
 
-    return load_budget(state)
+    if quotas is None:
+        if budget_id is not None:
+            raise UsageError("budget_id names a server's quota: give --state FILE here")
+        return load_budget(state)
+    if budget_id is None:
+        raise UsageError("budget needs budget_id (the budget_id of a page result)")
+    if max_pages is not None or max_tokens is not None:
+        return quotas.raise_limits(budget_id, max_pages, max_tokens)
+    return quotas.find(budget_id)
 
 
 def read(
-    uri: str,
+    uri: Annotated[
+        str,
+        Param("a path, file: URI, or http(s) URL", positional=True, metavar="URI", max_length=8192),
+    ],
     *,
-    cursor: str | None = None,
-    max_chars: int = DEFAULT_MAX_CHARS,
-    root: PathArg = ".",
-    allow_private: bool = False,
-    allow_remote: bool = True,
-    reader: Reader | None = None,
+    cursor: Annotated[
+        str | None,
+        Param(
+            "the next_cursor of the previous result, to continue reading",
+            metavar="C",
+            max_length=4096,
+        ),
+    ] = None,
+    max_chars: Annotated[
+        int, Param("characters per chunk", metavar="N", minimum=1, maximum=MAX_CHARS_LIMIT)
+    ] = DEFAULT_MAX_CHARS,
+    root: Root = ".",
+    allow_private: AllowPrivate = False,
+    allow_remote: AllowRemote = True,
+    reader: Reading = None,
 ) -> ReadResult:
     """One chunk of ``uri`` (a path under ``root``, a ``file:`` URI or an http(s) URL) of at
     most ``max_chars`` characters; pass the previous ``next_cursor`` to continue."""
     if _is_http(uri) and not allow_remote:
         raise AccessDenied("remote reads are off here (CtxLab.allow_remote_reads)")
-    use = reader or _reader(resolve_root(root), allow_private, allow_remote)
+    use = reader or local_reader(root, allow_private, allow_remote)
     return use.read(uri, cursor, max_chars)
-
-
-def _page_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("artifact", metavar="ID", help="a path under --root, or a URI (file:, http(s))")
-    p.add_argument(
-        "--lines",
-        type=flag(parse_lines),
-        metavar="A-B|A-|A",
-        help="line range, 1-based inclusive (default: all)",
-    )
-    p.add_argument(
-        "--root", metavar="DIR", help="directory artifact ids are relative to (default .)"
-    )
-    p.add_argument(
-        "--max-pages",
-        dest="max_pages",
-        type=whole("--max-pages"),
-        metavar="N",
-        help=f"page quota (default {DEFAULT_MAX_PAGES})",
-    )
-    p.add_argument(
-        "--max-tokens",
-        dest="max_tokens",
-        type=whole("--max-tokens"),
-        metavar="N",
-        help=f"token quota (default {DEFAULT_MAX_TOKENS})",
-    )
-    p.add_argument("--state", metavar="FILE", help="keep the budget in FILE across calls")
-    add_allow_private(p)
-    add_counter(p, "bytes/4", model_default=True)
-    p.add_argument("--model", metavar="M", help="count with this model's own tokenizer")
-
-
-def _budget_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--state", metavar="FILE", help="the state file of `ctx-lab page --state`")
-
-
-def _read_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("uri", metavar="URI", help="a path, file: URI, or http(s) URL")
-    p.add_argument("--cursor", metavar="C", help="continue where the previous read stopped")
-    p.add_argument(
-        "--max-chars",
-        dest="max_chars",
-        type=whole("--max-chars"),
-        metavar="N",
-        help=f"characters per chunk (default {default_of(read, 'max_chars')}, at most 20000)",
-    )
-    p.add_argument("--root", metavar="DIR", help="local reads only under DIR (default .)")
-    add_allow_private(p)
 
 
 command(
@@ -215,7 +290,8 @@ command(
         "page",
         "fetch a line range of a file or URI under a page and token quota",
         page,
-        _page_arguments,
+        surfaces=ALL,
+        agent_help=PAGE_HELP,
         epilog="examples:\n  ctx-lab page src/app.py --lines 40-80 --state .ctx-paging.json\n"
         "  ctx-lab page notes.md --lines 120- --max-tokens 2000",
     )
@@ -225,7 +301,9 @@ command(
         "budget",
         "show a paging budget: limits, used, remaining",
         budget,
-        _budget_arguments,
+        surfaces=ALL,
+        agent_help="What is used and left of a paging quota (pages and tokens): this "
+        "connection's, or budget_id's.",
         epilog="example:\n  ctx-lab budget --state .ctx-paging.json",
     )
 )
@@ -234,7 +312,8 @@ command(
         "read",
         "read a file, web page or PDF one chunk at a time (opaque cursor)",
         read,
-        _read_arguments,
+        surfaces=ALL,
+        agent_help=READ_INSTRUCTIONS,
         epilog="examples:\n  ctx-lab read docs/guide.pdf --max-chars 4000\n"
         "  ctx-lab read docs/guide.pdf --cursor <next_cursor of the previous call>",
     )

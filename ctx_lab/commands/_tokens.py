@@ -3,15 +3,15 @@ counters (built in and installed as plugins) and whether each works here."""
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ..errors import UsageError
 from ..files import confine, display_path
-from .params import add_counter
-from .registry import Command, Invocation, command, default_of
+from . import _params as params
+from ._param import ALL, SERVED, Param, hidden
+from ._registry import Command, Invocation, command
 
 if TYPE_CHECKING:
     from ..tokens import CounterList, TokenReport
@@ -23,18 +23,42 @@ STDIN = "-"
 
 
 def tokens(
-    paths: Sequence[PathArg] = (),
+    paths: Annotated[
+        Sequence[PathArg],
+        Param("files to count; '-' is standard input", positional=True, metavar="FILE"),
+    ] = (),
     *,
-    text: str | None = None,
-    label: str = STDIN,
-    counter: str = "cl100k",
-    root: PathArg | None = None,
+    text: Annotated[
+        str | None,
+        Param(
+            "the text to count (the CLI reads it from standard input, %%ctx from the cell)",
+            surfaces=SERVED,
+            max_length=10_000_000,
+        ),
+    ] = None,
+    counter: Annotated[str | None, params.counter("cl100k", allow_all=True, model=True)] = None,
+    model: Annotated[
+        str | None, Param("count with this model's own tokenizer", metavar="M", max_length=200)
+    ] = None,
+    label: Annotated[str, hidden("how text is named in the report")] = STDIN,
+    root: Annotated[
+        PathArg | None, hidden("every path must resolve inside it", session="root")
+    ] = None,
 ) -> TokenReport:
     """Count the tokens of files (``paths``) and/or ``text`` (shown as ``label``; a path
-    ``"-"`` marks where it goes) with ``counter`` or ``"all"`` of them.
+    ``"-"`` marks where it goes) with ``counter`` or ``"all"`` of them — by default ``model``'s
+    own tokenizer when a model is given (the report says whether each count is exact), else
+    cl100k.
 
     Binary files are skipped with a warning. With ``root`` every path must resolve inside it.
     """
+    from ..tokens import resolve_counter
+
+    if counter != "all":
+        choice = resolve_counter(counter, model, "cl100k")
+        counter, note = choice.use, choice.note
+    else:
+        note = ""
     from ..tokens import TextInput, count_texts, get_counter, read_text_file
 
     if counter != "all":
@@ -42,7 +66,7 @@ def tokens(
     names = [os.fspath(p) for p in paths]
     if not names and text is None:
         raise UsageError("nothing to count: give path=… (repeatable) or text=…")
-    warnings: list[str] = []
+    warnings: list[str] = [note] if note else []
     inputs: list[TextInput] = []
     if not names:
         inputs.append(TextInput(label, text or ""))
@@ -72,8 +96,8 @@ def counters() -> CounterList:
 def _prepare_tokens(kwargs: dict[str, Any], inv: Invocation) -> dict[str, Any]:
     from ..tokens import get_counter
 
-    counter = kwargs.get("counter", default_of(tokens, "counter"))
-    if counter != "all":
+    counter = kwargs.get("counter")
+    if counter is not None and counter != "all":
         get_counter(counter)  # an unknown name fails before standard input is waited for
     paths = kwargs.get("paths") or []
     if (not paths or STDIN in paths) and inv.surface == "magic" and inv.cell is None:
@@ -87,21 +111,16 @@ def _prepare_tokens(kwargs: dict[str, Any], inv: Invocation) -> dict[str, Any]:
     return kwargs
 
 
-def _tokens_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="*", metavar="FILE", help="files to count; '-' is standard input")
-    add_counter(p, default_of(tokens, "counter"), allow_all=True)
-
-
-def _counters_arguments(p: argparse.ArgumentParser) -> None:
-    """counters takes no arguments besides --format."""
-
-
 command(
     Command(
         "tokens",
         "count tokens of files, stdin or a cell with one or all counters",
         tokens,
-        _tokens_arguments,
+        surfaces=ALL,
+        mcp_name="count_tokens",
+        agent_help="Count the tokens of a text (or of files under the root) with a named "
+        "counter (cl100k, o200k, bytes/4 …) or a model's own tokenizer; says whether each "
+        "count is exact.",
         epilog="examples:\n  ctx-lab tokens README.md --counter all\n  echo hi | ctx-lab tokens -",
         prepare=_prepare_tokens,
     )
@@ -111,7 +130,7 @@ command(
         "counters",
         "list the token counters (built in and installed plugins) and whether each works here",
         counters,
-        _counters_arguments,
+        surfaces=frozenset({"cli", "rest"}),
         epilog="example:\n  ctx-lab counters --format json",
     )
 )

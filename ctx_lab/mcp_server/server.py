@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import threading
-import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from cachetools import LRUCache
 
@@ -27,10 +26,7 @@ from .._version import __version__
 from ..display import error_payload
 from ..errors import CtxLabError, UsageError
 from ..files import hide_root, resolve_root
-from ..paging import PagingBudget
-from ..read import DEFAULT_MAX_CHARS
-from ..tokens import get_counter, resolve_counter
-from ..tools import PAGE_INSTRUCTIONS, PAGE_PARAMETERS, READ_INSTRUCTIONS, READ_PARAMETERS
+from ..paging import BudgetTable
 from .calllog import CallLog
 
 __all__ = [
@@ -48,120 +44,27 @@ __all__ = [
 PACKET_URI = "ctx-lab://packet"
 CONTEXT_URI = "ctx-lab://context/"
 
-_BUDGET_PROPERTIES: dict[str, Any] = {
-    "budget": {"type": "integer", "minimum": 0, "description": "Token budget."},
-    "model": {"type": "string", "description": "Use this model's effective input budget."},
-}
-
-_BUDGET_ID: dict[str, Any] = {
-    "type": "string",
-    "maxLength": 64,
-    "description": "The budget_id of an earlier page result: spend from that quota.",
-}
-
-TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
-    "read": (READ_INSTRUCTIONS, READ_PARAMETERS),
-    "page": (
-        PAGE_INSTRUCTIONS + " Every result names its quota's budget_id; pass it back to keep "
-        "spending from the same quota (a connection that keeps state does this for you). The "
-        "budget tool reports what is left.",
-        {
-            **PAGE_PARAMETERS,
-            "properties": {**PAGE_PARAMETERS["properties"], "budget_id": _BUDGET_ID},
-        },
-    ),
-    "budget": (
-        "What is used and left of a paging quota (pages and tokens): this connection's, or "
-        "budget_id's.",
-        {
-            "type": "object",
-            "properties": {"budget_id": _BUDGET_ID},
-            "additionalProperties": False,
-        },
-    ),
-    "packet": (
-        "The project's context packet: its constitution, tasks, conventions, decisions and "
-        "learnings within a token budget (or a model's), ranked by recency and relevance to "
-        "focus. format=md gives the packet to read; format=json adds the ledger of why each "
-        "entry went in, was summarized or left out.",
-        {
-            "type": "object",
-            "properties": {
-                **_BUDGET_PROPERTIES,
-                "focus": {"type": "string", "description": "Text whose keywords rank entries."},
-                "relevance": {
-                    "type": "string",
-                    "enum": ["auto", "keywords", "bm25"],
-                    "default": "auto",
-                    "description": "How entries are ranked (auto: keywords unless they rank "
-                    "most entries alike, then bm25).",
-                },
-                "now": {
-                    "type": "string",
-                    "maxLength": 64,
-                    "description": "The current time (ISO 8601) that dates the packet and "
-                    "the entries' ages (default: now).",
-                },
-                "profile": {"type": "string", "enum": ["design", "ctx-0.8"]},
-                "format": {"type": "string", "enum": ["md", "json"], "default": "md"},
-            },
-            "additionalProperties": False,
-        },
-    ),
-    "build": (
-        "Build a prompt for a task from files, directories and globs under the root (and the "
-        "project's memory), compressed to fit a token budget (or a model's): each file kept "
-        "whole, skeletonized, summarized or referenced, and a ledger of what each cost.",
-        {
-            "type": "object",
-            "properties": {
-                "task": {"type": "string", "description": "What the prompt is for."},
-                "paths": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "Files, directories or globs under the root.",
-                },
-                **_BUDGET_PROPERTIES,
-                "memory": {"type": "boolean", "default": True, "description": "Add .context/."},
-            },
-            "required": ["task"],
-            "additionalProperties": False,
-        },
-    ),
-    "count_tokens": (
-        "Count the tokens of a text with a named counter (cl100k, o200k, bytes/4 …) or a "
-        "model's own tokenizer; says whether the count is exact.",
-        {
-            "type": "object",
-            "properties": {
-                "text": {"type": "string"},
-                "counter": {"type": "string"},
-                "model": {"type": "string"},
-            },
-            "required": ["text"],
-            "additionalProperties": False,
-        },
-    ),
-}
-
+# the tools, derived from the commands' declarations: {name: (description, input schema)}
+TOOLS = commands.mcp_tools()
 
 MAX_SUBSCRIPTIONS = 256  # resources one connection may subscribe to (only listed ones)
+MAX_QUOTAS = 65_536  # paging quotas kept, all connections together
 
 
 @dataclass(frozen=True)
 class Connection:
-    """One client connection: its number, the id of its paging quota and (while it lives)
-    the quota itself, so no other session's calls can evict or reset it."""
+    """One client connection: its number and the id of its own paging quota (issued by the
+    session, so no other connection can name it into existence)."""
 
     number: int
     budget_id: str
-    quota: list[PagingBudget] = field(default_factory=list, compare=False, repr=False)
 
 
 @dataclass
 class CtxLabMCP:
-    """The server's state: its root, the packet's size, per-connection paging budgets, the
-    call log, and what the ``.context/`` files looked like when last checked."""
+    """The server: its session (root, reader, paging quotas, clock, and the packet's size when
+    a call names none) and what only MCP has — connections, the call log, subscriptions and
+    what the ``.context/`` files looked like when last checked."""
 
     root: Path
     budget: int | None = None
@@ -172,9 +75,6 @@ class CtxLabMCP:
     log: CallLog | None = None
     watch_interval: float = 2.0
     now: Callable[[], datetime] | None = None
-    # quotas by id, for agents that carry budget_id across stateless requests; a stateful
-    # connection also holds its own (Connection.quota), which no eviction can reset
-    _budgets: LRUCache[str, PagingBudget] = field(default_factory=lambda: LRUCache(65_536))
     _count: int = 0
     # subscribers of the handshake protocol (resources/subscribe), by connection
     _legacy: LRUCache[int, tuple[Any, set[str]]] = field(default_factory=lambda: LRUCache(1024))
@@ -182,14 +82,28 @@ class CtxLabMCP:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        from ..read import Reader
-        from ..read.cursor import user_cursor_secret
-
         self.root = resolve_root(self.root)
-        self.reader = Reader(
-            [self.root], self.allow_private, allow_http=True, secret=user_cursor_secret()
+        self.session = commands.Session(
+            root=self.root,
+            allow_private=self.allow_private,
+            allow_remote=True,
+            quotas=BudgetTable(
+                MAX_QUOTAS,
+                client_named=False,
+                max_pages=self.max_pages,
+                max_tokens=self.max_tokens,
+            ),
+            now=self.now,
+            budget=self.budget,
+            model=self.model,
+            progress=False,
         )
         self._signature = self._context_signature()
+
+    @property
+    def reader(self) -> Any:
+        """The session's reader."""
+        return self.session.reader
 
     # -- connections ----------------------------------------------------------------------
 
@@ -201,137 +115,30 @@ class CtxLabMCP:
         with self._lock:
             if "ctx_lab" not in scratch:
                 self._count += 1
-                scratch["ctx_lab"] = Connection(self._count, uuid.uuid4().hex)
+                assert self.session.quotas is not None
+                scratch["ctx_lab"] = Connection(self._count, self.session.quotas.issue())
             found: Connection = scratch["ctx_lab"]
             return found
 
     # -- tools ----------------------------------------------------------------------------
 
-    def call(self, name: str, arguments: Mapping[str, Any], connection: Connection) -> Any:
-        """Run one tool; returns a result object (its ``to_dict()`` is the structured
-        content) or text. Raises :class:`CtxLabError` for anything the caller did wrong."""
-        if name not in TOOLS:
-            raise UsageError(f"unknown tool {name!r}; this server runs: {', '.join(TOOLS)}")
-        _check_arguments(name, arguments)
-        return getattr(self, f"_tool_{name}")(dict(arguments), connection)
-
-    def _tool_read(self, args: dict[str, Any], connection: Connection) -> Any:
-        return commands.read(
-            _text(args, "uri"),
-            cursor=args.get("cursor"),
-            max_chars=args.get("max_chars", DEFAULT_MAX_CHARS),
-            root=self.root,
-            allow_private=self.allow_private,
-            reader=self.reader,
-        )
-
-    def _paging_budget(self, budget_id: str, connection: Connection) -> PagingBudget:
-        """The quota ``budget_id`` names: the connection's own (made on first use), or one
-        this server issued to an earlier connection. An id it never issued is an error, never
-        a fresh quota."""
-        with self._lock:
-            if budget_id == connection.budget_id:
-                if not connection.quota:
-                    connection.quota.append(PagingBudget.create(self.max_pages, self.max_tokens))
-                    self._budgets[budget_id] = connection.quota[0]
-                return connection.quota[0]
-            found = self._budgets.get(budget_id)
-            if found is None:
-                raise UsageError(
-                    "unknown budget_id: pass the budget_id of an earlier page result (or none, "
-                    "for this connection's own quota)"
-                )
-            return found
-
-    def _store_budget(self, budget_id: str, budget: PagingBudget, connection: Connection) -> None:
-        with self._lock:
-            if budget_id == connection.budget_id and connection.quota:
-                connection.quota[0] = budget
-            self._budgets[budget_id] = budget
-
-    @staticmethod
-    def _budget_id(args: Mapping[str, Any], connection: Connection) -> str:
-        given = args.get("budget_id")
-        if given is None:
-            return connection.budget_id
-        if not isinstance(given, str) or not given.strip() or len(given) > 64:
-            raise UsageError("budget_id must be the budget_id of an earlier page result")
-        return given
-
-    def _tool_page(self, args: dict[str, Any], connection: Connection) -> Any:
-        budget_id = self._budget_id(args, connection)
-        result = commands.page(
-            _text(args, "artifact_id"),
-            lines=(args.get("start_line", 1), args.get("end_line", 0)),
-            root=self.root,
-            budget=self._paging_budget(budget_id, connection),
-            budget_id=budget_id,
-            allow_private=self.allow_private,
-            reader=self.reader,
-            model=self.model,
-        )
-        if result.budget is not None:
-            self._store_budget(budget_id, PagingBudget.from_dict(result.budget), connection)
-        return result
-
-    def _tool_budget(self, args: dict[str, Any], connection: Connection) -> Any:
-        budget_id = self._budget_id(args, connection)
-        if budget_id == connection.budget_id and not connection.quota:  # asking makes none
-            fresh = PagingBudget.create(self.max_pages, self.max_tokens)
-            return {"budget_id": budget_id, **fresh.to_dict()}
-        return {"budget_id": budget_id, **self._paging_budget(budget_id, connection).to_dict()}
-
-    def _tool_packet(self, args: dict[str, Any], connection: Connection) -> Any:
-        budget, model = self._size(args)
-        from ..commands.params import parse_now
-
-        when = parse_now(args["now"]) if "now" in args else self.now() if self.now else None
-        return commands.packet(
-            self.root,
-            budget=budget,
-            model=model,
-            focus=args.get("focus"),
-            relevance=args.get("relevance", "auto"),
-            profile=args.get("profile", "design"),
-            root=self.root,
-            now=when,
-        )
-
-    def _tool_build(self, args: dict[str, Any], connection: Connection) -> Any:
-        budget, model = self._size(args)
-        paths = args.get("paths", [])
-        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-            raise UsageError("paths must be a list of strings")
-        memory = self.root if args.get("memory", True) and _has_context(self.root) else None
-        return commands.build(
-            _text(args, "task"), paths, memory=memory, budget=budget, model=model, root=self.root
-        )
-
-    def _tool_count_tokens(self, args: dict[str, Any], connection: Connection) -> Any:
-        text = _text(args, "text", empty=True)
-        choice = resolve_counter(args.get("counter"), args.get("model"), "cl100k")
-        counter = get_counter(choice.use)
-        return {
-            "tokens": counter.count(text),
-            "counter": choice.name,
-            "exact": choice.exact,
-            "note": choice.note,
-        }
-
-    def _size(self, args: Mapping[str, Any]) -> tuple[int | None, str | None]:
-        if "budget" in args or "model" in args:
-            return args.get("budget"), args.get("model")
-        return self.budget, self.model
+    def call(
+        self, name: str, arguments: Mapping[str, Any], connection: Connection
+    ) -> commands.Outcome:
+        """Run one tool through the session; returns its outcome (the result and the format
+        asked for). Raises :class:`CtxLabError` for anything the caller did wrong."""
+        return self.session.call_json(name, arguments, quota_id=connection.budget_id)
 
     # -- resources ------------------------------------------------------------------------
 
     def context_files(self) -> dict[str, Path]:
         """The ``.context/`` files by resource URI (none when the root has no ``.context/``)."""
+        from ..packet import find_context
         from ..packet.context import context_files
 
-        directory = self.root / ".context"
-        if not _has_context(self.root):
+        if find_context(self.root, root=self.root).directory != ".":
             return {}
+        directory = self.root / ".context"
         return {
             CONTEXT_URI + p.relative_to(directory).as_posix(): p for p in context_files(directory)
         }
@@ -339,8 +146,8 @@ class CtxLabMCP:
     def read_resource(self, uri: str) -> tuple[str, str]:
         """``(text, mime type)`` of a resource."""
         if uri == PACKET_URI:
-            made = self._tool_packet({}, Connection(0, ""))
-            return made.to_markdown(), "text/markdown"
+            made = self.session.call_json("packet", {})
+            return made.result.render(made.format), "text/markdown"
         files = self.context_files()
         if uri not in files:
             raise UsageError(f"no resource {uri!r}; list_resources names them")
@@ -406,85 +213,20 @@ def _connection_of(ctx: Any) -> Any:
     return getattr(ctx.session, "_connection", None) or ctx.session
 
 
-def _text(args: Mapping[str, Any], name: str, *, empty: bool = False) -> str:
-    value = args.get(name)
-    if not isinstance(value, str) or (not empty and not value.strip()):
-        raise UsageError(f"{name} must be a non-empty string")
-    return value
-
-
-def _has_context(root: Path) -> bool:
-    return (root / ".context").is_dir()
-
-
-def _hidden(
-    text: str, structured: dict[str, Any] | None, root: Path
-) -> tuple[str, dict[str, Any] | None]:
+def _hidden(text: str, structured: dict[str, Any] | None, root: Path) -> tuple[str, Any]:
     """What a client gets back, with the server's root written relative to itself."""
     if structured is not None:
         structured = json.loads(hide_root(json.dumps(structured, ensure_ascii=False), root))
     return hide_root(text, root), structured
 
 
-def _payload(result: Any, fmt: str = "md") -> tuple[str, dict[str, Any] | None]:
-    """The text an agent reads (a packet or build as Markdown unless ``fmt`` is json) and the
-    structured content of a tool's result."""
-    if isinstance(result, dict):
-        return json.dumps(result, ensure_ascii=False), result
-    data = result.to_dict()
-    if (
-        fmt == "md"
-        and getattr(result, "payload_kind", "") in ("packet", "build")
-        and hasattr(result, "to_markdown")
-    ):
-        return result.to_markdown(), data
-    return json.dumps(data, ensure_ascii=False), data
-
-
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "boolean": (bool,),
-    "array": (list,),
-    "object": (dict,),
-    "number": (int, float),
-}
-
-
-def _check_arguments(name: str, arguments: Mapping[str, Any]) -> None:
-    """The tool's JSON Schema, checked before anything runs: unknown and missing arguments,
-    types (``true`` is no integer), enums, bounds and array items — each a UsageError naming
-    the argument."""
-    schema = TOOLS[name][1]
-    properties: dict[str, Any] = schema["properties"]
-    unknown = set(arguments) - set(properties)
-    if unknown:
-        raise UsageError(f"unknown arguments for {name}: {', '.join(sorted(unknown))}")
-    missing = [key for key in schema.get("required", ()) if key not in arguments]
-    if missing:
-        raise UsageError(f"{name} needs {', '.join(missing)}")
-    for key, value in arguments.items():
-        rule = properties[key]
-        kind = rule.get("type")
-        if kind is None:
-            continue
-        expected = _JSON_TYPES[kind]
-        if not isinstance(value, expected) or (
-            kind in ("integer", "number") and isinstance(value, bool)
-        ):
-            raise UsageError(f"{key} must be a {kind}, not {type(value).__name__}")
-        value = cast(Any, arguments[key])  # its type is checked: no narrowing to object
-        if "enum" in rule and value not in rule["enum"]:
-            raise UsageError(f"{key} must be one of {', '.join(map(str, rule['enum']))}")
-        if kind == "integer" and "minimum" in rule and value < rule["minimum"]:
-            raise UsageError(f"{key} must be ≥ {rule['minimum']}")
-        if kind == "integer" and "maximum" in rule and value > rule["maximum"]:
-            raise UsageError(f"{key} must be ≤ {rule['maximum']}")
-        if kind == "string" and "maxLength" in rule and len(value) > rule["maxLength"]:
-            raise UsageError(f"{key} is longer than {rule['maxLength']} characters")
-        items = rule.get("items", {}).get("type")
-        if kind == "array" and items and not all(isinstance(v, _JSON_TYPES[items]) for v in value):
-            raise UsageError(f"{key} must be a list of {items}s")
+def _payload(outcome: commands.Outcome) -> tuple[str, dict[str, Any]]:
+    """The text an agent reads (a packet or build as Markdown unless it asked for JSON) and
+    the structured content of a tool's result."""
+    data = outcome.result.to_dict()
+    if outcome.format == "json":
+        return json.dumps(data, ensure_ascii=False), data
+    return outcome.result.render(outcome.format), data
 
 
 def build_server(state: CtxLabMCP) -> Any:
@@ -541,11 +283,12 @@ def build_server(state: CtxLabMCP) -> Any:
         scratch = getattr(_connection_of(ctx), "state", {})
         connection = state.connection(scratch)
         arguments = dict(params.arguments or {})
+        structured: dict[str, Any] | None
         try:
-            result = await anyio.to_thread.run_sync(
+            outcome = await anyio.to_thread.run_sync(
                 lambda: state.call(params.name, arguments, connection)
             )
-            text, structured = _payload(result, arguments.get("format", "md"))
+            text, structured = _payload(outcome)
             is_error = False
         except Exception as exc:  # never a crashed server: the agent reads what went wrong
             payload = error_payload(exc, state.root)  # the same payload REST sends

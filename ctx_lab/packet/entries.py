@@ -31,11 +31,21 @@ def _number(value: float | None) -> str:
 
 @dataclass(frozen=True)
 class EntriesReport(RichResult):
-    """The scored entries (the ledger) of one packet."""
+    """The scored entries (the ledger) of one packet: all of them, or the window of ``limit``
+    rows from ``offset`` (``rows_total`` says how many there are)."""
 
     packet: Packet
+    offset: int = 0
+    limit: int | None = None
 
     payload_kind = "entries"
+
+    @property
+    def rows(self) -> tuple[Any, ...]:
+        """The ledger rows in the window."""
+        rows = self.packet.ledger_rows
+        end = None if self.limit is None else self.offset + self.limit
+        return tuple(rows[self.offset : end])
 
     @property
     def warnings(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -44,7 +54,7 @@ class EntriesReport(RichResult):
 
     def json_data(self) -> list[dict[str, Any]]:
         """A list of row objects with the ledger's columns."""
-        return [r.to_dict() for r in self.packet.ledger_rows]
+        return [r.to_dict() for r in self.rows]
 
     def to_dict(self) -> dict[str, Any]:
         """Budget, use and counter of the packet, the rows and the load warnings."""
@@ -57,17 +67,24 @@ class EntriesReport(RichResult):
             "rows": self.json_data(),
             "warnings": list(p.warnings),
             "profile": p.profile,
+            "rows_total": len(p.ledger_rows),
+            "offset": self.offset,
+            "limit": self.limit,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EntriesReport:
         """The inverse of :meth:`to_dict`: a packet holding the ledger rows."""
-        return cls(Packet.from_dict({**data, "ledger": data.get("rows", [])}))
+        return cls(
+            Packet.from_dict({**data, "ledger": data.get("rows", [])}),
+            0,
+            data.get("limit"),
+        )
 
     def _columns(self) -> tuple[bool, bool, bool]:
         """Whether the table needs a source column (entries from theme folders), a warnings
         column (a row has one) and a rule column (the ctx-0.8 profile)."""
-        rows = self.packet.ledger_rows
+        rows = self.rows
         themed = any(r.source and r.source.count("/") > 1 for r in rows)
         return themed, any(r.warnings for r in rows), any(r.rule for r in rows)
 
@@ -79,7 +96,7 @@ class EntriesReport(RichResult):
     def _rows(self, width: int) -> list[list[object]]:
         themed, warned, ruled = self._columns()
         rows: list[list[object]] = []
-        for r in self.packet.ledger_rows:
+        for r in self.rows:
             row: list[object] = [
                 r.section,
                 _cut(_plain(r.title), width),
@@ -118,7 +135,7 @@ class EntriesReport(RichResult):
     def to_csv(self) -> str:
         """CSV with the ledger's columns (keywords joined by spaces)."""
         rows = []
-        for r in self.packet.ledger_rows:
+        for r in self.rows:
             d = r.to_dict()
             d["keywords"] = " ".join(r.keywords)
             d["warnings"] = "; ".join(r.warnings)

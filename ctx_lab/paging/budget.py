@@ -24,6 +24,7 @@ class PagingBudget(RichResult):
     max_tokens: int = DEFAULT_MAX_TOKENS
     pages_used: int = 0
     tokens_used: int = 0
+    budget_id: str | None = field(default=None, compare=False)
     lock: threading.RLock = field(
         default_factory=threading.RLock, init=False, repr=False, compare=False
     )
@@ -76,6 +77,7 @@ class PagingBudget(RichResult):
             "pages_remaining": pages,
             "tokens_remaining": tokens,
             "severity": self.severity(),
+            **({"budget_id": self.budget_id} if self.budget_id is not None else {}),
         }
 
     @classmethod
@@ -89,6 +91,7 @@ class PagingBudget(RichResult):
                 data["max_tokens"],
                 data.get("pages_used", 0),
                 data.get("tokens_used", 0),
+                data.get("budget_id"),
             )
         except KeyError as exc:
             raise CtxLabError(f"not a paging budget: {exc} is missing") from None

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from cachetools import LRUCache
 
-from ..errors import ArtifactNotFound, CtxLabError, FileTooLarge, InputFileError
+from ..errors import ArtifactNotFound, CtxLabError, FileTooLarge, InputFileError, UsageError
 from ..files import (
     confine,
     decode_text,
@@ -206,26 +206,70 @@ def notebook_text(raw: str) -> str:
 
 
 class BudgetTable:
-    """Paging budgets by id (the REST server's), least recently used dropped beyond ``limit``."""
+    """Paging quotas by id, kept by a server for every surface it serves.
 
-    def __init__(self, limit: int = 256) -> None:
+    Where ``client_named`` is true a caller may name a new quota itself (the lab's pager names
+    its own); otherwise only ids this table issued (:meth:`issue`) are accepted, so an agent
+    cannot invent a fresh quota. New quotas take ``max_pages``/``max_tokens`` unless a call
+    gives its own; the least recently used are dropped beyond ``limit``.
+    """
+
+    def __init__(
+        self,
+        limit: int = 256,
+        *,
+        client_named: bool = True,
+        max_pages: int | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
         self.limit = limit
+        self.client_named = client_named
+        self.max_pages = max_pages
+        self.max_tokens = max_tokens
         self.budgets: OrderedDict[str, PagingBudget] = OrderedDict()
+        self._issued: LRUCache[str, bool] = LRUCache(max(limit, 1) * 4)
         self._lock = threading.Lock()
+
+    def issue(self) -> str:
+        """A new quota id (its quota is made when it is first spent from)."""
+        import uuid
+
+        budget_id = uuid.uuid4().hex
+        with self._lock:
+            self._issued[budget_id] = True
+        return budget_id
+
+    def quota(
+        self, budget_id: str | None, max_pages: int | None = None, max_tokens: int | None = None
+    ) -> tuple[str, PagingBudget]:
+        """``(id, quota)``: the quota ``budget_id`` names (made on first use), or a new one with
+        a new id when none is named. An id this table never issued is a usage error unless
+        callers may name quotas."""
+        budget_id = budget_id or self.issue()
+        with self._lock:
+            if budget_id in self.budgets:
+                self.budgets.move_to_end(budget_id)
+                return budget_id, self.budgets[budget_id]
+            if not self.client_named and budget_id not in self._issued:
+                raise UsageError(
+                    "unknown budget_id: pass the budget_id of an earlier page result (or none, "
+                    "for a quota of your own)"
+                )
+            budget = PagingBudget.create(
+                self.max_pages if max_pages is None else max_pages,
+                self.max_tokens if max_tokens is None else max_tokens,
+            )
+            budget.budget_id = budget_id
+            self.budgets[budget_id] = budget
+            while len(self.budgets) > self.limit:
+                self.budgets.popitem(last=False)
+            return budget_id, budget
 
     def get(
         self, budget_id: str, max_pages: int | None = None, max_tokens: int | None = None
     ) -> PagingBudget:
-        """The budget called ``budget_id``, created with these limits when new."""
-        with self._lock:
-            if budget_id in self.budgets:
-                self.budgets.move_to_end(budget_id)
-                return self.budgets[budget_id]
-            budget = PagingBudget.create(max_pages, max_tokens)
-            self.budgets[budget_id] = budget
-            while len(self.budgets) > self.limit:
-                self.budgets.popitem(last=False)
-            return budget
+        """The quota called ``budget_id``, made with these limits when new."""
+        return self.quota(budget_id, max_pages, max_tokens)[1]
 
     def raise_limits(
         self, budget_id: str, max_pages: int | None = None, max_tokens: int | None = None
@@ -240,8 +284,17 @@ class BudgetTable:
         return budget
 
     def find(self, budget_id: str) -> PagingBudget:
-        """The existing budget ``budget_id``, or :class:`~ctx_lab.errors.ArtifactNotFound`."""
+        """The quota ``budget_id`` as it stands: an issued id not yet spent from reads as a
+        fresh quota (asking never makes one); any other unknown id is
+        :class:`~ctx_lab.errors.ArtifactNotFound` (:class:`UsageError` where ids are issued
+        only)."""
         with self._lock:
-            if budget_id not in self.budgets:
-                raise ArtifactNotFound(f"no paging budget {budget_id!r} here")
-            return self.budgets[budget_id]
+            if budget_id in self.budgets:
+                return self.budgets[budget_id]
+            if budget_id in self._issued:
+                fresh = PagingBudget.create(self.max_pages, self.max_tokens)
+                fresh.budget_id = budget_id
+                return fresh
+        if not self.client_named:
+            raise UsageError("unknown budget_id: pass the budget_id of an earlier page result")
+        raise ArtifactNotFound(f"no paging budget {budget_id!r} here")

@@ -13,7 +13,7 @@ from typing import Any
 from ..display import RichResult, escape
 from ..errors import CursorInvalid, ReadError, UsageError
 from ..files import real_path
-from ..limits import DEFAULT_MAX_CHARS, LIMITS
+from ..limits import DEFAULT_MAX_CHARS, LIMITS, MAX_CHARS_LIMIT
 from ..validate import whole_number
 from .cache import DocumentCache
 from .cursor import Cursor, decode_cursor, encode_cursor
@@ -31,8 +31,6 @@ from .fetch import HttpFetcher, Resolver, is_http, read_local, resolve_local
 from .paginate import chunk_pdf, chunk_text, page_marker
 
 __all__ = ["DEFAULT_MAX_CHARS", "MAX_CHARS_LIMIT", "ReadResult", "Reader", "read"]
-
-MAX_CHARS_LIMIT = 20_000
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ fails when the committed file differs from what this module makes.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from ..display import PAYLOAD_VERSION
@@ -16,7 +17,7 @@ from ..plotting import ACCENT, SECTION_COLORS, SERIES_COLORS
 from ..schemas import KINDS, load_schema
 from ..severity import SEVERITIES
 
-__all__ = ["interface_name", "render_typescript"]
+__all__ = ["interface_name", "query_name", "render_typescript"]
 
 _SCALARS = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean"}
 
@@ -114,7 +115,103 @@ def render_typescript() -> str:
     out.append("export interface PayloadByKind {")
     out.extend(f"  {k}: {interface_name(k)};" for k in KINDS)
     out.append("}")
+    out.append("")
+    out.extend(_service())
     return "\n".join(out) + "\n"
+
+
+SETTINGS_SCHEMA = Path(__file__).resolve().parents[2] / "labextension" / "schema" / "plugin.json"
+
+
+def settings_defaults() -> dict[str, Any]:
+    """The defaults of the lab's settings schema (the one place the sidebar's and pager's
+    starting values are written)."""
+    schema = json.loads(SETTINGS_SCHEMA.read_text(encoding="utf-8"))
+    return {
+        name: rule["default"] for name, rule in schema["properties"].items() if "default" in rule
+    }
+
+
+def query_name(command: str) -> str:
+    """``packet`` → ``PacketQuery``."""
+    return "".join(part.capitalize() for part in command.split("_")) + "Query"
+
+
+def _service() -> list[str]:
+    """Per REST command: its query type (from the declaration), its defaults, and one typed
+    method of the service."""
+    from ..commands import commands
+    from ..limits import DEFAULT_MAX_CHARS, DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS
+
+    served = {n: c for n, c in commands().items() if "rest" in c.surfaces}
+    out = [
+        "/** A query value as the REST routes take it (arrays repeat the parameter). */",
+        "export type QueryValue = string | number | boolean | readonly (string | number)[];",
+        "",
+    ]
+    defaults: dict[str, dict[str, object]] = {}
+    for name, command in served.items():
+        specs = command.specs("rest")
+        out.append(f"/** The query of GET /ctx-lab/api/{name} (ctx-lab {name}). */")
+        if not specs:
+            out.append(f"export type {query_name(name)} = Record<string, never>;")
+        else:
+            out.append(f"export interface {query_name(name)} {{")
+            for spec in specs:
+                optional = "" if spec.required_on("rest") else "?"
+                out.append(f"  /** {spec.help_text()} */")
+                out.append(f"  {spec.name}{optional}: {spec.typescript()};")
+            out.append("}")
+        out.append("")
+        found = {s.name: s.default_json() for s in specs if s.default_json() not in (None, [])}
+        if found:
+            defaults[name] = found
+    out.append("/** Each query's defaults, from the commands' signatures (never restated). */")
+    out.append("export const QUERY_DEFAULTS = " + json.dumps(defaults, indent=2) + " as const;")
+    limits = {
+        "max_pages": DEFAULT_MAX_PAGES,
+        "max_tokens": DEFAULT_MAX_TOKENS,
+        "max_chars": DEFAULT_MAX_CHARS,
+    }
+    out.append("/** A new paging quota's limits and a read chunk's size (ctx_lab.limits). */")
+    out.append("export const LIMIT_DEFAULTS = " + json.dumps(limits, indent=2) + " as const;")
+    out.append("/** The lab's settings and their defaults (labextension/schema/plugin.json). */")
+    out.append(
+        "export const SETTINGS_DEFAULTS = "
+        + json.dumps(settings_defaults(), indent=2)
+        + " as const;"
+    )
+    out.append("")
+    out.append("/** One typed method per REST route. */")
+    out.append("export interface CtxLabService {")
+    for name, command in served.items():
+        answer = " | ".join(interface_name(k) for k in command.payload_kinds())
+        query = query_name(name)
+        optional = "?" if not any(s.required_on("rest") for s in command.specs("rest")) else ""
+        out.append(f"  /** {command.help} */")
+        out.append(f"  {name}(query{optional}: {query}): Promise<{answer}>;")
+    out.append("}")
+    out.append("")
+    out.append("/** The commands served over REST, by route name. */")
+    out.append(f"export const ROUTES = {json.dumps(list(served))} as const;")
+    out.append("")
+    out.append("/** The service over a request function (the lab's is api.ts's requestAPI). */")
+    out.append("export function makeService(")
+    out.append(
+        "  request: <T>(route: string, query: Record<string, QueryValue | undefined>) => Promise<T>"
+    )
+    out.append("): CtxLabService {")
+    out.append("  return {")
+    for name, command in served.items():
+        answer = " | ".join(interface_name(k) for k in command.payload_kinds())
+        query = query_name(name)
+        out.append(
+            f"    {name}: (query: {query} = {{}} as {query}) =>"
+            f" request<{answer}>('{name}', {{ ...query }}),"
+        )
+    out.append("  };")
+    out.append("}")
+    return out
 
 
 if __name__ == "__main__":

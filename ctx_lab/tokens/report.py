@@ -48,6 +48,7 @@ class TokenReport(RichResult):
     counters: tuple[str, ...]
     unavailable: dict[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    exact: dict[str, bool] = field(default_factory=dict)
 
     payload_kind = "tokens"
 
@@ -57,11 +58,13 @@ class TokenReport(RichResult):
         return {name: sum(f.counts[name] for f in self.files) for name in self.counters}
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"files": [...], "total": {...}, "counters", "unavailable", "warnings"}``."""
+        """``{"files": [...], "total": {...}, "counters", "exact", "unavailable",
+        "warnings"}`` — ``exact`` says, per counter, whether its counts are exact."""
         return {
             "files": [f.to_dict() for f in self.files],
             "total": self.total,
             "counters": list(self.counters),
+            "exact": {name: self.exact.get(name, False) for name in self.counters},
             "unavailable": dict(self.unavailable),
             "warnings": list(self.warnings),
         }
@@ -74,6 +77,7 @@ class TokenReport(RichResult):
             tuple(data["counters"]),
             dict(data.get("unavailable", {})),
             tuple(data.get("warnings", ())),
+            dict(data.get("exact", {})),
         )
 
     def _rows(self) -> list[list[object]]:
@@ -166,7 +170,8 @@ def count_texts(
     files = tuple(
         FileCount(t.label, t.bytes, {n: columns[n][i] for n in names}) for i, t in enumerate(inputs)
     )
-    return TokenReport(files, names, unavailable, tuple(warnings))
+    exact = {c.name: bool(c.exact) for c in resolved if c.name in columns}
+    return TokenReport(files, names, unavailable, tuple(warnings), exact)
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,7 @@ export function el(
       continue;
     }
     node.appendChild(
-      typeof child === 'string' || typeof child === 'number'
-        ? document.createTextNode(String(child))
-        : child
+      typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child
     );
   }
   return node;
@@ -37,9 +35,7 @@ export function fmt(value: number | null | undefined, digits = 0): string {
   if (value === null || value === undefined || Number.isNaN(value)) {
     return '';
   }
-  return digits
-    ? value.toFixed(digits)
-    : Math.round(value).toLocaleString('en-US');
+  return digits ? value.toFixed(digits) : Math.round(value).toLocaleString('en-US');
 }
 
 /** A table whose columns sort when their header is clicked. */
@@ -78,7 +74,7 @@ export function sortableTable(
           el(
             'td',
             { class: typeof cell === 'number' ? 'ctx-num' : '' },
-            typeof cell === 'number' ? fmt(cell, Number.isInteger(cell) ? 0 : 2) : cell ?? ''
+            typeof cell === 'number' ? fmt(cell, Number.isInteger(cell) ? 0 : 2) : (cell ?? '')
           )
         );
       });
@@ -141,7 +137,11 @@ export function warningList(warnings: readonly string[] | undefined): HTMLElemen
     return null;
   }
   const label = `${items.length} warning${items.length === 1 ? '' : 's'}`;
-  const node = el('details', { class: 'ctx-warnings', open: items.length <= 3, 'data-ctx-warnings': items.length }, el('summary', { class: 'ctx-warn' }, label));
+  const node = el(
+    'details',
+    { class: 'ctx-warnings', open: items.length <= 3, 'data-ctx-warnings': items.length },
+    el('summary', { class: 'ctx-warn' }, label)
+  );
   const list = el('ul', {});
   items.forEach(w => list.appendChild(el('li', { class: 'ctx-warn', 'data-ctx-warning': '' }, w)));
   node.appendChild(list);

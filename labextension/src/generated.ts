@@ -67,6 +67,7 @@ export type BudgetPayload = {
   tokens_remaining: number;
   version: 1;
   severity: "ok" | "warn" | "bad";
+  budget_id?: string;
 };
 
 /** application/vnd.ctx-lab.build+json (version 1) */
@@ -258,7 +259,7 @@ export type EntriesPayload = {
   profile?: "design" | "ctx-0.8";
   rows_total?: number;
   offset?: number;
-  limit?: number;
+  limit?: number | null;
 };
 
 /** application/vnd.ctx-lab.history+json (version 1) */
@@ -591,6 +592,7 @@ export type TokensPayload = {
   counters: string[];
   unavailable: Record<string, string>;
   warnings: string[];
+  exact?: Record<string, boolean>;
 };
 
 /** application/vnd.ctx-lab.usage+json (version 1) */
@@ -630,4 +632,283 @@ export interface PayloadByKind {
   replay: ReplayPayload;
   tokens: TokensPayload;
   usage: UsagePayload;
+}
+
+/** A query value as the REST routes take it (arrays repeat the parameter). */
+export type QueryValue = string | number | boolean | readonly (string | number)[];
+
+/** The query of GET /ctx-lab/api/build (ctx-lab build). */
+export interface BuildQuery {
+  /** the task (exact, never compressed) */
+  task: string;
+  /** files, directories or glob patterns (under the root) */
+  paths?: string[];
+  /** a project (or .context/) to search for memory */
+  memory?: string;
+  /** boost the priority of files that match the task's words (up to +15) */
+  task_boost?: boolean;
+  /** token budget (default the project's) */
+  budget?: number;
+  /** use the model's effective input budget */
+  model?: string;
+  /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else chars/3) */
+  counter?: string;
+}
+
+/** The query of GET /ctx-lab/api/replay (ctx-lab replay). */
+export interface ReplayQuery {
+  /** recorded sessions (JSONL or JSON); several: a corpus */
+  file: string[];
+  /** replay on this model (repeatable) (default for one file: the models it was recorded with) */
+  model?: string[];
+  /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (each model's own tokenizer, or its stored calibration); `ctx-lab counters` lists them (default model) */
+  counter?: string;
+  /** newest messages always kept as originals (default 4) */
+  preserve_recent?: number;
+  /** output tokens reserved per call (default the model's maximum) */
+  output_limit?: number;
+  /** price input the provider would have cached at its cache price */
+  caching?: boolean;
+  /** where models' limits and prices come from (default builtin) */
+  registry?: string;
+  /** the file's format (auto: detected) (default auto) */
+  transcript_format?: 'auto' | 'claude-code' | 'codex' | 'gemini-cli' | 'openai-chat' | 'openai-responses' | 'anthropic-messages';
+}
+
+/** The query of GET /ctx-lab/api/models (ctx-lab models). */
+export interface ModelsQuery {
+  /** a model name; omit to list models */
+  name?: string;
+  /** builtin prefix table, the offline models.dev data, or an installed model source (default builtin) */
+  registry?: string;
+  /** tokens to reserve for output instead of the model's max output (default the model's max output) */
+  reserve?: number;
+}
+
+/** The query of GET /ctx-lab/api/packet (ctx-lab packet). */
+export interface PacketQuery {
+  /** project or .context/ directory (default the nearest .context/ at or above here; a server: its root) */
+  directory?: string;
+  /** use the example project shipped with ctx-lab (now pinned to its own date) */
+  example?: boolean;
+  /** token budget (default the project's) */
+  budget?: number;
+  /** use the model's effective input budget */
+  model?: string;
+  /** the current time (ISO 8601) that dates the packet and the entries' ages (default now) */
+  now?: string;
+  /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else bytes/4) */
+  counter?: string;
+  /** score entries against TEXT's keywords instead of the included tasks' */
+  focus?: string;
+  /** relevance rule: auto (keywords unless they rank most entries alike, then bm25), keywords (matched keywords / 3) or bm25 (default auto) */
+  relevance?: 'auto' | 'keywords' | 'bm25';
+  /** include steering file NAME whatever its inclusion (repeatable) */
+  steering?: string[];
+  /** design (the design doc's packet) or ctx-0.8 (what ctx agent 0.8.1 sends, bugs included) (default design) */
+  profile?: 'design' | 'ctx-0.8';
+  /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
+  registry?: string;
+  /** ctx-0.8: the .context/ directory printed and counted in the read order (default its absolute path; a server: the path relative to its root) */
+  display_dir?: string;
+  /** answer how the design packet and PROFILE's differ, item by item, with the rule why */
+  compare?: 'ctx-0.8';
+}
+
+/** The query of GET /ctx-lab/api/entries (ctx-lab entries). */
+export interface EntriesQuery {
+  /** project or .context/ directory (default the nearest .context/ at or above here; a server: its root) */
+  directory?: string;
+  /** use the example project shipped with ctx-lab (now pinned to its own date) */
+  example?: boolean;
+  /** token budget (default the project's) */
+  budget?: number;
+  /** use the model's effective input budget */
+  model?: string;
+  /** the current time (ISO 8601) that dates the packet and the entries' ages (default now) */
+  now?: string;
+  /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else bytes/4) */
+  counter?: string;
+  /** score entries against TEXT's keywords instead of the included tasks' */
+  focus?: string;
+  /** relevance rule: auto (keywords unless they rank most entries alike, then bm25), keywords (matched keywords / 3) or bm25 (default auto) */
+  relevance?: 'auto' | 'keywords' | 'bm25';
+  /** include steering file NAME whatever its inclusion (repeatable) */
+  steering?: string[];
+  /** design (the design doc's packet) or ctx-0.8 (what ctx agent 0.8.1 sends, bugs included) (default design) */
+  profile?: 'design' | 'ctx-0.8';
+  /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
+  registry?: string;
+  /** ctx-0.8: the .context/ directory printed and counted in the read order (default its absolute path; a server: the path relative to its root) */
+  display_dir?: string;
+  /** the first row shown (0-based) (default 0) */
+  offset?: number;
+  /** rows shown (default all) */
+  limit?: number;
+}
+
+/** The query of GET /ctx-lab/api/context (ctx-lab context). */
+export interface ContextQuery {
+  /** where to start (default .) */
+  directory?: string;
+}
+
+/** The query of GET /ctx-lab/api/page (ctx-lab page). */
+export interface PageQuery {
+  /** a path under the root, or a URI (file:, http(s)) */
+  artifact_id: string;
+  /** line range, 1-based inclusive: A-B, A- (to the end) or A (default all) */
+  lines?: string;
+  /** first line (1-based) (default 1) */
+  start_line?: number;
+  /** last line (inclusive); 0 means to the end (default 0) */
+  end_line?: number;
+  /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else bytes/4) */
+  counter?: string;
+  /** count with this model's own tokenizer */
+  model?: string;
+  /** the budget_id of an earlier page result: spend from that quota (default a new quota) */
+  budget_id?: string;
+  /** page quota of a new budget (default 10) */
+  max_pages?: number;
+  /** token quota of a new budget (default 8000) */
+  max_tokens?: number;
+  /** a person reading: no quota is charged or kept */
+  browse?: boolean;
+}
+
+/** The query of GET /ctx-lab/api/budget (ctx-lab budget). */
+export interface BudgetQuery {
+  /** the budget_id of an earlier page result: spend from that quota (default a new quota) */
+  budget_id?: string;
+  /** raise the page quota of budget_id to N (never lowers it; what was used is kept) */
+  max_pages?: number;
+  /** raise the token quota of budget_id to N (never lowers it; what was used is kept) */
+  max_tokens?: number;
+}
+
+/** The query of GET /ctx-lab/api/read (ctx-lab read). */
+export interface ReadQuery {
+  /** a path, file: URI, or http(s) URL */
+  uri: string;
+  /** the next_cursor of the previous result, to continue reading */
+  cursor?: string;
+  /** characters per chunk (default 8000) */
+  max_chars?: number;
+}
+
+/** The query of GET /ctx-lab/api/tokens (ctx-lab tokens). */
+export interface TokensQuery {
+  /** files to count; '-' is standard input */
+  paths?: string[];
+  /** the text to count (the CLI reads it from standard input, %%ctx from the cell) */
+  text?: string;
+  /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one or 'all', or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else cl100k) */
+  counter?: string;
+  /** count with this model's own tokenizer */
+  model?: string;
+}
+
+/** The query of GET /ctx-lab/api/counters (ctx-lab counters). */
+export type CountersQuery = Record<string, never>;
+
+/** Each query's defaults, from the commands' signatures (never restated). */
+export const QUERY_DEFAULTS = {
+  "build": {
+    "task_boost": true
+  },
+  "replay": {
+    "preserve_recent": 4,
+    "caching": true,
+    "transcript_format": "auto"
+  },
+  "models": {
+    "registry": "builtin"
+  },
+  "packet": {
+    "example": false,
+    "relevance": "auto",
+    "profile": "design"
+  },
+  "entries": {
+    "example": false,
+    "relevance": "auto",
+    "profile": "design",
+    "offset": 0
+  },
+  "context": {
+    "directory": "."
+  },
+  "page": {
+    "start_line": 1,
+    "end_line": 0,
+    "browse": false
+  },
+  "read": {
+    "max_chars": 8000
+  }
+} as const;
+/** A new paging quota's limits and a read chunk's size (ctx_lab.limits). */
+export const LIMIT_DEFAULTS = {
+  "max_pages": 10,
+  "max_tokens": 8000,
+  "max_chars": 8000
+} as const;
+/** The lab's settings and their defaults (labextension/schema/plugin.json). */
+export const SETTINGS_DEFAULTS = {
+  "budget": 2000,
+  "counter": "",
+  "profile": "design",
+  "linesPerPage": 40,
+  "pagerMaxPages": 10,
+  "pagerMaxTokens": 8000,
+  "pollSeconds": 4
+} as const;
+
+/** One typed method per REST route. */
+export interface CtxLabService {
+  /** build a prompt from a task, files and memory within a token budget */
+  build(query: BuildQuery): Promise<BuildPayload>;
+  /** replay a recorded agent session against models: context, summarization, cost per call */
+  replay(query: ReplayQuery): Promise<ReplayPayload | CorpusPayload>;
+  /** show a model's context window, output limit, input budget and prices */
+  models(query?: ModelsQuery): Promise<ModelPayload | ModelsPayload>;
+  /** assemble a budgeted context packet from a project's .context/ */
+  packet(query?: PacketQuery): Promise<PacketPayload | ProfilesPayload>;
+  /** show the scored entries of a packet: what was kept, summarized or left out, and why */
+  entries(query?: EntriesQuery): Promise<EntriesPayload>;
+  /** find the nearest .context/ at or above a directory, with a signature of its files */
+  context(query?: ContextQuery): Promise<ContextPayload>;
+  /** fetch a line range of a file or URI under a page and token quota */
+  page(query: PageQuery): Promise<PagePayload>;
+  /** show a paging budget: limits, used, remaining */
+  budget(query?: BudgetQuery): Promise<BudgetPayload>;
+  /** read a file, web page or PDF one chunk at a time (opaque cursor) */
+  read(query: ReadQuery): Promise<ReadPayload>;
+  /** count tokens of files, stdin or a cell with one or all counters */
+  tokens(query?: TokensQuery): Promise<TokensPayload>;
+  /** list the token counters (built in and installed plugins) and whether each works here */
+  counters(query?: CountersQuery): Promise<CountersPayload>;
+}
+
+/** The commands served over REST, by route name. */
+export const ROUTES = ["build", "replay", "models", "packet", "entries", "context", "page", "budget", "read", "tokens", "counters"] as const;
+
+/** The service over a request function (the lab's is api.ts's requestAPI). */
+export function makeService(
+  request: <T>(route: string, query: Record<string, QueryValue | undefined>) => Promise<T>
+): CtxLabService {
+  return {
+    build: (query: BuildQuery = {} as BuildQuery) => request<BuildPayload>('build', { ...query }),
+    replay: (query: ReplayQuery = {} as ReplayQuery) => request<ReplayPayload | CorpusPayload>('replay', { ...query }),
+    models: (query: ModelsQuery = {} as ModelsQuery) => request<ModelPayload | ModelsPayload>('models', { ...query }),
+    packet: (query: PacketQuery = {} as PacketQuery) => request<PacketPayload | ProfilesPayload>('packet', { ...query }),
+    entries: (query: EntriesQuery = {} as EntriesQuery) => request<EntriesPayload>('entries', { ...query }),
+    context: (query: ContextQuery = {} as ContextQuery) => request<ContextPayload>('context', { ...query }),
+    page: (query: PageQuery = {} as PageQuery) => request<PagePayload>('page', { ...query }),
+    budget: (query: BudgetQuery = {} as BudgetQuery) => request<BudgetPayload>('budget', { ...query }),
+    read: (query: ReadQuery = {} as ReadQuery) => request<ReadPayload>('read', { ...query }),
+    tokens: (query: TokensQuery = {} as TokensQuery) => request<TokensPayload>('tokens', { ...query }),
+    counters: (query: CountersQuery = {} as CountersQuery) => request<CountersPayload>('counters', { ...query }),
+  };
 }

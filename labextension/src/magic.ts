@@ -18,15 +18,14 @@ export function magicArgument(value: string): string {
 
 // Characters that end a line for Python or IPython: a name holding one cannot be written
 // on a `%ctx` line (the rest of the name would run as the next line of code).
+// eslint-disable-next-line no-control-regex -- these control characters are what it finds
 const LINE_BREAK = /[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
+// eslint-disable-next-line no-control-regex -- escaping control characters is its purpose
 const UNSAFE_IN_LITERAL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
 /** ``text`` as a Python string literal on one line (every control or separator escaped). */
 function pythonString(text: string): string {
-  return JSON.stringify(text).replace(
-    UNSAFE_IN_LITERAL,
-    c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
-  );
+  return JSON.stringify(text).replace(UNSAFE_IN_LITERAL, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** `%ctx <command> --flag value … -- positional…` with every value quoted. A value holding a

@@ -6,6 +6,7 @@ import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
 import { warningList } from './dom';
+import { AnyPayload } from './generated';
 import { KINDS, PAYLOAD_VERSION, RENDERERS, mimeType } from './renderers';
 
 export class CtxRenderer extends Widget implements IRenderMime.IRenderer {
@@ -19,10 +20,10 @@ export class CtxRenderer extends Widget implements IRenderMime.IRenderer {
   }
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    const payload = model.data[this.options.mimeType] as Record<string, any> | undefined;
+    const payload = model.data[this.options.mimeType] as AnyPayload | undefined;
     this.node.textContent = '';
     delete this.node.dataset.ctxFallback;
-    const render = (RENDERERS as Record<string, (p: any) => HTMLElement>)[this.kind];
+    const render = (RENDERERS as Record<string, ((p: AnyPayload) => HTMLElement) | undefined>)[this.kind];
     if (!payload || payload.version !== PAYLOAD_VERSION || !render) {
       const html = model.data['text/html'];
       this.node.dataset.ctxFallback = 'html';
@@ -34,7 +35,8 @@ export class CtxRenderer extends Widget implements IRenderMime.IRenderer {
       return;
     }
     this.node.appendChild(render(payload));
-    const warnings = warningList(Array.isArray(payload.warnings) ? payload.warnings : []);
+    const listed = 'warnings' in payload && Array.isArray(payload.warnings) ? (payload.warnings as string[]) : [];
+    const warnings = warningList(listed);
     if (warnings) {
       this.node.appendChild(warnings);
     }

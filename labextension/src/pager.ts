@@ -12,15 +12,53 @@
  */
 import { Widget } from '@lumino/widgets';
 
-import { api } from './api';
+import { ctxlab } from './api';
 import { el, fmt, meter } from './dom';
+import { PagePayload, ReadPayload, SETTINGS_DEFAULTS } from './generated';
 import { lineView } from './renderers';
 
 /** Files the pager is not offered for: they have no text to read. */
 export const BINARY_EXTENSIONS = new Set([
-  'png', 'jpg', 'jpeg', 'gif', 'webp', 'ico', 'bmp', 'tif', 'tiff', 'zip', 'gz', 'tgz', 'bz2',
-  'xz', '7z', 'tar', 'whl', 'jar', 'so', 'dll', 'dylib', 'exe', 'bin', 'o', 'a', 'pyc', 'class',
-  'woff', 'woff2', 'ttf', 'otf', 'mp3', 'mp4', 'wav', 'ogg', 'avi', 'mov', 'sqlite', 'db', 'parquet'
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'webp',
+  'ico',
+  'bmp',
+  'tif',
+  'tiff',
+  'zip',
+  'gz',
+  'tgz',
+  'bz2',
+  'xz',
+  '7z',
+  'tar',
+  'whl',
+  'jar',
+  'so',
+  'dll',
+  'dylib',
+  'exe',
+  'bin',
+  'o',
+  'a',
+  'pyc',
+  'class',
+  'woff',
+  'woff2',
+  'ttf',
+  'otf',
+  'mp3',
+  'mp4',
+  'wav',
+  'ogg',
+  'avi',
+  'mov',
+  'sqlite',
+  'db',
+  'parquet'
 ]);
 const READER_EXTENSIONS = new Set(['pdf', 'html', 'htm']);
 
@@ -35,34 +73,57 @@ export interface PagerOptions {
   maxTokens: number;
 }
 
-type Payload = Record<string, any>;
+type Budget = NonNullable<PagePayload['budget']>;
 
 export class PagerView extends Widget {
   start = 1;
   mode: 'browse' | 'agent' = 'browse';
   readonly reader: boolean;
   private budgetId = PagerView.newId();
-  private readonly history = new Map<string, Payload>(); // agent pages already fetched
+  private readonly history = new Map<string, PagePayload>(); // agent pages already fetched
   private readonly cursors: (string | undefined)[] = [undefined]; // reader: chunk starts
   private chunk = 0;
-  private last: Payload | null = null;
-  private latestBudget: Payload | null = null; // the quota as it stands (history pages are older)
+  private last: PagePayload | null = null;
+  private lastChunk: ReadPayload | null = null;
+  private latestBudget: Budget | null = null; // the quota as it stands (history pages are older)
   private queue: Promise<void> = Promise.resolve(); // moves run one after another, in order
   private readonly body = el('div', { class: 'ctx-pager-body', tabindex: 0, 'data-ctx-pager-body': '' });
   private readonly info = el('div', { class: 'ctx-head', 'data-ctx-pager-info': '' });
   private readonly position = el('div', { class: 'ctx-pager-position', 'data-ctx-pager-position': '' });
   private readonly quota = el('div', { 'data-ctx-pager-quota': '' });
-  private readonly prev = el('button', { class: 'jp-mod-styled', 'data-ctx-pager-prev': '' }, '◀ previous') as HTMLButtonElement;
-  private readonly next = el('button', { class: 'jp-mod-styled', 'data-ctx-pager-next': '' }, 'next ▶') as HTMLButtonElement;
+  private readonly prev = el(
+    'button',
+    { class: 'jp-mod-styled', 'data-ctx-pager-prev': '' },
+    '◀ previous'
+  ) as HTMLButtonElement;
+  private readonly next = el(
+    'button',
+    { class: 'jp-mod-styled', 'data-ctx-pager-next': '' },
+    'next ▶'
+  ) as HTMLButtonElement;
   private readonly modeSelect = el(
     'select',
     { 'data-ctx-pager-mode': '', title: 'browse: read freely · agent: the paging quota applies' },
     el('option', { value: 'browse' }, 'browse'),
     el('option', { value: 'agent' }, 'agent (quota)')
   ) as HTMLSelectElement;
-  private readonly goto = el('input', { type: 'number', min: 1, placeholder: 'line', 'data-ctx-pager-goto': '', style: 'width:6em' }) as HTMLInputElement;
-  private readonly reset = el('button', { class: 'jp-mod-styled', 'data-ctx-pager-reset': '' }, 'reset quota') as HTMLButtonElement;
-  private readonly raise = el('button', { class: 'jp-mod-styled', 'data-ctx-pager-raise': '' }, 'raise limits') as HTMLButtonElement;
+  private readonly goto = el('input', {
+    type: 'number',
+    min: 1,
+    placeholder: 'line',
+    'data-ctx-pager-goto': '',
+    style: 'width:6em'
+  }) as HTMLInputElement;
+  private readonly reset = el(
+    'button',
+    { class: 'jp-mod-styled', 'data-ctx-pager-reset': '' },
+    'reset quota'
+  ) as HTMLButtonElement;
+  private readonly raise = el(
+    'button',
+    { class: 'jp-mod-styled', 'data-ctx-pager-raise': '' },
+    'raise limits'
+  ) as HTMLButtonElement;
 
   static newId(): string {
     return `pager-${Date.now()}-${Math.random().toString(16).slice(2)}`;
@@ -70,7 +131,11 @@ export class PagerView extends Widget {
 
   constructor(
     readonly path: string,
-    readonly options: PagerOptions = { linesPerPage: 40, maxPages: 10, maxTokens: 8000 }
+    readonly options: PagerOptions = {
+      linesPerPage: SETTINGS_DEFAULTS.linesPerPage,
+      maxPages: SETTINGS_DEFAULTS.pagerMaxPages,
+      maxTokens: SETTINGS_DEFAULTS.pagerMaxTokens
+    }
   ) {
     super();
     this.addClass('ctx-lab');
@@ -158,14 +223,14 @@ export class PagerView extends Widget {
 
   async following(): Promise<void> {
     if (this.reader) {
-      if (this.last?.next_cursor) {
+      if (this.lastChunk?.next_cursor) {
         await this.showChunk(this.chunk + 1);
       }
       return;
     }
     const p = this.last;
     if (p && p.end_line < p.total_lines) {
-      await this.showLines(p.truncated ? p.next_start_line : p.end_line + 1);
+      await this.showLines(p.truncated && p.next_start_line ? p.next_start_line : p.end_line + 1);
     }
   }
 
@@ -182,10 +247,10 @@ export class PagerView extends Widget {
     if (!budget) {
       return;
     }
-    await api('budget', {
+    await ctxlab.budget({
       budget_id: this.budgetId,
-      'max-pages': budget.max_pages * 2,
-      'max-tokens': budget.max_tokens * 2
+      max_pages: budget.max_pages * 2,
+      max_tokens: budget.max_tokens * 2
     });
     this.history.clear();
     await this.showLines(this.start);
@@ -202,16 +267,16 @@ export class PagerView extends Widget {
     try {
       const kept = this.mode === 'agent' ? this.history.get(key) : undefined;
       const again = kept !== undefined;
-      let page: Payload;
+      let page: PagePayload;
       if (kept) {
         page = kept;
       } else {
-        page = await api('page', {
-          id: this.path,
+        page = await ctxlab.page({
+          artifact_id: this.path,
           lines,
           ...(this.mode === 'agent'
-            ? { budget_id: this.budgetId, 'max-pages': this.options.maxPages, 'max-tokens': this.options.maxTokens }
-            : { mode: 'browse' })
+            ? { budget_id: this.budgetId, max_pages: this.options.maxPages, max_tokens: this.options.maxTokens }
+            : { browse: true })
         });
         if (this.mode === 'agent') {
           this.history.set(key, page);
@@ -228,11 +293,13 @@ export class PagerView extends Widget {
     }
   }
 
-  private renderPage(page: Payload, again: boolean): void {
+  private renderPage(page: PagePayload, again: boolean): void {
     this.info.removeAttribute('data-ctx-pager-error');
     this.info.textContent = `${page.artifact_id}: lines ${page.start_line}–${page.end_line} of ${fmt(page.total_lines)} · this page ${fmt(page.tokens)} tokens (${page.counter})`;
     if (again) {
-      this.info.append(el('span', { class: 'ctx-muted', 'data-ctx-pager-again': '' }, ' · shown again from this view, not charged'));
+      this.info.append(
+        el('span', { class: 'ctx-muted', 'data-ctx-pager-again': '' }, ' · shown again from this view, not charged')
+      );
     }
     const total = Math.max(page.total_lines, 1);
     const bar = el('div', { class: 'ctx-pager-position-fill' });
@@ -242,8 +309,8 @@ export class PagerView extends Widget {
     this.position.append(bar);
     this.position.title = `lines ${page.start_line}–${page.end_line} of ${page.total_lines}`;
     this.quota.textContent = '';
-    if (this.mode === 'agent' && (this.latestBudget ?? page.budget)) {
-      const b = this.latestBudget ?? page.budget;
+    const b = this.latestBudget ?? page.budget;
+    if (this.mode === 'agent' && b) {
       const pages = b.pages_used / Math.max(b.max_pages, 1);
       const tokens = b.tokens_used / Math.max(b.max_tokens, 1);
       const binding = pages >= tokens ? 'pages' : 'tokens';
@@ -253,7 +320,7 @@ export class PagerView extends Widget {
           : `${fmt(b.tokens_used)} of ${fmt(b.max_tokens)} tokens (the binding limit) · ${b.pages_used} of ${b.max_pages} pages`;
       const used = binding === 'pages' ? b.pages_used : b.tokens_used;
       const limit = binding === 'pages' ? b.max_pages : b.max_tokens;
-      this.quota.append(meter(used, limit, label, b.severity));
+      this.quota.append(meter(used, limit, label, b.severity ?? 'ok'));
       this.quota.dataset.ctxBinding = binding;
     }
     this.body.textContent = '';
@@ -265,12 +332,12 @@ export class PagerView extends Widget {
   /** Reader chunks (PDF, HTML): cursor by cursor, earlier ones kept for "previous". */
   async showChunk(index: number): Promise<void> {
     try {
-      const chunk = await api('read', { uri: this.path, cursor: this.cursors[index] });
+      const chunk = await ctxlab.read({ uri: this.path, cursor: this.cursors[index] });
       if (chunk.next_cursor && this.cursors.length === index + 1) {
         this.cursors.push(chunk.next_cursor);
       }
       this.chunk = index;
-      this.last = chunk;
+      this.lastChunk = chunk;
       this.info.removeAttribute('data-ctx-pager-error');
       const pages = chunk.page_info ? ` · ${JSON.stringify(chunk.page_info)}` : '';
       this.info.textContent = `${this.path}: chunk ${index + 1}${chunk.truncated ? '' : ' (the last)'}${pages}`;

@@ -58,11 +58,14 @@ export const KINDS = [
   'corpus'
 ];
 
-type Payload = Record<string, any>;
+type LedgerRow = PacketPayload['ledger'][number] | EntriesPayload['rows'][number];
+type Allocation = PacketPayload['allocation'];
+type ModelRow = ModelPayload | ModelsPayload['models'][number];
+type Budget = BudgetPayload | NonNullable<PagePayload['budget']>;
+type Position = NonNullable<ReadPayload['position']>;
+type Usage = UsagePayload | HistoryPayload['usage'];
 
-
-
-export function allocationBar(rows: Payload[], budget: number, used: number): HTMLElement {
+export function allocationBar(rows: Allocation, budget: number, used: number): HTMLElement {
   const total = Math.max(budget, used, 1);
   const track = el('div', { class: 'ctx-alloc', 'data-ctx-allocation': '' });
   for (const row of rows) {
@@ -93,7 +96,7 @@ export function allocationBar(rows: Payload[], budget: number, used: number): HT
 }
 
 /** The ledger; source and warnings columns appear when some row has them. */
-function ledgerTable(rows: Payload[]): HTMLElement {
+function ledgerTable(rows: readonly LedgerRow[]): HTMLElement {
   const themed = rows.some(r => typeof r.source === 'string' && r.source.split('/').length > 2);
   const warned = rows.some(r => (r.warnings ?? []).length > 0);
   const ruled = rows.some(r => typeof r.rule === 'string' && r.rule);
@@ -110,7 +113,15 @@ function ledgerTable(rows: Payload[]): HTMLElement {
   return sortableTable(
     headers,
     rows.map(r => {
-      const cells: (string | number)[] = [r.section, r.title, r.date ?? '', r.score === null || r.score === undefined ? '' : Number(r.score).toFixed(2), r.tokens, r.action, r.reason];
+      const cells: (string | number)[] = [
+        r.section,
+        r.title,
+        r.date ?? '',
+        r.score === null || r.score === undefined ? '' : Number(r.score).toFixed(2),
+        r.tokens,
+        r.action,
+        r.reason
+      ];
       if (ruled) {
         cells.push(r.rule ?? '');
       }
@@ -144,13 +155,25 @@ function renderPacket(p: PacketPayload): HTMLElement {
     p.over_budget ? el('span', { class: 'ctx-bad', 'data-ctx-over-budget': '' }, ' over budget: tier 1 only') : null,
     p.est_cost_usd !== undefined ? ` · ~$${Number(p.est_cost_usd).toFixed(4)}` : null,
     p.focus ? el('span', { class: 'ctx-muted', 'data-ctx-focus': '' }, ` · focus “${p.focus}”`) : null,
-    p.profile && p.profile !== 'design' ? el('span', { class: 'ctx-muted', 'data-ctx-profile': p.profile }, ` · profile ${p.profile}`) : null,
-    p.overshoot ? el('span', { class: 'ctx-bad', 'data-ctx-overshoot': p.overshoot }, ` over budget by ${fmt(p.overshoot)} tokens`) : null,
+    p.profile && p.profile !== 'design'
+      ? el('span', { class: 'ctx-muted', 'data-ctx-profile': p.profile }, ` · profile ${p.profile}`)
+      : null,
+    p.overshoot
+      ? el(
+          'span',
+          { class: 'ctx-bad', 'data-ctx-overshoot': p.overshoot },
+          ` over budget by ${fmt(p.overshoot)} tokens`
+        )
+      : null,
     p.relevance && p.relevance !== 'keywords'
-      ? el('span', { class: 'ctx-muted', 'data-ctx-relevance-rule': p.relevance, title: p.relevance_reason || '' }, ` · relevance ${p.relevance}`)
+      ? el(
+          'span',
+          { class: 'ctx-muted', 'data-ctx-relevance-rule': p.relevance, title: p.relevance_reason || '' },
+          ` · relevance ${p.relevance}`
+        )
       : null
   );
-  const entries = (items: Payload[]): HTMLElement[] =>
+  const entries = (items: PacketPayload['decisions']): HTMLElement[] =>
     items.map(e =>
       details(`${e.title} (${e.date ?? 'undated'}, score ${Number(e.score).toFixed(2)})`, false, el('pre', {}, e.text))
     );
@@ -158,7 +181,11 @@ function renderPacket(p: PacketPayload): HTMLElement {
   const sections: [string, HTMLElement | HTMLElement[], number][] = [
     [SECTION_LABELS.read_order, list(p.read_order ?? [], true), (p.read_order ?? []).length],
     [SECTION_LABELS.constitution, list(p.constitution ?? []), (p.constitution ?? []).length],
-    [SECTION_LABELS.tasks, list((p.tasks ?? []).map((t: string) => t.replace(/^(\s*)- \[ \] /, '$1☐ '))), (p.tasks ?? []).length],
+    [
+      SECTION_LABELS.tasks,
+      list((p.tasks ?? []).map((t: string) => t.replace(/^(\s*)- \[ \] /, '$1☐ '))),
+      (p.tasks ?? []).length
+    ],
     [SECTION_LABELS.conventions, list(p.conventions ?? []), (p.conventions ?? []).length],
     [
       SECTION_LABELS.steering,
@@ -167,14 +194,21 @@ function renderPacket(p: PacketPayload): HTMLElement {
     ],
     [SECTION_LABELS.decisions, entries(p.decisions ?? []), (p.decisions ?? []).length],
     [SECTION_LABELS.learnings, entries(p.learnings ?? []), (p.learnings ?? []).length],
-    [SECTION_LABELS.also_noted, list((p.summaries ?? []).map((s: Payload) => `${s.title} (${s.section})`)), (p.summaries ?? []).length]
+    [
+      SECTION_LABELS.also_noted,
+      list((p.summaries ?? []).map(s => `${s.title} (${s.section})`)),
+      (p.summaries ?? []).length
+    ]
   ];
   const body = el('div', { class: 'ctx-sections' });
   for (const [title, content, count] of sections) {
     if (title === SECTION_LABELS.steering && !count) {
       continue;
     }
-    const block = details(`${title} (${count})`, title !== SECTION_LABELS.decisions && title !== SECTION_LABELS.learnings);
+    const block = details(
+      `${title} (${count})`,
+      title !== SECTION_LABELS.decisions && title !== SECTION_LABELS.learnings
+    );
     block.setAttribute('data-ctx-section', title);
     (Array.isArray(content) ? content : [content]).forEach(c => block.appendChild(c));
     body.appendChild(block);
@@ -205,9 +239,9 @@ function renderEntries(p: EntriesPayload): HTMLElement {
 
 function renderTokens(p: TokensPayload): HTMLElement {
   const counters: string[] = p.counters ?? [];
-  const rows = (p.files ?? []).map((f: Payload) => [f.path, f.bytes, ...counters.map(c => f.counts[c])]);
+  const rows = (p.files ?? []).map(f => [f.path, f.bytes, ...counters.map(c => f.counts[c])]);
   if ((p.files ?? []).length !== 1) {
-    rows.push(['total', (p.files ?? []).reduce((s: number, f: Payload) => s + f.bytes, 0), ...counters.map(c => p.total[c])]);
+    rows.push(['total', (p.files ?? []).reduce((s: number, f) => s + f.bytes, 0), ...counters.map(c => p.total[c])]);
   }
   const missing = Object.entries(p.unavailable ?? {}).map(([name, why]) =>
     el('div', { class: 'ctx-muted', 'data-ctx-unavailable': name }, `${name}: unavailable — ${why}`)
@@ -215,7 +249,7 @@ function renderTokens(p: TokensPayload): HTMLElement {
   return el('div', { 'data-ctx-tokens': '' }, sortableTable(['path', 'bytes', ...counters], rows), ...missing);
 }
 
-function modelRow(m: Payload): (string | number)[] {
+function modelRow(m: ModelRow): (string | number)[] {
   return [
     m.model,
     m.context_window,
@@ -234,30 +268,46 @@ function renderModel(p: ModelPayload): HTMLElement {
   return el(
     'div',
     { 'data-ctx-model': p.model },
-    el('div', { class: 'ctx-head' }, `${p.model}: `, el('b', { 'data-ctx-budget': '' }, fmt(p.effective_input_budget)), ' input tokens'),
+    el(
+      'div',
+      { class: 'ctx-head' },
+      `${p.model}: `,
+      el('b', { 'data-ctx-budget': '' }, fmt(p.effective_input_budget)),
+      ' input tokens'
+    ),
     sortableTable(MODEL_HEADERS, [modelRow(p)])
   );
 }
 
 function renderModels(p: ModelsPayload): HTMLElement {
-  return el('div', {}, el('div', { class: 'ctx-head' }, `${(p.models ?? []).length} models (${p.registry})`), sortableTable(MODEL_HEADERS, (p.models ?? []).map(modelRow)));
+  return el(
+    'div',
+    {},
+    el('div', { class: 'ctx-head' }, `${(p.models ?? []).length} models (${p.registry})`),
+    sortableTable(MODEL_HEADERS, (p.models ?? []).map(modelRow))
+  );
 }
 
 function renderDoctor(p: DoctorPayload): HTMLElement {
   return sortableTable(
     ['', 'check', 'found', 'fix'],
-    (p.checks ?? []).map((c: Payload) => [c.ok ? '✔' : '✘', c.name, c.detail, c.ok ? '' : c.fix])
+    (p.checks ?? []).map(c => [c.ok ? '✔' : '✘', c.name, c.detail, c.ok ? '' : c.fix])
   );
 }
 
-function budgetView(b: Payload | null | undefined): HTMLElement | null {
+function budgetView(b: Budget | null | undefined): HTMLElement | null {
   if (!b) {
     return null;
   }
   return el(
     'div',
     { 'data-ctx-budget-view': '' },
-    meter(b.tokens_used, b.max_tokens, `${fmt(b.tokens_remaining)} tokens, ${b.pages_remaining} pages left`, b.severity)
+    meter(
+      b.tokens_used,
+      b.max_tokens,
+      `${fmt(b.tokens_remaining)} tokens, ${b.pages_remaining} pages left`,
+      b.severity ?? 'ok'
+    )
   );
 }
 
@@ -266,11 +316,14 @@ function renderBudget(p: BudgetPayload): HTMLElement {
     'div',
     {},
     budgetView(p),
-    sortableTable(['', 'pages', 'tokens'], [
-      ['max', p.max_pages, p.max_tokens],
-      ['used', p.pages_used, p.tokens_used],
-      ['remaining', p.pages_remaining, p.tokens_remaining]
-    ])
+    sortableTable(
+      ['', 'pages', 'tokens'],
+      [
+        ['max', p.max_pages, p.max_tokens],
+        ['used', p.pages_used, p.tokens_used],
+        ['remaining', p.pages_remaining, p.tokens_remaining]
+      ]
+    )
   );
 }
 
@@ -293,19 +346,27 @@ function renderPage(p: PagePayload): HTMLElement {
       'div',
       { class: 'ctx-head', 'data-ctx-page': p.artifact_id },
       `${p.artifact_id} — lines ${p.start_line}–${p.end_line} of ${p.total_lines} (${p.tokens} tokens)`,
-      p.truncated ? el('span', { class: 'ctx-warn', 'data-ctx-truncated': '' }, ` cut by the quota; continue at line ${p.next_start_line}`) : null
+      p.truncated
+        ? el(
+            'span',
+            { class: 'ctx-warn', 'data-ctx-truncated': '' },
+            ` cut by the quota; continue at line ${p.next_start_line}`
+          )
+        : null
     ),
     budgetView(p.budget),
     lineView(p.content ?? '', p.start_line)
   );
 }
 
-function position(pos: Payload): HTMLElement {
+function position(pos: Position): HTMLElement {
   const bar = el('div', { class: 'ctx-position', 'data-ctx-position': '' });
-  if (pos && pos.total) {
+  const total = Number(pos?.total ?? 0);
+  if (total) {
+    const start = Number(pos.start ?? 0);
     const mark = el('div', { class: 'ctx-position-mark' });
-    mark.style.left = `${((pos.start / pos.total) * 100).toFixed(1)}%`;
-    mark.style.width = `${Math.max(((pos.end - pos.start) / pos.total) * 100, 1).toFixed(1)}%`;
+    mark.style.left = `${((start / total) * 100).toFixed(1)}%`;
+    mark.style.width = `${Math.max(((Number(pos.end ?? start) - start) / total) * 100, 1).toFixed(1)}%`;
     bar.appendChild(mark);
   }
   return bar;
@@ -320,15 +381,26 @@ function renderRead(p: ReadPayload): HTMLElement {
   return el(
     'div',
     {},
-    el('div', { class: 'ctx-head', 'data-ctx-read': p.kind }, `${p.uri} · ${p.kind} · ${p.content_type} · ${info}`, p.truncated ? ' · more follows' : ' · end'),
+    el(
+      'div',
+      { class: 'ctx-head', 'data-ctx-read': p.kind },
+      `${p.uri} · ${p.kind} · ${p.content_type} · ${info}`,
+      p.truncated ? ' · more follows' : ' · end'
+    ),
     position(p.position),
-    p.cursor_reset ? el('div', { class: 'ctx-warn', 'data-ctx-cursor-reset': '' }, `restarted from the beginning: ${p.cursor_reason}`) : null,
+    p.cursor_reset
+      ? el(
+          'div',
+          { class: 'ctx-warn', 'data-ctx-cursor-reset': '' },
+          `restarted from the beginning: ${p.cursor_reason}`
+        )
+      : null,
     el('pre', {}, p.content ?? '')
   );
 }
 
 function renderBuild(p: BuildPayload): HTMLElement {
-  const rows = (p.blocks ?? []).map((b: Payload) => [
+  const rows = (p.blocks ?? []).map(b => [
     b.block,
     b.priority,
     b.policy_initial === b.policy_final ? b.policy_final : `${b.policy_initial} → ${b.policy_final}`,
@@ -340,9 +412,15 @@ function renderBuild(p: BuildPayload): HTMLElement {
   return el(
     'div',
     {},
-    el('div', { class: 'ctx-head', 'data-ctx-build': '' }, `Built prompt: ${fmt(p.tokens)} / ${fmt(p.budget)} tokens (${p.counter})`),
+    el(
+      'div',
+      { class: 'ctx-head', 'data-ctx-build': '' },
+      `Built prompt: ${fmt(p.tokens)} / ${fmt(p.budget)} tokens (${p.counter})`
+    ),
     meter(p.tokens, p.budget, `${fmt(p.tokens)} of ${fmt(p.budget)}`, p.severity),
-    sortableTable(['block', 'priority', 'policy', 'before', 'after', 'saved', 'action'], rows, { 'data-ctx-blocks': '' }),
+    sortableTable(['block', 'priority', 'policy', 'before', 'after', 'saved', 'action'], rows, {
+      'data-ctx-blocks': ''
+    }),
     details('Prompt', false, el('pre', {}, p.prompt ?? ''))
   );
 }
@@ -351,13 +429,17 @@ function renderCompress(p: CompressPayload): HTMLElement {
   return el(
     'div',
     {},
-    el('div', { class: 'ctx-head', 'data-ctx-compress': '' }, `${p.path}: ${p.policy} — ${p.tokens_before} → ${p.tokens_after} tokens`),
+    el(
+      'div',
+      { class: 'ctx-head', 'data-ctx-compress': '' },
+      `${p.path}: ${p.policy} — ${p.tokens_before} → ${p.tokens_after} tokens`
+    ),
     p.note ? el('div', { class: 'ctx-muted' }, p.note) : null,
     el('pre', {}, p.text ?? '')
   );
 }
 
-export function gauge(p: Payload): HTMLElement {
+export function gauge(p: Usage): HTMLElement {
   const severity: Severity = p.severity ?? 'ok';
   const fill = el('div', { class: `ctx-gauge-fill ctx-sev-${severity}` });
   fill.style.width = `${Math.min(Number(p.percentage ?? 0), 100).toFixed(1)}%`;
@@ -366,7 +448,9 @@ export function gauge(p: Payload): HTMLElement {
     { class: 'ctx-gauge', 'data-ctx-usage': '', 'data-ctx-severity': String(severity) },
     el('div', { class: 'ctx-gauge-track' }, fill),
     el('span', {}, p.compact ?? ''),
-    p.estimated_cost_usd !== null && p.estimated_cost_usd !== undefined ? el('span', { class: 'ctx-muted' }, ` ~$${Number(p.estimated_cost_usd).toFixed(4)} per call`) : null
+    p.estimated_cost_usd !== null && p.estimated_cost_usd !== undefined
+      ? el('span', { class: 'ctx-muted' }, ` ~$${Number(p.estimated_cost_usd).toFixed(4)} per call`)
+      : null
   );
 }
 
@@ -374,26 +458,47 @@ function renderHistory(p: HistoryPayload): HTMLElement {
   return el(
     'div',
     {},
-    el('div', { class: 'ctx-head', 'data-ctx-history': p.state }, `${p.path}: ${p.messages} messages, ${p.summaries} summaries (${p.model}) — ${p.state.replace(/_/g, ' ')}`),
+    el(
+      'div',
+      { class: 'ctx-head', 'data-ctx-history': p.state },
+      `${p.path}: ${p.messages} messages, ${p.summaries} summaries (${p.model}) — ${p.state.replace(/_/g, ' ')}`
+    ),
     gauge(p.usage ?? {}),
     (p.to_summarize ?? []).length
-      ? el('div', { class: 'ctx-warn', 'data-ctx-to-summarize': '' }, `to summarize: messages ${p.to_summarize_range ?? ''} (${p.to_summarize.length}, ${p.excess_tokens} tokens over)`)
+      ? el(
+          'div',
+          { class: 'ctx-warn', 'data-ctx-to-summarize': '' },
+          `to summarize: messages ${p.to_summarize_range ?? ''} (${p.to_summarize.length}, ${p.excess_tokens} tokens over)`
+        )
       : null,
-    sortableTable(['segment', 'messages', 'tokens'], (p.segments ?? []).map((s: Payload) => [s.kind, s.range ?? s.ids.join(', '), s.tokens]))
+    sortableTable(
+      ['segment', 'messages', 'tokens'],
+      (p.segments ?? []).map(s => [s.kind, s.range ?? s.ids.join(', '), s.tokens])
+    )
   );
 }
 
 function renderJournal(p: JournalPayload): HTMLElement {
   const node = el('div', { 'data-ctx-journal': p.action ?? '' });
   if (p.steps) {
-    node.appendChild(sortableTable(['step', 'state', 'outcome', 'chars'], p.steps.map((s: Payload) => [s.step_id, s.state, s.outcome, s.chars])));
+    node.appendChild(
+      sortableTable(
+        ['step', 'state', 'outcome', 'chars'],
+        p.steps.map(s => [s.step_id, s.state, s.outcome, s.chars])
+      )
+    );
     return node;
   }
   node.appendChild(el('div', { class: 'ctx-head' }, p.path ?? 'journal'));
   if (p.stream) {
     const r = p.stream.recoverable;
     node.appendChild(
-      el('div', {}, `stream: ${p.stream.total_entries} entries (${p.stream.unsealed_entries} unsealed)`, r ? ` · step ${r.step_id} is ${r.state}` : ' · nothing to recover')
+      el(
+        'div',
+        {},
+        `stream: ${p.stream.total_entries} entries (${p.stream.unsealed_entries} unsealed)`,
+        r ? ` · step ${r.step_id} is ${r.state}` : ' · nothing to recover'
+      )
     );
     if (r) {
       node.appendChild(el('pre', {}, r.partial_text));
@@ -401,7 +506,14 @@ function renderJournal(p: JournalPayload): HTMLElement {
   }
   if (p.tools) {
     const b = p.tools.recoverable;
-    node.appendChild(el('div', {}, `tools: ${p.tools.open_batches} open batches`, b ? ` · batch ${b.batch_id}: ${b.calls.length} calls, pending ${b.pending.join(', ') || 'none'}` : ''));
+    node.appendChild(
+      el(
+        'div',
+        {},
+        `tools: ${p.tools.open_batches} open batches`,
+        b ? ` · batch ${b.batch_id}: ${b.calls.length} calls, pending ${b.pending.join(', ') || 'none'}` : ''
+      )
+    );
   }
   return node;
 }
@@ -464,29 +576,77 @@ function replayChart(p: ReplayPayload): SVGElement {
   const top = Math.max(1, ...rows.map(r => Math.max(r.context_tokens, Math.min(r.budget, 2 * r.context_tokens))));
   const x = (call: number) => pad.left + (call / calls) * (width - pad.left - pad.right);
   const y = (tokens: number) => height - pad.bottom - (Math.min(tokens, top) / top) * (height - pad.top - pad.bottom);
-  const root = svg('svg', { viewBox: `0 0 ${width} ${height}`, width: '100%', role: 'img', 'data-ctx-replay-chart': '' });
-  root.appendChild(svg('line', { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, stroke: 'currentColor', 'stroke-opacity': 0.3 }));
+  const root = svg('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    width: '100%',
+    role: 'img',
+    'data-ctx-replay-chart': ''
+  });
+  root.appendChild(
+    svg('line', {
+      x1: pad.left,
+      y1: height - pad.bottom,
+      x2: width - pad.right,
+      y2: height - pad.bottom,
+      stroke: 'currentColor',
+      'stroke-opacity': 0.3
+    })
+  );
   for (const tick of [0, 0.5, 1]) {
-    const label = svg('text', { x: pad.left - 4, y: y(top * tick) + 4, 'text-anchor': 'end', 'font-size': 10, fill: 'currentColor' });
+    const label = svg('text', {
+      x: pad.left - 4,
+      y: y(top * tick) + 4,
+      'text-anchor': 'end',
+      'font-size': 10,
+      fill: 'currentColor'
+    });
     label.textContent = fmt(Math.round(top * tick));
     root.appendChild(label);
   }
   for (const call of p.recorded_compactions ?? []) {
-    root.appendChild(svg('line', { x1: x(call), y1: pad.top, x2: x(call), y2: height - pad.bottom, stroke: ACCENT.outline, 'stroke-dasharray': '2 3', 'data-ctx-compaction': call }));
+    root.appendChild(
+      svg('line', {
+        x1: x(call),
+        y1: pad.top,
+        x2: x(call),
+        y2: height - pad.bottom,
+        stroke: ACCENT.outline,
+        'stroke-dasharray': '2 3',
+        'data-ctx-compaction': call
+      })
+    );
   }
   p.models.forEach((model, i) => {
     const color = MODEL_COLORS[i % MODEL_COLORS.length];
     const mine = rows.filter(r => r.model === model);
     const points = mine.map(r => `${x(r.call).toFixed(1)},${y(r.context_tokens).toFixed(1)}`).join(' ');
-    root.appendChild(svg('polyline', { points, fill: 'none', stroke: color, 'stroke-width': 1.4, 'data-ctx-model': model }));
+    root.appendChild(
+      svg('polyline', { points, fill: 'none', stroke: color, 'stroke-width': 1.4, 'data-ctx-model': model })
+    );
     const budget = mine.length ? mine[mine.length - 1].budget : 0;
     if (budget <= top) {
-      root.appendChild(svg('line', { x1: pad.left, y1: y(budget), x2: width - pad.right, y2: y(budget), stroke: color, 'stroke-dasharray': '5 4', 'stroke-width': 1 }));
+      root.appendChild(
+        svg('line', {
+          x1: pad.left,
+          y1: y(budget),
+          x2: width - pad.right,
+          y2: y(budget),
+          stroke: color,
+          'stroke-dasharray': '5 4',
+          'stroke-width': 1
+        })
+      );
     }
     for (const r of mine.filter(r => r.summarized_tokens > 0)) {
       const cx = x(r.call);
       const cy = y(r.context_tokens);
-      root.appendChild(svg('path', { d: `M${cx - 4},${cy - 6} L${cx + 4},${cy - 6} L${cx},${cy} Z`, fill: color, 'data-ctx-summarized': r.call }));
+      root.appendChild(
+        svg('path', {
+          d: `M${cx - 4},${cy - 6} L${cx + 4},${cy - 6} L${cx},${cy} Z`,
+          fill: color,
+          'data-ctx-summarized': r.call
+        })
+      );
     }
   });
   return root;
@@ -496,14 +656,20 @@ function renderReplay(p: ReplayPayload): HTMLElement {
   const legend = el(
     'div',
     { class: 'ctx-muted' },
-    ...p.models.map((m, i) => el('span', { style: `color:${MODEL_COLORS[i % MODEL_COLORS.length]};margin-right:1em` }, `■ ${m}`)),
+    ...p.models.map((m, i) =>
+      el('span', { style: `color:${MODEL_COLORS[i % MODEL_COLORS.length]};margin-right:1em` }, `■ ${m}`)
+    ),
     'dashed: budget · ▼ summarized · dotted: recorded compaction'
   );
   const events = (p.rows ?? []).filter(r => r.event);
   return el(
     'div',
     { 'data-ctx-replay': p.format },
-    el('div', { class: 'ctx-head' }, `${p.source}: ${p.format}, ${p.calls} calls, ${p.messages} messages, ${(p.recorded_compactions ?? []).length} recorded compactions`),
+    el(
+      'div',
+      { class: 'ctx-head' },
+      `${p.source}: ${p.format}, ${p.calls} calls, ${p.messages} messages, ${(p.recorded_compactions ?? []).length} recorded compactions`
+    ),
     sortableTable(
       ['model', 'counter', 'budget', 'peak context', 'first summarization', 'summarizations', 'cost USD'],
       p.summary.map(s => [
@@ -511,7 +677,9 @@ function renderReplay(p: ReplayPayload): HTMLElement {
         `${s.counter ?? ''}${s.exact ? '' : ' ~'}`,
         s.budget ?? '',
         s.peak_context,
-        s.first_summarization === null || s.first_summarization === undefined ? 'never' : `call ${s.first_summarization}`,
+        s.first_summarization === null || s.first_summarization === undefined
+          ? 'never'
+          : `call ${s.first_summarization}`,
         s.summarizations,
         s.cost_usd === null || s.cost_usd === undefined ? '?' : s.cost_usd.toFixed(4)
       ]),
@@ -523,7 +691,10 @@ function renderReplay(p: ReplayPayload): HTMLElement {
       ? details(
           `${events.length} calls with events`,
           false,
-          sortableTable(['model', 'call', 'context', 'over by', 'event'], events.map(r => [r.model, r.call, r.context_tokens, r.excess_tokens ?? '', r.event]))
+          sortableTable(
+            ['model', 'call', 'context', 'over by', 'event'],
+            events.map(r => [r.model, r.call, r.context_tokens, r.excess_tokens ?? '', r.event])
+          )
         )
       : null
   );
@@ -536,7 +707,17 @@ function renderCalibration(p: CalibrationPayload): HTMLElement {
     el('div', { class: 'ctx-head' }, p.description),
     sortableTable(
       ['model', 'counter', 'ratio', '90 % interval', 'calls', 'method', 'overhead'],
-      [[p.model, p.counter, p.ratio.toFixed(3), `${p.low.toFixed(3)}–${p.high.toFixed(3)}`, p.calls, p.method, p.overhead ?? 0]]
+      [
+        [
+          p.model,
+          p.counter,
+          p.ratio.toFixed(3),
+          `${p.low.toFixed(3)}–${p.high.toFixed(3)}`,
+          p.calls,
+          p.method,
+          p.overhead ?? 0
+        ]
+      ]
     ),
     p.saved_to ? el('div', { class: 'ctx-muted' }, `saved: counter=model uses it for ${p.model}`) : null
   );
@@ -555,7 +736,11 @@ function renderCalibrations(p: CalibrationsPayload): HTMLElement {
   return el(
     'div',
     { 'data-ctx-calibrations': String(p.calibrations.length) },
-    el('div', { class: 'ctx-head' }, p.forgotten ? `forgot ${p.forgotten}; stored in ${p.path}` : `stored in ${p.path}`),
+    el(
+      'div',
+      { class: 'ctx-head' },
+      p.forgotten ? `forgot ${p.forgotten}; stored in ${p.path}` : `stored in ${p.path}`
+    ),
     rows.length
       ? sortableTable(['model', 'counter', 'ratio', '90 % interval', 'calls', 'fitted', 'applied'], rows)
       : el('div', { class: 'ctx-muted' }, 'no calibrations stored')
@@ -591,7 +776,9 @@ function renderCorpus(p: CorpusPayload): HTMLElement {
             s.sessions ?? 0,
             s.calls ?? 0,
             s.needing_summarization ?? 0,
-            s.median_first_summarization === null || s.median_first_summarization === undefined ? '–' : `call ${s.median_first_summarization}`,
+            s.median_first_summarization === null || s.median_first_summarization === undefined
+              ? '–'
+              : `call ${s.median_first_summarization}`,
             s.cost_usd === null || s.cost_usd === undefined ? '?' : s.cost_usd.toFixed(2)
           ]),
           { 'data-ctx-corpus-summary': p.kind }
@@ -605,7 +792,10 @@ function renderCorpus(p: CorpusPayload): HTMLElement {
       ? details(
           `${failed} items failed`,
           false,
-          sortableTable(['item', 'error'], p.failures.slice(0, 200).map(f => [f.item, `${f.error_type}: ${f.error}`]))
+          sortableTable(
+            ['item', 'error'],
+            p.failures.slice(0, 200).map(f => [f.item, `${f.error_type}: ${f.error}`])
+          )
         )
       : null
   );

@@ -282,7 +282,7 @@ def test_choosing_a_model_counts_as_the_cli_does(page, lab: Lab) -> None:
     """One counter rule: with gpt-4o chosen and no counter, the sidebar counts with o200k like
     `ctx-lab packet --model gpt-4o`, and its budget label shows the model's effective budget."""
     from ctx_lab import commands
-    from ctx_lab.commands.params import parse_now
+    from ctx_lab.commands._params import parse_now
 
     open_lab(page, lab, "proj")
     page.locator("li[data-id='ctx-lab-context-panel']").click()

@@ -7,16 +7,21 @@ import argparse
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 from ..errors import UsageError
 from ..validate import parse_whole_number, shown
+from ._param import CLI, Param, hidden
 
 __all__ = [
     "RELEVANCE_CHOICES",
-    "add_allow_private",
-    "add_budget_or_model",
-    "add_counter",
+    "AllowPrivate",
+    "AllowRemote",
+    "Budget",
+    "Model",
+    "Now",
+    "Registry",
+    "counter",
     "flag",
     "parse_lines",
     "parse_now",
@@ -72,39 +77,70 @@ def whole(name: str) -> Callable[[str], int]:
     return flag(lambda text: parse_whole_number(text, name))
 
 
-def add_budget_or_model(parser: argparse.ArgumentParser) -> None:
-    """``--budget N`` or ``--model M`` (the model's effective input budget), not both."""
-    size = parser.add_mutually_exclusive_group()
-    size.add_argument("--budget", type=whole("--budget"), metavar="N", help="token budget")
-    size.add_argument("--model", metavar="M", help="use the model's effective input budget")
-
-
-def add_allow_private(parser: argparse.ArgumentParser) -> None:
-    """``--allow-private``: let http(s) reach loopback and private addresses."""
-    parser.add_argument(
-        "--allow-private",
-        dest="allow_private",
-        action="store_true",
-        help="let http(s) reach loopback and private addresses",
-    )
-
-
-def add_counter(
-    parser: argparse.ArgumentParser,
-    default: str,
-    *,
-    allow_all: bool = False,
-    model_default: bool = False,
-) -> None:
+def counter(default_text: str, *, allow_all: bool = False, model: bool = False) -> Param:
     """``--counter NAME``: any counter, built in or installed (``all`` where allowed; ``model``
-    — the model's own tokenizer — where the command takes a model, and its default then)."""
+    — the model's own tokenizer — where the command takes a model)."""
     extra = " or 'all'" if allow_all else ""
-    if model_default:
+    if model:
         extra += ", or model (the --model's own tokenizer)"
-        default = f"the model's tokenizer with --model, else {default}"
-    parser.add_argument(
-        "--counter",
+        default_text = f"the model's tokenizer with --model, else {default_text}"
+    return Param(
+        f"token counter: cl100k, o200k, bytes/4, chars/3, an installed one{extra}; "
+        "`ctx-lab counters` lists them",
         metavar="NAME",
-        help=f"token counter: cl100k, o200k, bytes/4, chars/3, an installed one{extra} "
-        f"(default {default}; `ctx-lab counters` lists them)",
+        default_text=default_text,
+        max_length=200,
     )
+
+
+# parameters several commands share, declared once
+Budget = Annotated[
+    int | None,
+    Param(
+        "token budget",
+        metavar="N",
+        exclusive="size",
+        default_text="the project's",
+        session="budget",
+    ),
+]
+Model = Annotated[
+    str | None,
+    Param(
+        "use the model's effective input budget",
+        metavar="M",
+        exclusive="size",
+        max_length=200,
+        session="model",
+    ),
+]
+Now = Annotated[
+    datetime | None,
+    Param(
+        "the current time (ISO 8601) that dates the packet and the entries' ages",
+        metavar="ISO",
+        parse=parse_now,
+        max_length=64,
+        session="now",
+        default_text="now",
+    ),
+]
+AllowPrivate = Annotated[
+    bool,
+    Param(
+        "let http(s) reach loopback and private addresses",
+        surfaces=CLI,
+        session="allow_private",
+    ),
+]
+AllowRemote = Annotated[bool, hidden("whether http(s) reads are allowed", session="allow_remote")]
+Registry = Annotated[
+    str | None,
+    Param(
+        "where --model's limits (and prices) come from: builtin, models-dev or an installed "
+        "model source",
+        metavar="NAME",
+        default_text="builtin",
+        max_length=200,
+    ),
+]

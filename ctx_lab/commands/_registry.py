@@ -13,23 +13,27 @@ import difflib
 import inspect
 import re
 import sys
-from collections.abc import Callable
+import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from .._version import __version__
 from ..display import RichResult
 from ..errors import ParserExit, UsageError
+from ._param import Spec, specs
 
 __all__ = [
     "Command",
     "Invocation",
     "Outcome",
+    "add_declared",
     "build_parser",
     "command",
     "commands",
     "default_of",
     "invoke",
+    "mcp_tools",
 ]
 
 
@@ -85,22 +89,46 @@ class Invocation:
 
 @dataclass(frozen=True)
 class Command:
-    """One command: its typed function, and how its flags map to that function's arguments.
+    """One command: its typed function and where it is served.
 
-    ``add_arguments`` declares the flags; each flag's ``dest`` is the function's parameter name
-    and flags that are not given are left out (``argparse.SUPPRESS``), so the function's own
-    defaults apply — a default is written once, in the function. ``prepare`` adapts what only
-    an adapter knows (standard input, a cell body) before the call.
+    The function's parameters carry their own declarations (:class:`~._param.Param`); the
+    argparse flags, the REST query parameters, the MCP input schema and the TypeScript query
+    type are all derived from them (:meth:`specs`). ``surfaces`` names the adapters that serve
+    the command (``cli`` covers ``ctx-lab`` and ``%ctx``); ``mcp_name`` and ``agent_help`` are
+    its tool name and description for agents. ``output`` is the help of ``-o FILE`` where the
+    command writes files. ``prepare`` adapts what only the CLI and magic know (standard input,
+    a cell body) before the call.
     """
 
     name: str
     help: str
     function: Callable[..., RichResult]
-    add_arguments: Callable[[argparse.ArgumentParser], None]
     formats: tuple[str, ...] = ("text", "json")
     description: str = ""
     epilog: str = ""
     prepare: Callable[[dict[str, Any], Invocation], dict[str, Any]] | None = None
+    surfaces: frozenset[str] = frozenset({"cli"})
+    mcp_name: str | None = None
+    agent_help: str = ""
+    output: str | None = None
+
+    def specs(self, surface: str | None = None) -> tuple[Spec, ...]:
+        """The declared parameters (those ``surface`` offers, when given)."""
+        found = specs(self.function)
+        return found if surface is None else tuple(s for s in found if s.on(surface))
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """The CLI's flags, from the declaration: positionals, flags (mutually exclusive groups
+        where declared), ``--format`` and ``-o``."""
+        add_declared(parser, self.function)
+        parser.add_argument(
+            "--format",
+            choices=self.formats,
+            default=self.formats[0],
+            help=f"output format (default {self.formats[0]})",
+        )
+        if self.output:
+            parser.add_argument("-o", "--output", metavar="FILE", help=self.output)
 
     def call(self, args: argparse.Namespace, invocation: Invocation) -> RichResult:
         """Call the function with the parsed flags that are its parameters."""
@@ -110,8 +138,100 @@ class Command:
         accepted = inspect.signature(self.function).parameters
         return self.function(**{k: v for k, v in kwargs.items() if k in accepted})
 
+    def check_arguments(self, given: Mapping[str, Any], surface: str) -> None:
+        """Unknown names and missing required parameters of one call, as usage errors naming
+        them (the REST and MCP adapters call this before anything runs)."""
+        offered = {s.name for s in self.specs(surface)}
+        extra = {"format"} if surface == "mcp" and self.mcp_formats() else set()
+        unknown = sorted(set(given) - offered - extra)
+        if unknown:
+            raise UsageError(
+                f"unknown {'arguments' if surface == 'mcp' else 'query parameters'} for "
+                f"{self.tool_name(surface)}: {', '.join(unknown)} (it takes: "
+                f"{', '.join(sorted(offered | extra)) or 'nothing'})"
+            )
+        missing = [
+            s.name for s in self.specs(surface) if s.required_on(surface) and s.name not in given
+        ]
+        if missing:
+            raise UsageError(f"{self.tool_name(surface)} needs {', '.join(missing)}")
+
+    def tool_name(self, surface: str = "mcp") -> str:
+        """The name the command has on ``surface`` (an MCP tool may be named otherwise)."""
+        return (self.mcp_name or self.name) if surface == "mcp" else self.name
+
+    def input_schema(self, surface: str = "mcp") -> dict[str, Any]:
+        """The JSON Schema of a call's arguments on ``surface`` (an MCP tool's input schema),
+        from the declaration; where an agent may choose Markdown or JSON, ``format`` too."""
+        offered = self.specs(surface)
+        properties = {s.name: s.json_schema() for s in offered}
+        formats = self.mcp_formats() if surface == "mcp" else ()
+        if formats:
+            properties["format"] = {
+                "type": "string",
+                "enum": list(formats),
+                "default": formats[0],
+                "description": f"{formats[0]}: the text to read; json: the whole result",
+            }
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": False,
+        }
+        required = [s.name for s in offered if s.required_on(surface)]
+        if required:
+            schema["required"] = required
+        return schema
+
+    def payload_kinds(self) -> tuple[str, ...]:
+        """The payload kinds the command can answer, read from its return annotation (whose
+        classes are imported for type checking only, so this loads them: for generators and
+        tests, not for a call)."""
+        import ast
+        import sys
+
+        module = sys.modules[self.function.__module__]
+        names = dict(vars(module))
+        tree = ast.parse(inspect.getsource(module))
+        for node in tree.body:
+            if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+                body = ast.Module(body=node.body, type_ignores=[])
+                exec(compile(body, module.__file__ or "<commands>", "exec"), names)
+        returned = inspect.signature(self.function).return_annotation
+        hint = eval(returned, names) if isinstance(returned, str) else returned
+        members = typing.get_args(hint) if typing.get_args(hint) else (hint,)
+        return tuple(m.payload_kind for m in members)
+
+    def mcp_formats(self) -> tuple[str, ...]:
+        """The formats an agent may ask for: Markdown or JSON where the command renders
+        Markdown (a packet, a build), else none (the result is JSON)."""
+        return self.formats if "md" in self.formats else ()
+
+
+def add_declared(parser: argparse.ArgumentParser, function: Callable[..., Any]) -> None:
+    """Add the CLI flags a declared function's parameters ask for (absent flags are left out,
+    so the function's own defaults apply)."""
+    groups: dict[str, Any] = {}
+    for spec in specs(function):
+        if not spec.on("cli"):
+            continue
+        group = spec.param.exclusive
+        if group is not None and group not in groups:
+            groups[group] = parser.add_mutually_exclusive_group()
+        spec.add_to(groups[group] if group is not None else parser)
+
 
 _ADAPTER_FLAGS = frozenset({"command", "format", "output"})
+
+
+def mcp_tools() -> dict[str, tuple[str, dict[str, Any]]]:
+    """The MCP tools, by tool name: each served command's description for agents and input
+    schema, derived from its declaration."""
+    return {
+        cmd.tool_name("mcp"): (cmd.agent_help or cmd.help, cmd.input_schema("mcp"))
+        for cmd in _COMMANDS.values()
+        if "mcp" in cmd.surfaces
+    }
 
 
 def default_of(function: Callable[..., Any], name: str) -> Any:
@@ -159,6 +279,8 @@ def build_parser(prog: str = "ctx-lab") -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for cmd in _COMMANDS.values():
+        if "cli" not in cmd.surfaces:
+            continue
         p = sub.add_parser(
             cmd.name,
             help=cmd.help,
@@ -169,13 +291,6 @@ def build_parser(prog: str = "ctx-lab") -> argparse.ArgumentParser:
             argument_default=argparse.SUPPRESS,
         )
         cmd.add_arguments(p)
-        if "format" not in {a.dest for a in p._actions}:
-            p.add_argument(
-                "--format",
-                choices=cmd.formats,
-                default=cmd.formats[0],
-                help=f"output format (default {cmd.formats[0]})",
-            )
     return parser
 
 

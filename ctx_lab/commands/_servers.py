@@ -1,0 +1,159 @@
+"""``ctx-lab mcp serve``: the MCP server's options, declared once like a command's parameters
+(the flags, their help and defaults come from :func:`mcp_serve`'s signature), checked here and
+handed to the adapter (:mod:`ctx_lab.mcp_server`) as one :class:`McpServeOptions`."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Annotated
+
+from ..errors import UsageError
+from ..limits import DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS
+from ._param import CLI, Param
+from ._params import Budget, Model
+
+__all__ = ["McpServeOptions", "mcp_serve"]
+
+PathArg = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class McpServeOptions:
+    """What ``ctx-lab mcp serve`` was asked for, checked."""
+
+    root: PathArg
+    transport: str
+    host: str
+    port: int
+    token: str | None
+    allow_hosts: tuple[str, ...]
+    allow_origins: tuple[str, ...]
+    budget: int | None
+    model: str | None
+    max_pages: int | None
+    max_tokens: int | None
+    allow_private: bool
+    log: PathArg | None
+    watch_interval: float
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value):
+        raise UsageError(f"{text!r} is not a number of seconds")
+    return value
+
+
+def mcp_serve(
+    *,
+    root: Annotated[PathArg, Param("the only directory served", metavar="DIR", surfaces=CLI)] = ".",
+    transport: Annotated[
+        str,
+        Param(
+            "stdio (an agent starts the server) or http (Streamable HTTP at /mcp)",
+            choices=("stdio", "http"),
+            surfaces=CLI,
+        ),
+    ] = "stdio",
+    host: Annotated[str, Param("HTTP: the address to bind", metavar="HOST", surfaces=CLI)] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, Param("HTTP: the port (1–65535)", metavar="N", surfaces=CLI)] = 8765,
+    token: Annotated[
+        str | None,
+        Param(
+            "HTTP: require 'Authorization: Bearer TOKEN' (or $CTX_LAB_MCP_TOKEN); generated and "
+            "printed when binding beyond loopback without one",
+            metavar="TOKEN",
+            surfaces=CLI,
+            default_text="none on loopback",
+        ),
+    ] = None,
+    allow_hosts: Annotated[
+        Sequence[str],
+        Param(
+            "HTTP: another Host header to accept (repeatable; the bound address always is)",
+            metavar="HOST[:PORT]",
+            flag="--allow-host",
+            surfaces=CLI,
+        ),
+    ] = (),
+    allow_origins: Annotated[
+        Sequence[str],
+        Param(
+            "HTTP: a browser Origin to accept, e.g. http://localhost:3000 (repeatable; none by "
+            "default)",
+            metavar="ORIGIN",
+            flag="--allow-origin",
+            surfaces=CLI,
+        ),
+    ] = (),
+    budget: Budget = None,
+    model: Model = None,
+    max_pages: Annotated[
+        int | None,
+        Param(
+            "page quota of each connection's paging budget",
+            metavar="N",
+            surfaces=CLI,
+            default_text=str(DEFAULT_MAX_PAGES),
+        ),
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        Param(
+            "token quota of each connection's paging budget",
+            metavar="N",
+            surfaces=CLI,
+            default_text=str(DEFAULT_MAX_TOKENS),
+        ),
+    ] = None,
+    allow_private: Annotated[
+        bool,
+        Param(
+            "let read reach loopback and private addresses (off: only public ones)", surfaces=CLI
+        ),
+    ] = False,
+    log: Annotated[
+        PathArg | None,
+        Param("append every tool call to FILE (JSONL)", metavar="FILE", surfaces=CLI),
+    ] = None,
+    watch_interval: Annotated[
+        float,
+        Param(
+            "seconds between checks of .context/ for changes (0: only on tool calls)",
+            metavar="S",
+            parse=_seconds,
+            surfaces=CLI,
+        ),
+    ] = 2.0,
+) -> McpServeOptions:
+    """The options of ``ctx-lab mcp serve``, checked (the server itself is the adapter's)."""
+    if budget is not None and model is not None:
+        raise UsageError("give either a budget or a model, not both")
+    if not (watch_interval == 0 or 0.1 <= watch_interval <= 86_400):
+        raise UsageError("--watch-interval must be 0 (off) or 0.1–86400 seconds")
+    if not 1 <= port <= 65_535:
+        raise UsageError(f"--port must be 1–65535, not {port}")
+    return McpServeOptions(
+        root,
+        transport,
+        host,
+        port,
+        token,
+        tuple(allow_hosts),
+        tuple(allow_origins),
+        budget,
+        model,
+        max_pages,
+        max_tokens,
+        allow_private,
+        log,
+        watch_interval,
+    )

