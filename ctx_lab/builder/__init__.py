@@ -9,12 +9,12 @@ from .build import (
     render_prompt,
     resolve_build_budget,
 )
-from .code_skeleton import python_skeleton, treesitter_skeleton
 from .compress import Compressed, apply_policy, structural
 from .data_skeleton import data_skeleton
 from .memory import ContextMemory, MemorySource
 from .plots import plot_blocks, plot_policy_sweep
 from .preview import CompressPreview, preview_compression
+from .skeletons import python_skeleton, treesitter_skeleton
 from .summarize import reference, summarize
 from .sweep import policy_sweep
 

@@ -96,7 +96,7 @@ def file_kind(path: str) -> str:
         return "data"
     if suffix in DOC_EXTENSIONS:
         return "doc"
-    from .code_skeleton import extra_grammar
+    from .skeletons import extra_grammar
 
     return "code" if extra_grammar(suffix) is not None else "other"
 

@@ -9,7 +9,7 @@ from pathlib import PurePath
 
 from ..errors import SkeletonError
 from .blocks import CODE_EXTENSIONS
-from .code_skeleton import code_skeleton, python_code_skeleton
+from .skeletons import code_skeleton, python_code_skeleton
 
 __all__ = ["code_summary", "summary_of_skeleton"]
 

@@ -11,9 +11,9 @@ from cachetools import LRUCache
 from ..errors import SkeletonError
 from ..limits import LIMITS
 from .blocks import CODE_EXTENSIONS, DATA_EXTENSIONS, POLICIES, ContentBlock, file_kind
-from .code_skeleton import Skeleton, code_skeleton, python_code_skeleton
 from .code_summary import code_summary, summary_of_skeleton
 from .data_skeleton import data_skeleton
+from .skeletons import Skeleton, code_skeleton, python_code_skeleton
 from .summarize import reference, summarize
 
 __all__ = ["Compressed", "apply_policy", "structural", "summary"]
