@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from ctx_lab.builder import build_context
-from ctx_lab.builder.build import LIST_HEADER
+from ctx_lab.builder._fit import LIST_HEADER
 from ctx_lab.tokens import count_tokens
 
 COUNTER = "cl100k"

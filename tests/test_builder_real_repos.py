@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from ctx_lab.builder import ContentBlock, build_context
-from ctx_lab.builder.build import _section_text
+from ctx_lab.builder._fit import section_text as _section_text
 from ctx_lab.builder.compress import apply_policy, structural, summary
 from ctx_lab.builder.data_skeleton import data_skeleton
 from ctx_lab.tokens import count_tokens

@@ -1,0 +1,232 @@
+"""Fitting blocks into a build's budget: each block's sections and their count, degrading the
+least important one step at a time, the list that references collapse into, and refilling
+spare budget by climbing degraded blocks back up — with each step in the block's notes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..tokens import CountingCache, TokenCounter
+from ._result import BlockOutcome
+from .blocks import DEGRADATION, ContentBlock
+from .compress import apply_policy
+
+__all__ = [
+    "LIST_HEADER",
+    "MEMORY_HEADER",
+    "REFERENCE_SHARE",
+    "Fitter",
+    "State",
+    "cap_list",
+    "list_line",
+    "outcome",
+    "refill",
+    "render_prompt",
+    "section_text",
+]
+
+
+@dataclass
+class State:
+    """One block while the build is fitted: its current form, tokens and history."""
+
+    block: ContentBlock
+    order: int
+    size: int | None
+    policy: str
+    text: str
+    tokens_before: int
+    tokens: int = 0
+    dropped: bool = False
+    exhausted: bool = False
+    notes: list[str] = field(default_factory=list)
+    partial: bool = False
+    boost: int = 0
+    start_policy: str = ""
+    # the forms this block went through, best first: (policy, text, tokens) — refill climbs back
+    ladder: list[tuple[str, str, int]] = field(default_factory=list)
+    listed_tokens: int | None = None  # its line in the list of other files (counted once)
+
+
+def section_text(block: ContentBlock, text: str) -> str:
+    body = text if text.endswith("\n") or not text else text + "\n"
+    if block.source == "task":
+        return f"## Task\n{body}"
+    if block.source == "memory":
+        lines = body.rstrip("\n").split("\n")
+        return "- " + "\n  ".join(lines) + "\n"
+    return f"\n## File: {block.path}\n{body}"
+
+
+MEMORY_HEADER = "\n## Relevant Memory\n"
+LIST_HEADER = "\n## Other Files (not shown)\n"
+# References past this share of the budget go in as one list of paths instead
+REFERENCE_SHARE = 0.25
+
+
+def list_line(block: ContentBlock) -> str:
+    """A referenced block as one line of the file list."""
+    if block.binary:
+        return f"- {block.path} (binary)\n"
+    lines = block.text.count("\n") + (0 if block.text.endswith("\n") or not block.text else 1)
+    return f"- {block.path} ({lines:,} lines)\n"
+
+
+def render_prompt(
+    items: Sequence[tuple[ContentBlock, str]], listed: Sequence[ContentBlock] = ()
+) -> str:
+    """The prompt: ``## Task``, then ``## Relevant Memory`` bullets, then ``## File:`` sections,
+    then the ``listed`` blocks as one list of paths (references collapsed)."""
+    tasks = [section_text(b, t) for b, t in items if b.source == "task"]
+    memory = [section_text(b, t) for b, t in items if b.source == "memory"]
+    files = [section_text(b, t) for b, t in items if b.source == "file"]
+    listing = LIST_HEADER + "".join(list_line(b) for b in listed) if listed else ""
+    return (
+        "".join(tasks)
+        + (MEMORY_HEADER + "".join(memory) if memory else "")
+        + "".join(files)
+        + listing
+    )
+
+
+class Fitter:
+    """Counts and degrades blocks under one counter and budget."""
+
+    def __init__(self, counter: TokenCounter, budget: int) -> None:
+        self.counter = counter
+        self.count = CountingCache(counter).count
+        self.budget = budget
+
+    def part(self, state: State) -> int:
+        return self.count(section_text(state.block, state.text))
+
+    @staticmethod
+    def _listable(state: State) -> bool:
+        return not state.dropped and state.policy == "reference" and state.block.source == "file"
+
+    def listed(self, states: Sequence[State]) -> list[State]:
+        """The file references that go in as one list: all of them once their sections would
+        take more than :data:`REFERENCE_SHARE` of the budget, else none."""
+        references = [s for s in states if self._listable(s)]
+        if sum(s.tokens for s in references) <= self.budget * REFERENCE_SHARE:
+            return []
+        return references
+
+    def list_tokens(self, state: State) -> int:
+        if state.listed_tokens is None:  # the block never changes: neither does its line
+            state.listed_tokens = self.count(list_line(state.block))
+        return state.listed_tokens
+
+    def total(self, states: Sequence[State]) -> int:
+        """The prompt's tokens as the parts add up (one pass: the degrade loop asks often)."""
+        other = sections = as_list = 0
+        memory = False
+        for s in states:
+            if s.dropped:
+                continue
+            memory = memory or s.block.source == "memory"
+            if s.policy == "reference" and s.block.source == "file":
+                sections += s.tokens
+                as_list += self.list_tokens(s)
+            else:
+                other += s.tokens
+        header = self.count(MEMORY_HEADER) if memory else 0
+        if sections > self.budget * REFERENCE_SHARE:  # the rule of listed()
+            return header + other + self.count(LIST_HEADER) + as_list
+        return header + other + sections
+
+    def render(self, states: Sequence[State]) -> str:
+        listed = self.listed(states)
+        chosen = {id(s) for s in listed}
+        return render_prompt(
+            [(s.block, s.text) for s in states if not s.dropped and id(s) not in chosen],
+            [s.block for s in listed],
+        )
+
+    def degrade(self, state: State) -> bool:
+        """One step down (skipping steps that would not shrink the block)."""
+        policy = state.policy
+        while policy in DEGRADATION:
+            policy = DEGRADATION[policy]
+            candidate = apply_policy(state.block, policy, state.size)
+            section = self.count(section_text(state.block, candidate.text))
+            if section < state.tokens:
+                # the text's own tokens, as tokens_before and tokens_after count them
+                state.notes.append(
+                    f"{state.policy} → {candidate.policy} ({self.count(state.text)} → "
+                    f"{self.count(candidate.text)} tokens)"
+                )
+                state.ladder.append((state.policy, state.text, state.tokens))
+                state.policy, state.text, state.tokens = candidate.policy, candidate.text, section
+                state.partial = candidate.partial
+                return True
+        state.exhausted = True
+        return False
+
+
+def cap_list(states: list[State], builder: Fitter) -> None:
+    """Keep the list of other files within :data:`REFERENCE_SHARE` of the budget: the
+    lowest-priority entries leave it (dropped, and said so) until it fits."""
+    listed = builder.listed(states)
+    room = builder.budget * REFERENCE_SHARE - builder.count(LIST_HEADER)
+    used = sum(builder.list_tokens(s) for s in listed)
+    for state in sorted(listed, key=lambda s: (s.block.priority, -s.order)):
+        if used <= room:
+            return
+        used -= builder.list_tokens(state)
+        state.dropped = True  # no ladder: refilling must not bring it back into the list
+        state.notes.append("dropped: the list of other files is at a quarter of the budget")
+
+
+def refill(states: list[State], builder: Fitter, budget: int) -> None:
+    """Climb degraded (and dropped) blocks back up their ladder, highest priority first, while
+    the prompt fits: spare budget is never left unused when an upgrade would fit."""
+    while True:
+        climbed = False
+        candidates = sorted(
+            (s for s in states if s.ladder), key=lambda s: (-s.block.priority, s.order)
+        )
+        for state in candidates:
+            policy, text, tokens = state.ladder[-1]
+            saved = (state.policy, state.text, state.tokens, state.dropped)
+            before = "dropped" if state.dropped else f"{state.policy} ({state.tokens} tokens)"
+            state.policy, state.text, state.tokens, state.dropped = policy, text, tokens, False
+            if builder.total(states) <= budget:
+                state.ladder.pop()
+                state.exhausted = False
+                state.notes.append(f"refilled: {before} → {policy} ({tokens} tokens)")
+                climbed = True
+                break
+            state.policy, state.text, state.tokens, state.dropped = saved
+        if not climbed:
+            return
+
+
+def outcome(state: State, builder: Fitter, listed: bool = False) -> BlockOutcome:
+    block = state.block
+    if state.dropped:
+        action, after = "dropped", 0
+    elif listed:
+        action, after = "listed", builder.list_tokens(state)
+    elif state.policy != state.start_policy:
+        action, after = "degraded", builder.count(state.text)
+    else:
+        action, after = "kept", builder.count(state.text)
+    reason = "; ".join(state.notes) or (
+        "exact: never degraded" if state.policy == "exact" else f"{state.policy} by default"
+    )
+    return BlockOutcome(
+        block.id,
+        block.source,
+        block.path,
+        block.priority - state.boost,  # its own priority; the task's boost is beside it
+        block.policy,
+        state.policy,
+        state.tokens_before,
+        after,
+        action,
+        reason,
+        state.partial,
+        state.boost,
+    )
