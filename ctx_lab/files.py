@@ -8,6 +8,10 @@
 * :func:`write_atomic` — readers see the old content or the new one, never half of it.
 
 The size limit is :data:`DEFAULT_MAX_FILE_BYTES` unless ``CTX_LAB_MAX_FILE_BYTES`` raises it.
+
+Why one module over ~400 lines: it is the one home of every file mechanism (ARCHITECTURE.md's
+table points here); the checks share their helpers (confinement, special-file refusal, bounds),
+and an architecture test finds any second copy elsewhere.
 """
 
 from __future__ import annotations

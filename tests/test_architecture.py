@@ -484,3 +484,21 @@ def test_one_palette() -> None:
             if hex_colour.search(bare):
                 found.append(f"{rel(path)}:{number}: {line.strip()[:80]}")
     assert not found, "colours outside ctx_lab/plotting.py:\n" + "\n".join(found)
+
+
+# -- modules a newcomer can hold in their head -------------------------------------------------
+
+LONG_MODULE = 420  # "~400 lines"
+
+
+def test_no_module_over_400_lines_without_its_reason() -> None:
+    """Every module of ctx_lab is about 400 lines at most, unless its docstring says why."""
+    long = []
+    for path in modules():
+        lines = path.read_text(encoding="utf-8").count("\n")
+        if lines <= LONG_MODULE:
+            continue
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        if "Why one module over ~400 lines:" not in doc:
+            long.append(f"{path.relative_to(PACKAGE)}: {lines} lines")
+    assert not long, "split these or say why in their docstring:\n" + "\n".join(long)

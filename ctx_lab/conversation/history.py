@@ -1,5 +1,9 @@
 """The append-only conversation history: entries (messages with token counts) and summaries
-that replace contiguous ranges of them. Nothing is ever deleted."""
+that replace contiguous ranges of them. Nothing is ever deleted.
+
+Why one module over ~400 lines: the history's invariants (ids, summary ranges, runs, checkpoints,
+validation of a saved file) are checked in one place, next to the code that could break them.
+"""
 
 from __future__ import annotations
 

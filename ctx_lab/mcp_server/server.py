@@ -6,6 +6,9 @@ Tool errors come back as MCP error results carrying the message — never a cras
 Each connection gets its own paging budget. The ``ctx-lab://packet`` resource and one
 resource per ``.context/`` file are watched: when the files change, clients that listen
 (``subscriptions/listen``) or subscribed (``resources/subscribe``, older clients) are told.
+
+Why one module over ~400 lines: the MCP adapter's transport, resources, subscriptions and HTTP
+security (hosts, origins, bearer token) are one server's; its tools are the commands'.
 """
 
 from __future__ import annotations

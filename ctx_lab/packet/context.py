@@ -12,7 +12,6 @@ from typing import Any, TypeVar
 from cachetools import LRUCache
 
 from ..clock import wall_time_ns
-from ..display import RichResult
 from ..errors import ContextNotFound
 from ..files import (
     confine,
@@ -21,7 +20,6 @@ from ..files import (
     normalize_newlines,
     read_bytes,
     real_path,
-    resolve_root,
 )
 from ..limits import LIMITS
 from ..token_budget import CONFIG_FILES, CTXRC, config_budget, read_ctxrc, resolve_token_budget
@@ -39,24 +37,17 @@ from .markdown import (
     parse_steering,
     parse_tasks,
 )
-from .records import (
-    level_two_headers,
-    parse_dated_entries,
-    parse_numbered_entries,
-    parse_record,
-)
+from .records import other_layout, unread_folders
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
     "READ_ORDER",
     "STEERING_FOLDER",
     "THEME_FOLDERS",
-    "ContextLocation",
     "ContextSettings",
     "ProjectContext",
     "context_files",
     "context_snapshot",
-    "find_context",
     "load_context",
 ]
 
@@ -279,61 +270,7 @@ def load_context(
     return loaded
 
 
-_RECORD_SKIP = ("readme", "index", "template")  # a records folder's own furniture
 _KNOWN_FOLDERS = {*THEME_FOLDERS.values(), STEERING_FOLDER, "archive", "templates"}
-_FOLDER_SCAN = 1000  # files looked at per folder when counting what is not read
-
-
-def _unread_folders(context_dir: Path) -> list[str]:
-    """One warning per folder of ``.context/`` that ctx's layout does not read but that holds
-    Markdown (``sessions/``, ``architecture/`` …), with how many files it holds."""
-    found = []
-    try:
-        folders = sorted(p for p in context_dir.iterdir() if entry_kind(p) == "dir")
-    except OSError:
-        return []
-    for folder in folders:
-        if folder.name in _KNOWN_FOLDERS or folder.name.startswith("."):
-            continue
-        count = seen = 0
-        for _, _, names in os.walk(folder):  # symlinked folders are not followed
-            seen += len(names)
-            count += sum(1 for name in names if name.endswith(".md"))
-            if seen >= _FOLDER_SCAN:  # a huge folder: counted up to here
-                break
-        if count:
-            more = "+" if seen >= _FOLDER_SCAN else ""
-            found.append(
-                f".context/{folder.name}/: {count}{more} Markdown file{'s' if count > 1 else ''} "
-                "not read (not one of ctx's folders)"
-            )
-    return found
-
-
-def _other_layout(
-    label: str, text: str, kind: str, index: int, name: str, warnings: list[str], top: str
-) -> list[Entry]:
-    """The entries of a file with none in ctx's shape: numbered headers, else (in a theme
-    folder) the file as one record; else a warning naming the file and what was expected."""
-    for parse in (parse_dated_entries, parse_numbered_entries):
-        found = parse(text, kind, source=label, start_index=index)
-        if found:
-            return found
-    stem = label.rsplit("/", 1)[1].rsplit(".", 1)[0]
-    if label != top:  # in decisions/ or learnings/: one record per file
-        if any(word in stem.lower() for word in _RECORD_SKIP):
-            return []
-        record = parse_record(text, kind, source=label, stem=stem, index=index)
-        return [record] if record is not None else []
-    headers = level_two_headers(text)
-    if headers:
-        warnings.append(
-            f"{label}: {headers} level-2 headers but no {kind}s: expected ctx's "
-            "`## [YYYY-MM-DD] Title`, dated (`## 2026-07-21 — Title`) or numbered headers "
-            f"(`## D001 — Title`, `## ADR-001: Title`) or one record per file in "
-            f".context/{THEME_FOLDERS[name]}/"
-        )
-    return []
 
 
 def _label(context_dir: Path, file: Path) -> str:
@@ -398,7 +335,9 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
             if here:
                 ctx_shaped.append(label)
             elif not is_effectively_empty(text):
-                here = _other_layout(label, text, kind, len(found), name, warnings, known(name))
+                here = other_layout(
+                    label, text, kind, len(found), THEME_FOLDERS[name], warnings, known(name)
+                )
             found += here
         return capped(name, found)
 
@@ -459,7 +398,7 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
                     f"{label}: not one of ctx's own files: listed under Read These Files, its "
                     "sections not read into the packet"
                 )
-        warnings.extend(_unread_folders(context_dir))
+        warnings.extend(unread_folders(context_dir, _KNOWN_FOLDERS))
 
     settings = _settings(project, warnings)
     return ProjectContext(
@@ -476,53 +415,3 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
         warnings=tuple(warnings),
         texts=texts,
     )
-
-
-@dataclass(frozen=True)
-class ContextLocation(RichResult):
-    """Where the nearest project with a ``.context/`` is (relative to the root searched), and a
-    signature of its files that changes whenever one of them changes (the sidebar polls it)."""
-
-    found: bool
-    directory: str | None
-    signature: str
-
-    payload_kind = "context"
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"found", "dir", "signature"}``."""
-        return {"found": self.found, "dir": self.directory, "signature": self.signature}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ContextLocation:
-        """The inverse of :meth:`to_dict`."""
-        return cls(bool(data["found"]), data.get("dir"), str(data.get("signature", "")))
-
-    def to_text(self) -> str:
-        """The directory, or that none was found."""
-        return self.directory or "no .context/ found"
-
-
-def find_context(
-    start: str | os.PathLike[str] = ".", *, root: str | os.PathLike[str] = "."
-) -> ContextLocation:
-    """Walk up from ``start`` (confined to ``root``, never above it) to the first directory
-    holding ``.context/``."""
-    base = resolve_root(root)
-    current = confine(base, start, what="dir")
-    if not current.is_dir():
-        current = current.parent
-    while True:
-        candidate = current / ".context"
-        if candidate.is_dir():
-            confine(base, candidate, what="dir")
-            stamps = []
-            for p in context_files(candidate):
-                confine(base, p, what=_label(candidate, p))
-                info = p.stat()
-                stamps.append(f"{_label(candidate, p)}:{info.st_mtime_ns}:{info.st_size}")
-            where = "." if current == base else current.relative_to(base).as_posix()
-            return ContextLocation(True, where, "|".join(stamps))
-        if current == base or base not in current.parents:
-            return ContextLocation(False, None, "")
-        current = current.parent

@@ -8,6 +8,9 @@ and "effectively empty" test, the stop words, the recency brackets, the instruct
 Every item of the ledger names the ctx rule that decided its fate (:data:`RULES`), so a
 comparison with the design profile (:func:`ctx_lab.packet.compare_profiles`) can say why the
 two packets differ.
+
+Why one module over ~400 lines: the profile is a faithful copy of one program's behaviour, read
+side by side with ctx 0.8.1's source; splitting it would scatter what has to match as a whole.
 """
 
 from __future__ import annotations

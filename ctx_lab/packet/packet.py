@@ -2,6 +2,10 @@
 
 A :class:`Packet` is frozen data. Its Markdown is a pure function of its fields, so a packet
 restored with :meth:`Packet.from_dict` renders byte-identically.
+
+Why one module over ~400 lines: a packet's forms (Markdown parts, JSON, text, HTML, the ledger frame
+and plots) render the same frozen fields and must agree byte for byte; kept together so a change
+to one form is seen beside the others.
 """
 
 from __future__ import annotations

@@ -18,15 +18,25 @@ relevance alone, and the ledger says so. ``Status: Superseded…`` marks it supe
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from datetime import date, datetime
+from pathlib import Path
 
 import yaml
 
+from ..files import entry_kind
 from .markdown import Entry, front_matter, parse_stamp
 
-__all__ = ["level_two_headers", "parse_dated_entries", "parse_numbered_entries", "parse_record"]
+__all__ = [
+    "level_two_headers",
+    "other_layout",
+    "parse_dated_entries",
+    "parse_numbered_entries",
+    "parse_record",
+    "unread_folders",
+]
 
 # ``## D001 — Title``, ``## ADR-001: Title``, ``### ADR-7: Title``, ``## G01 - Title``
 _NUMBERED = re.compile(
@@ -196,3 +206,59 @@ def parse_record(
         superseded=_superseded(meta.get("status", "")),
         source=source,
     )
+
+
+_RECORD_SKIP = ("readme", "index", "template")  # a records folder's own furniture
+_FOLDER_SCAN = 1000  # files looked at per folder when counting what is not read
+
+
+def unread_folders(context_dir: Path, known: set[str]) -> list[str]:
+    """One warning per folder of ``.context/`` that ctx's layout does not read but that holds
+    Markdown (``sessions/``, ``architecture/`` …), with how many files it holds."""
+    found = []
+    try:
+        folders = sorted(p for p in context_dir.iterdir() if entry_kind(p) == "dir")
+    except OSError:
+        return []
+    for folder in folders:
+        if folder.name in known or folder.name.startswith("."):
+            continue
+        count = seen = 0
+        for _, _, names in os.walk(folder):  # symlinked folders are not followed
+            seen += len(names)
+            count += sum(1 for name in names if name.endswith(".md"))
+            if seen >= _FOLDER_SCAN:  # a huge folder: counted up to here
+                break
+        if count:
+            more = "+" if seen >= _FOLDER_SCAN else ""
+            found.append(
+                f".context/{folder.name}/: {count}{more} Markdown file{'s' if count > 1 else ''} "
+                "not read (not one of ctx's folders)"
+            )
+    return found
+
+
+def other_layout(
+    label: str, text: str, kind: str, index: int, folder: str, warnings: list[str], top: str
+) -> list[Entry]:
+    """The entries of a file with none in ctx's shape: numbered headers, else (in a theme
+    folder) the file as one record; else a warning naming the file and what was expected."""
+    for parse in (parse_dated_entries, parse_numbered_entries):
+        found = parse(text, kind, source=label, start_index=index)
+        if found:
+            return found
+    stem = label.rsplit("/", 1)[1].rsplit(".", 1)[0]
+    if label != top:  # in decisions/ or learnings/: one record per file
+        if any(word in stem.lower() for word in _RECORD_SKIP):
+            return []
+        record = parse_record(text, kind, source=label, stem=stem, index=index)
+        return [record] if record is not None else []
+    headers = level_two_headers(text)
+    if headers:
+        warnings.append(
+            f"{label}: {headers} level-2 headers but no {kind}s: expected ctx's "
+            "`## [YYYY-MM-DD] Title`, dated (`## 2026-07-21 — Title`) or numbered headers "
+            f"(`## D001 — Title`, `## ADR-001: Title`) or one record per file in "
+            f".context/{folder}/"
+        )
+    return []

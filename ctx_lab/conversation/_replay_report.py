@@ -1,0 +1,257 @@
+"""What a replay answers: one row per call and model (:data:`REPLAY_COLUMNS`), a summary per
+model, and the plot of context size against each model's budget."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..display import RichResult, csv_text, escape, html_table, text_table
+
+__all__ = ["REPLAY_COLUMNS", "ReplayReport", "plot_replay"]
+
+REPLAY_COLUMNS = [
+    "call",
+    "model",
+    "recorded_model",
+    "timestamp",
+    "messages",
+    "history_tokens",
+    "context_tokens",
+    "budget",
+    "headroom",
+    "needed_summarization",
+    "excess_tokens",
+    "summarized_tokens",
+    "summaries",
+    "recorded_compaction",
+    "cached_tokens",
+    "new_tokens",
+    "output_tokens",
+    "input_cost_usd",
+    "cached_cost_usd",
+    "output_cost_usd",
+    "cost_usd",
+    "reported_input",
+    "reported_cached",
+    "reported_output",
+    "counted_input",
+    "event",
+]
+_SUMMARY_COLUMNS = [
+    "model",
+    "counter",
+    "budget",
+    "peak context",
+    "first summarization",
+    "summarizations",
+    "cost USD",
+]
+
+
+def _usd(tokens: int, price: float | None) -> float | None:
+    return None if price is None else round(tokens * price / 1_000_000, 6)
+
+
+def _sum(*values: float | None) -> float | None:
+    """The total, or None when any part's price is unknown."""
+    return None if None in values else round(sum(v or 0.0 for v in values), 6)
+
+
+@dataclass(frozen=True)
+class ReplayReport(RichResult):
+    """One row per call and model (:data:`REPLAY_COLUMNS`), the counter each model counted
+    with, and what the transcript held."""
+
+    source: str
+    format: str
+    models: tuple[str, ...]
+    rows: tuple[dict[str, Any], ...]
+    counters: tuple[dict[str, Any], ...] = ()
+    calls: int = 0
+    messages: int = 0
+    recorded_compactions: tuple[int, ...] = ()
+    sidechain_lines: int = 0
+    unknown_lines: int = 0
+    images: int = 0
+    warnings: tuple[str, ...] = field(default=())
+    registry: str = "builtin"
+
+    payload_kind = "replay"
+
+    def frame(self) -> Any:
+        """The rows as a pandas DataFrame with :data:`REPLAY_COLUMNS`."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.rows), columns=REPLAY_COLUMNS)
+
+    def plot(self, ax: Any = None) -> Any:
+        """:func:`plot_replay` of these rows."""
+        return plot_replay(self.frame(), ax)
+
+    def summary(self) -> list[dict[str, Any]]:
+        """Per model: budget, peak context, first call that needed summarizing, how many
+        summarizations, total cost (None when a price is unknown)."""
+        out = []
+        for model in self.models:
+            rows = [r for r in self.rows if r["model"] == model]
+            needed = [r["call"] for r in rows if r["needed_summarization"]]
+            costs = [r["cost_usd"] for r in rows]
+            counter = next((c for c in self.counters if c["model"] == model), {})
+            out.append(
+                {
+                    "model": model,
+                    "counter": counter.get("counter"),
+                    "exact": counter.get("exact"),
+                    "budget": rows[-1]["budget"] if rows else None,
+                    "peak_context": max((r["context_tokens"] for r in rows), default=0),
+                    "first_summarization": needed[0] if needed else None,
+                    "summarizations": len(needed),
+                    "cost_usd": round(sum(costs), 6) if costs and None not in costs else None,
+                }
+            )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON: rows, per-model summary, counters and transcript facts."""
+        return {
+            "source": self.source,
+            "format": self.format,
+            "models": list(self.models),
+            "calls": self.calls,
+            "messages": self.messages,
+            "recorded_compactions": list(self.recorded_compactions),
+            "sidechain_lines": self.sidechain_lines,
+            "unknown_lines": self.unknown_lines,
+            "images": self.images,
+            "counters": [dict(c) for c in self.counters],
+            "summary": self.summary(),
+            "columns": list(REPLAY_COLUMNS),
+            "rows": [dict(r) for r in self.rows],
+            "warnings": list(self.warnings),
+            "registry": self.registry,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ReplayReport:
+        """The inverse of :meth:`to_dict` (the summary is derived)."""
+        return cls(
+            data["source"],
+            data["format"],
+            tuple(data["models"]),
+            tuple(dict(r) for r in data["rows"]),
+            tuple(dict(c) for c in data.get("counters", ())),
+            data.get("calls", 0),
+            data.get("messages", 0),
+            tuple(data.get("recorded_compactions", ())),
+            data.get("sidechain_lines", 0),
+            data.get("unknown_lines", 0),
+            data.get("images", 0),
+            tuple(data.get("warnings", ())),
+            data.get("registry", "builtin"),
+        )
+
+    def _summary_rows(self) -> list[list[object]]:
+        rows = []
+        for s in self.summary():
+            rows.append(
+                [
+                    s["model"],
+                    f"{s['counter']}{'' if s['exact'] else ' ~'}",
+                    s["budget"],
+                    s["peak_context"],
+                    "never"
+                    if s["first_summarization"] is None
+                    else f"call {s['first_summarization']}",
+                    s["summarizations"],
+                    "?" if s["cost_usd"] is None else f"{s['cost_usd']:.4f}",
+                ]
+            )
+        return rows
+
+    def _head(self) -> str:
+        return (
+            f"{self.source}: {self.format}, {self.calls} calls, {self.messages} messages, "
+            f"{len(self.recorded_compactions)} recorded compactions; prices from the "
+            f"{self.registry} registry"
+        )
+
+    def to_text(self) -> str:
+        """A head line and one summary row per model (``--format csv`` gives every row)."""
+        return "\n".join([self._head(), text_table(_SUMMARY_COLUMNS, self._summary_rows())])
+
+    def to_csv(self) -> str:
+        """Every row as CSV with :data:`REPLAY_COLUMNS`."""
+        return csv_text(REPLAY_COLUMNS, ([row.get(k) for k in REPLAY_COLUMNS] for row in self.rows))
+
+    def render(self, fmt: str = "table") -> str:
+        """``table`` (the summary), ``csv`` (every row) or ``json``."""
+        if fmt == "csv":
+            return self.to_csv()
+        return super().render("json" if fmt == "json" else "text")
+
+    def html_body(self) -> str:
+        """The summary per model, then the calls that needed summarizing."""
+        events = [
+            [r["model"], r["call"], r["context_tokens"], r["excess_tokens"], r["event"]]
+            for r in self.rows
+            if r["event"]
+        ]
+        return (
+            f"<h4 data-ctx-replay>{escape(self._head())}</h4>"
+            + html_table(_SUMMARY_COLUMNS, self._summary_rows(), numeric=(2, 3, 5))
+            + (
+                html_table(
+                    ["model", "call", "context", "over by", "event"],
+                    events[:200],
+                    numeric=(1, 2, 3),
+                )
+                if events
+                else ""
+            )
+        )
+
+
+def plot_replay(frame: Any, ax: Any = None) -> Any:
+    """Context size over the session per model, each model's budget as a dashed line in its
+    colour, summarizations as triangles and recorded compactions as grey vertical lines."""
+    from ..plotting import ACCENT, SERIES_COLORS, figure_axes
+
+    fig, ax = figure_axes(ax, (8.5, 3.8))
+    colors = SERIES_COLORS
+    compaction_drawn = False
+    for i, (model, rows) in enumerate(frame.groupby("model", sort=False)):
+        color = colors[i % len(colors)]
+        ax.plot(rows["call"], rows["context_tokens"], color=color, linewidth=1.3, label=model)
+        ax.step(
+            rows["call"], rows["budget"], where="post", color=color, linewidth=0.9, linestyle="--"
+        )
+        marks = rows[rows["summarized_tokens"] > 0]
+        if len(marks):
+            ax.scatter(
+                marks["call"],
+                marks["context_tokens"],
+                marker="v",
+                s=40,
+                color=color,
+                edgecolors=ACCENT["edge"],
+                linewidths=0.6,
+                zorder=4,
+                label=f"{model}: summarized",
+            )
+        if not compaction_drawn:
+            for call in rows.loc[rows["recorded_compaction"], "call"]:
+                ax.axvline(
+                    call,
+                    color=ACCENT["outline"],
+                    linewidth=0.8,
+                    linestyle=":",
+                    label=None if compaction_drawn else "recorded compaction",
+                )
+                compaction_drawn = True
+    ax.set_xlabel("call")
+    ax.set_ylabel("context tokens")
+    ax.set_title("Replayed context per model (dashed: budget)")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    return fig

@@ -1,0 +1,66 @@
+"""Where the nearest project with a ``.context/`` is, at or above a directory and never above a
+root — with a signature of its files that changes whenever one of them does (the sidebar polls
+it)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..display import RichResult
+from ..files import confine, resolve_root
+from .context import _label, context_files
+
+__all__ = ["ContextLocation", "find_context"]
+
+
+@dataclass(frozen=True)
+class ContextLocation(RichResult):
+    """Where the nearest project with a ``.context/`` is (relative to the root searched), and a
+    signature of its files that changes whenever one of them changes (the sidebar polls it)."""
+
+    found: bool
+    directory: str | None
+    signature: str
+
+    payload_kind = "context"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"found", "dir", "signature"}``."""
+        return {"found": self.found, "dir": self.directory, "signature": self.signature}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ContextLocation:
+        """The inverse of :meth:`to_dict`."""
+        return cls(bool(data["found"]), data.get("dir"), str(data.get("signature", "")))
+
+    def to_text(self) -> str:
+        """The directory, or that none was found."""
+        return self.directory or "no .context/ found"
+
+
+def find_context(
+    start: str | os.PathLike[str] = ".", *, root: str | os.PathLike[str] = "."
+) -> ContextLocation:
+    """Walk up from ``start`` (confined to ``root``, never above it) to the first directory
+    holding ``.context/``."""
+    base = resolve_root(root)
+    current = confine(base, start, what="dir")
+    if not current.is_dir():
+        current = current.parent
+    while True:
+        candidate = current / ".context"
+        if candidate.is_dir():
+            confine(base, candidate, what="dir")
+            stamps = []
+            for p in context_files(candidate):
+                confine(base, p, what=_label(candidate, p))
+                info = p.stat()
+                stamps.append(f"{_label(candidate, p)}:{info.st_mtime_ns}:{info.st_size}")
+            where = "." if current == base else current.relative_to(base).as_posix()
+            return ContextLocation(True, where, "|".join(stamps))
+        if current == base or base not in current.parents:
+            return ContextLocation(False, None, "")
+        current = current.parent
