@@ -12,7 +12,15 @@ default), ``"inline"``, any ``concurrent.futures.Executor``, or a ``dask.distrib
 never imports Dask; ``pip install 'ctx-lab[dask]'`` brings it (and pyarrow for Parquet).
 """
 
-from .corpus import replay_corpus, run_replay, run_sweep, sweep_corpus
+from .corpus import (
+    ReplayOptions,
+    RunOptions,
+    SweepOptions,
+    replay_corpus,
+    run_replay,
+    run_sweep,
+    sweep_corpus,
+)
 from .executors import INLINE
 from .report import (
     REPLAY_CALL_COLUMNS,
@@ -27,6 +35,9 @@ __all__ = [
     "REPLAY_SESSION_COLUMNS",
     "SWEEP_COLUMNS",
     "CorpusReport",
+    "ReplayOptions",
+    "RunOptions",
+    "SweepOptions",
     "replay_corpus",
     "run_replay",
     "run_sweep",

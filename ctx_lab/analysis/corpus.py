@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -25,7 +25,15 @@ from .executors import describe, is_dask_client, is_local, runner
 from .report import KINDS, CorpusReport, empty_frame, typed_frame
 from .tasks import Counting, ReplayTask, SweepTask, error_row, run_task
 
-__all__ = ["replay_corpus", "run_replay", "run_sweep", "sweep_corpus"]
+__all__ = [
+    "ReplayOptions",
+    "RunOptions",
+    "SweepOptions",
+    "replay_corpus",
+    "run_replay",
+    "run_sweep",
+    "sweep_corpus",
+]
 
 Paths = Iterable[str | os.PathLike[str]]
 SHIP = ("paths", "bytes")
@@ -71,6 +79,68 @@ def _partition(item: str, task: Any, columns: dict[str, str]) -> Any:
     return typed_frame(rows, columns)
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """Where and how a corpus runs: ``executor`` None (a local process pool of ``workers``,
+    with a progress bar), ``"inline"`` (a plain loop here), any
+    ``concurrent.futures.Executor``, a ``dask.distributed.Client`` or a scheduler address (on
+    Dask, a run with no worker for ``no_worker_timeout`` seconds — default 60 — stops: every
+    item not done is an error row saying so); ``ship="bytes"`` sends each item's files instead
+    of its path; with ``root`` every item must resolve inside it."""
+
+    executor: Any = None
+    workers: int | None = None
+    ship: str = "paths"
+    progress: bool = True
+    no_worker_timeout: float | None = None
+    root: str | os.PathLike[str] | None = None
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    """What a sweep assembles for each project: packets at every budget × model, counted
+    with ``counter`` (default: each model's own tokenizer), dated ``now`` (default: this
+    moment, taken once), in ``profile``, ranked by ``focus`` and ``relevance``."""
+
+    budgets: tuple[int, ...] = ()
+    models: tuple[str, ...] = ()
+    counter: CounterLike | None = None
+    now: datetime | None = None
+    profile: str = "design"
+    focus: str | None = None
+    relevance: str = "auto"
+    registry: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """What a corpus replay asks of each session: the ``models`` to replay it on, rows
+    ``per`` session or call, and the replay's own settings (as :func:`replay_report`)."""
+
+    models: tuple[str, ...] = ()
+    counter: CounterLike | None = None
+    per: str = "session"
+    preserve_recent: int = 4
+    output_limit: int | None = None
+    caching: bool = True
+    transcript_format: str = "auto"
+    registry: str | None = None
+
+
+def _split(given: dict[str, Any], *kinds: type) -> list[dict[str, Any]]:
+    """Keyword arguments shared out among option classes by field name (an unknown name is a
+    TypeError, as for any function)."""
+    parts: list[dict[str, Any]] = [{} for _ in kinds]
+    for name, value in given.items():
+        for i, kind in enumerate(kinds):
+            if name in {f.name for f in fields(kind)}:
+                parts[i][name] = value
+                break
+        else:
+            raise TypeError(f"unexpected keyword argument {name!r}")
+    return parts
+
+
 @dataclass
 class _Plan:
     """A corpus run, checked and resolved: its table's kind, its items' tasks (made as they
@@ -107,43 +177,37 @@ def _plan(
     return _Plan(kind, tasks(), len(items))
 
 
-def _run(
-    plan: _Plan,
-    executor: Any,
-    workers: int | None,
-    progress: bool,
-    no_worker_timeout: float | None = None,
-) -> CorpusReport:
-    """Every item of ``plan`` on ``executor``, gathered as they complete, in input order."""
+def _run(plan: _Plan, run: RunOptions) -> CorpusReport:
+    """Every item of ``plan`` on ``run.executor``, gathered as they complete, in input order."""
     from tqdm.auto import tqdm
 
+    executor, workers, progress, no_worker_timeout = (
+        run.executor,
+        run.workers,
+        run.progress,
+        run.no_worker_timeout,
+    )
     results: list[list[dict[str, Any]]] = [[] for _ in range(plan.count)]
     with (
-        runner(executor, workers, no_worker_timeout) as run,
+        runner(executor, workers, no_worker_timeout) as pool,
         tqdm(
             total=plan.count, desc=plan.kind, unit="item", disable=not progress, leave=False
         ) as bar,
     ):
-        for index, rows in run.run(run_task, plan.tasks):
+        for index, rows in pool.run(run_task, plan.tasks):
             results[index] = rows
             bar.update()
-        how = describe(None if executor is None else run.executor, workers)
+        how = describe(None if executor is None else pool.executor, workers)
     rows = [row for item_rows in results for row in item_rows]
     return CorpusReport.of(plan.kind, rows, plan.count, how)
 
 
-def _frame(
-    plan: _Plan,
-    executor: Any,
-    workers: int | None,
-    progress: bool,
-    as_dask: bool,
-    no_worker_timeout: float | None = None,
-) -> Any:
+def _frame(plan: _Plan, run: RunOptions, as_dask: bool) -> Any:
     """The run's table: a pandas DataFrame, or with ``as_dask`` a Dask DataFrame with one
     partition per item, computed on the cluster and left there."""
     if not as_dask:
-        return _run(plan, executor, workers, progress, no_worker_timeout).frame()
+        return _run(plan, run).frame()
+    executor = run.executor
     if not is_dask_client(executor):
         raise UsageError("as_dask=True needs executor=<a dask.distributed Client>")
     import dask.dataframe as dd
@@ -155,71 +219,35 @@ def _frame(
     return dd.from_delayed(futures, meta=empty_frame(columns), verify_meta=False)
 
 
-def _sweep_plan(
-    paths: Paths,
-    budgets: Iterable[int],
-    models: Iterable[str] | None,
-    *,
-    counter: CounterLike | None,
-    now: datetime | None,
-    profile: str,
-    focus: str | None,
-    relevance: str,
-    registry: str | None,
-    executor: Any,
-    workers: int | None,
-    ship: str,
-    root: str | os.PathLike[str] | None,
-) -> _Plan:
+def _sweep_plan(paths: Paths, options: SweepOptions, run: RunOptions) -> _Plan:
     from ..packet import PROFILES, RELEVANCE_RULES, context_snapshot
 
-    choice(profile, PROFILES, "profile")
-    choice(relevance, RELEVANCE_RULES, "relevance")
-    sizes = tuple(whole_number(b, "budget", minimum=1) for b in budgets)
-    chosen = list(dict.fromkeys(models or ()))
+    choice(options.profile, PROFILES, "profile")
+    choice(options.relevance, RELEVANCE_RULES, "relevance")
+    sizes = tuple(whole_number(b, "budget", minimum=1) for b in options.budgets)
+    chosen = list(dict.fromkeys(options.models))
     if not sizes and not chosen:
         raise UsageError("give budgets, models, or both: nothing to sweep")
-    _check_models(chosen, registry)
+    _check_models(chosen, options.registry)
     each: list[str | None] = [*chosen] or [None]
-    countings = tuple(_counting(counter, m, profile, executor) for m in each)
-    when = now or utc_now()
-    base = None if root is None else os.fspath(root)
+    countings = tuple(_counting(options.counter, m, options.profile, run.executor) for m in each)
+    when = options.now or utc_now()
+    base = None if run.root is None else os.fspath(run.root)
 
     def make(path: str) -> SweepTask:
-        files = context_snapshot(path, root=base) if ship == "bytes" else None
+        files = context_snapshot(path, root=base) if run.ship == "bytes" else None
         return SweepTask(
-            path, path, files, sizes or (None,), countings, when, profile, focus, relevance,
-            registry, base,
+            path, path, files, sizes or (None,), countings, when, options.profile,
+            options.focus, options.relevance, options.registry, base,
         )  # fmt: skip
 
-    return _plan("sweep", paths, ship, workers, make)
+    return _plan("sweep", paths, run.ship, run.workers, make)
 
 
-def run_sweep(
-    paths: Paths,
-    budgets: Iterable[int] = (),
-    models: Iterable[str] | None = None,
-    *,
-    counter: CounterLike | None = None,
-    now: datetime | None = None,
-    profile: str = "design",
-    focus: str | None = None,
-    relevance: str = "auto",
-    registry: str | None = None,
-    executor: Any = None,
-    workers: int | None = None,
-    ship: str = "paths",
-    progress: bool = True,
-    no_worker_timeout: float | None = None,
-    root: str | os.PathLike[str] | None = None,
-) -> CorpusReport:
+def run_sweep(paths: Paths, options: SweepOptions, run: RunOptions | None = None) -> CorpusReport:
     """:func:`sweep_corpus` as a report (what ``ctx-lab sweep`` prints)."""
-    plan = _sweep_plan(
-        paths, budgets, models, counter=counter, now=now, profile=profile, focus=focus,
-        relevance=relevance, registry=registry, executor=executor, workers=workers, ship=ship,
-        root=root,
-    )  # fmt: skip
-    return _run(plan, executor, workers, progress, no_worker_timeout)
+    run = run or RunOptions()
+    return _run(_sweep_plan(paths, options, run), run)
 
 
 def sweep_corpus(
@@ -227,136 +255,73 @@ def sweep_corpus(
     budgets: Iterable[int] = (),
     models: Iterable[str] | None = None,
     *,
-    counter: CounterLike | None = None,
-    now: datetime | None = None,
-    profile: str = "design",
-    focus: str | None = None,
-    relevance: str = "auto",
-    registry: str | None = None,
-    executor: Any = None,
-    workers: int | None = None,
-    ship: str = "paths",
-    progress: bool = True,
-    no_worker_timeout: float | None = None,
     as_dask: bool = False,
-    root: str | os.PathLike[str] | None = None,
+    **options: Any,
 ) -> Any:
     """Packets of many ``.context/`` directories at every budget × model (the cross product;
     a model alone means its effective input budget, and a model counts with its own
     tokenizer unless ``counter`` names one). One row per item × budget × model × section:
     :data:`SWEEP_COLUMNS`.
 
-    ``executor``: None (a local process pool of ``workers``, with a progress bar),
-    ``"inline"`` (a plain loop here), any ``concurrent.futures.Executor``, a
-    ``dask.distributed.Client`` or a scheduler address (on Dask, a run with no worker for
-    ``no_worker_timeout`` seconds — default 60 — stops: every item not done is an error row
-    saying so). ``as_dask=True`` (a Dask client)
-    returns a Dask DataFrame with one partition per item, kept on the cluster. ``ship="bytes"``
-    sends each directory's files instead of its path. ``now`` (default: this moment, taken
-    once) dates every packet alike.
+    ``options`` are the fields of :class:`SweepOptions` (``counter``, ``now``, ``profile``,
+    ``focus``, ``relevance``, ``registry``) and of :class:`RunOptions` (``executor``,
+    ``workers``, ``ship``, ``progress``, ``no_worker_timeout``, ``root``). ``as_dask=True`` (a
+    Dask client) returns a Dask DataFrame with one partition per item, kept on the cluster.
     """
-    plan = _sweep_plan(
-        paths, budgets, models, counter=counter, now=now, profile=profile, focus=focus,
-        relevance=relevance, registry=registry, executor=executor, workers=workers, ship=ship,
-        root=root,
-    )  # fmt: skip
-    return _frame(plan, executor, workers, progress, as_dask, no_worker_timeout)
+    sweep, run = _split(options, SweepOptions, RunOptions)
+    chosen = SweepOptions(tuple(budgets), tuple(models or ()), **sweep)
+    plan_run = RunOptions(**run)
+    return _frame(_sweep_plan(paths, chosen, plan_run), plan_run, as_dask)
 
 
-def _replay_plan(
-    paths: Paths,
-    models: Iterable[str] | str,
-    *,
-    counter: CounterLike | None,
-    per: str,
-    preserve_recent: int,
-    output_limit: int | None,
-    caching: bool,
-    transcript_format: str,
-    registry: str | None,
-    executor: Any,
-    workers: int | None,
-    ship: str,
-    root: str | os.PathLike[str] | None,
-) -> _Plan:
+def _replay_plan(paths: Paths, options: ReplayOptions, run: RunOptions) -> _Plan:
     from ..files import confine
 
-    choice(per, PER, "per")
-    whole_number(preserve_recent, "preserve_recent")
-    chosen = list(dict.fromkeys([models] if isinstance(models, str) else models))
+    choice(options.per, PER, "per")
+    whole_number(options.preserve_recent, "preserve_recent")
+    chosen = list(dict.fromkeys(options.models))
     if not chosen:
         raise UsageError("give the models to replay the corpus on (--model M)")
-    _check_models(chosen, registry)
-    countings = tuple(_counting(counter, m, "design", executor) for m in chosen)
-    base = None if root is None else os.fspath(root)
+    _check_models(chosen, options.registry)
+    countings = tuple(_counting(options.counter, m, "design", run.executor) for m in chosen)
+    base = None if run.root is None else os.fspath(run.root)
 
     def make(path: str) -> ReplayTask:
         data = None
-        if ship == "bytes":
+        if run.ship == "bytes":
             data = read_bytes(confine(base, path, what="file") if base is not None else path)
         return ReplayTask(
-            path, path, data, countings, per, preserve_recent, output_limit, caching,
-            transcript_format, registry, base,
+            path, path, data, countings, options.per, options.preserve_recent,
+            options.output_limit, options.caching, options.transcript_format, options.registry,
+            base,
         )  # fmt: skip
 
-    return _plan(f"replay-{per}", paths, ship, workers, make)
+    return _plan(f"replay-{options.per}", paths, run.ship, run.workers, make)
 
 
-def run_replay(
-    paths: Paths,
-    models: Iterable[str] | str,
-    *,
-    counter: CounterLike | None = None,
-    per: str = "session",
-    preserve_recent: int = 4,
-    output_limit: int | None = None,
-    caching: bool = True,
-    transcript_format: str = "auto",
-    registry: str | None = None,
-    executor: Any = None,
-    workers: int | None = None,
-    ship: str = "paths",
-    progress: bool = True,
-    no_worker_timeout: float | None = None,
-    root: str | os.PathLike[str] | None = None,
-) -> CorpusReport:
+def run_replay(paths: Paths, options: ReplayOptions, run: RunOptions | None = None) -> CorpusReport:
     """:func:`replay_corpus` as a report (what ``ctx-lab replay FILES…`` prints)."""
-    plan = _replay_plan(
-        paths, models, counter=counter, per=per, preserve_recent=preserve_recent,
-        output_limit=output_limit, caching=caching, transcript_format=transcript_format,
-        registry=registry, executor=executor, workers=workers, ship=ship, root=root,
-    )  # fmt: skip
-    return _run(plan, executor, workers, progress, no_worker_timeout)
+    run = run or RunOptions()
+    return _run(_replay_plan(paths, options, run), run)
 
 
 def replay_corpus(
     paths: Paths,
     models: Iterable[str] | str,
     *,
-    counter: CounterLike | None = None,
-    per: str = "session",
-    preserve_recent: int = 4,
-    output_limit: int | None = None,
-    caching: bool = True,
-    transcript_format: str = "auto",
-    registry: str | None = None,
-    executor: Any = None,
-    workers: int | None = None,
-    ship: str = "paths",
-    progress: bool = True,
-    no_worker_timeout: float | None = None,
     as_dask: bool = False,
-    root: str | os.PathLike[str] | None = None,
+    **options: Any,
 ) -> Any:
     """The replay of many recorded sessions on each of ``models``: one row per session and
     model (``per="session"``, :data:`REPLAY_SESSION_COLUMNS`: calls, budget, peak context,
     first summarization, tokens, cost) or per call and model (``per="call"``,
-    :data:`REPLAY_CALL_COLUMNS`). ``counter`` (default: each model's own tokenizer or stored
-    calibration, resolved here and sent by name), executors, ``ship`` and ``as_dask`` as in
-    :func:`sweep_corpus`."""
-    plan = _replay_plan(
-        paths, models, counter=counter, per=per, preserve_recent=preserve_recent,
-        output_limit=output_limit, caching=caching, transcript_format=transcript_format,
-        registry=registry, executor=executor, workers=workers, ship=ship, root=root,
-    )  # fmt: skip
-    return _frame(plan, executor, workers, progress, as_dask, no_worker_timeout)
+    :data:`REPLAY_CALL_COLUMNS`).
+
+    ``options`` are the fields of :class:`ReplayOptions` (``counter`` — default: each model's
+    own tokenizer or stored calibration, resolved here and sent by name — ``per``,
+    ``preserve_recent``, ``output_limit``, ``caching``, ``transcript_format``, ``registry``)
+    and of :class:`RunOptions`, as in :func:`sweep_corpus`."""
+    replay, run = _split(options, ReplayOptions, RunOptions)
+    chosen = ReplayOptions(tuple([models] if isinstance(models, str) else models), **replay)
+    plan_run = RunOptions(**run)
+    return _frame(_replay_plan(paths, chosen, plan_run), plan_run, as_dask)

@@ -145,27 +145,17 @@ def sweep(
     """Assemble the packet of every project directory at each ``budget`` × ``model``; one row
     per project, budget, model and section, failing projects as error rows. Runs on a local
     process pool of ``workers`` (0: in this process) or the Dask ``scheduler``."""
-    from ..analysis import run_sweep
+    from ..analysis import RunOptions, SweepOptions, run_sweep
 
     if not directories:
         raise UsageError("nothing to sweep: give one or more project directories")
     executor, size = executor_for(workers, scheduler)
     return run_sweep(
         directories,
-        budget,
-        model,
-        counter=counter,
-        now=now,
-        profile=profile,
-        focus=focus,
-        relevance=relevance,
-        registry=registry,
-        executor=executor,
-        workers=size,
-        ship=ship,
-        progress=progress,
-        no_worker_timeout=no_worker_timeout,
-        root=root,
+        SweepOptions(
+            tuple(budget), tuple(model), counter, now, profile, focus, relevance, registry
+        ),
+        RunOptions(executor, size, ship, progress, no_worker_timeout, root),
     )
 
 

@@ -168,26 +168,23 @@ def replay(
     if not files:
         raise UsageError("nothing to replay: give one or more transcript files")
     if len(files) > 1 or workers is not None or scheduler is not None:
-        from ..analysis import run_replay
+        from ..analysis import ReplayOptions, RunOptions, run_replay
         from ._analysis import executor_for
 
         executor, size = executor_for(workers, scheduler)
         return run_replay(
             files,
-            model,
-            counter=counter,
-            per=per,
-            preserve_recent=preserve_recent,
-            output_limit=output_limit,
-            caching=caching,
-            transcript_format=transcript_format,
-            registry=registry,
-            executor=executor,
-            workers=size,
-            ship=ship,
-            progress=progress,
-            no_worker_timeout=no_worker_timeout,
-            root=root,
+            ReplayOptions(
+                tuple(model),
+                counter,
+                per,
+                preserve_recent,
+                output_limit,
+                caching,
+                transcript_format,
+                registry,
+            ),
+            RunOptions(executor, size, ship, progress, no_worker_timeout, root),
         )
     from ..conversation.replay import replay_report
     from ..conversation.transcripts import load_transcript
