@@ -416,7 +416,7 @@ class Bench:
                 row(f"read continuation from cache: {name}", times, "≤ 2 ms", lambda m, r: m <= 2)
             )
         self.reading_cli(root)
-        from ctx_lab.read.extract import extract_html
+        from ctx_lab.read._extract import extract_html
 
         comments = "<html><body><p>start</p>" + "<p>text <!-- never closed</p>\n" * 28_000
         times = measure(lambda: extract_html(comments), 3)
@@ -491,7 +491,7 @@ class Bench:
 
     def builder(self) -> None:
         from ctx_lab.builder import build_context
-        from ctx_lab.builder.compress import structural
+        from ctx_lab.builder._compress import structural
 
         sizes = (1000, 5000, 10000, 50000) if not self.quick else (200, 1000)
         small, large = sizes[0], sizes[-1]

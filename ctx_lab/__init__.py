@@ -46,7 +46,7 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext ctx_lab``: register the ``%ctx`` line and ``%%ctx`` cell magic."""
-    from .notebook.magics import load_ipython_extension as load
+    from .notebook._magics import load_ipython_extension as load
 
     load(ipython)
 

@@ -9,7 +9,7 @@ import time
 
 
 def stream(db: str, count: int) -> None:
-    from ctx_lab.conversation.journal import StreamJournal
+    from ctx_lab.conversation._journal import StreamJournal
 
     journal = StreamJournal.open(db)
     active = journal.begin_session("child-model")
@@ -33,7 +33,7 @@ def history(path: str, count: int) -> None:
 
 
 def tools(db: str, count: int) -> None:
-    from ctx_lab.conversation.tool_journal import ToolCall, ToolJournal, ToolResult
+    from ctx_lab.conversation._tool_journal import ToolCall, ToolJournal, ToolResult
 
     journal = ToolJournal.open(db)
     calls = [ToolCall(f"c{i}", "search", {"i": i}) for i in range(count)]
@@ -48,7 +48,7 @@ def tools(db: str, count: int) -> None:
 def cursor_key(base: str, count: int) -> None:
     import os
 
-    from ctx_lab.read.cursor import user_cursor_secret
+    from ctx_lab.read._cursor import user_cursor_secret
 
     for i in range(count):
         os.environ["XDG_CACHE_HOME"] = f"{base}/{i}"

@@ -25,7 +25,7 @@ def assert_ledger_visible(packet) -> None:  # type: ignore[no-untyped-def]
     and learnings among the packet's entries; ``omitted`` only when the line is absent."""
     from collections import Counter
 
-    from ctx_lab.packet.layout import counted_line, noted_line
+    from ctx_lab.packet._layout import counted_line, noted_line
 
     markdown = packet.to_markdown()
     counted = Counter(r.section for r in packet.ledger_rows if r.action == "counted")

@@ -165,8 +165,8 @@ HOMES = {
     "whole_number": "validate.py",
     "budget": "token_budget.py",
     "counting_cache": "tokens/_cache.py",
-    "packet_layout": "packet/layout.py",
-    "ctx08_profile": "packet/ctx08.py",
+    "packet_layout": "packet/_layout.py",
+    "ctx08_profile": "packet/_ctx08.py",
 }
 
 
@@ -330,9 +330,9 @@ def test_one_counting_cache() -> None:
 
 
 def test_one_packet_layout() -> None:
-    """The design profile's layout lives in packet/layout.py; the ctx-0.8 profile keeps
-    ctx 0.8.1's own layout with everything else of that profile in packet/ctx08.py."""
-    from ctx_lab.packet.layout import SECTION_TITLES
+    """The design profile's layout lives in packet/_layout.py; the ctx-0.8 profile keeps
+    ctx 0.8.1's own layout with everything else of that profile in packet/_ctx08.py."""
+    from ctx_lab.packet._layout import SECTION_TITLES
 
     titles = set(SECTION_TITLES.values())
     found = []
@@ -345,7 +345,9 @@ def test_one_packet_layout() -> None:
         for line, text in _joined_text(tree):
             if text.lstrip("\n").startswith("## ") or text in titles:
                 found.append(f"{rel(path)}:{line} {text!r}")
-    assert not found, "packet layout strings outside ctx_lab/packet/layout.py:\n" + "\n".join(found)
+    assert not found, "packet layout strings outside ctx_lab/packet/_layout.py:\n" + "\n".join(
+        found
+    )
 
 
 def test_the_server_catches_no_bare_exception() -> None:
@@ -364,7 +366,7 @@ def test_the_server_catches_no_bare_exception() -> None:
 
 def test_the_routes_call_the_command_functions() -> None:
     """No argv round trip and no engine calls: the server speaks to ctx_lab.commands."""
-    source = (PACKAGE / "server" / "handlers.py").read_text(encoding="utf-8")
+    source = (PACKAGE / "server" / "_handlers.py").read_text(encoding="utf-8")
     assert "invoke(" not in source and "front_door" not in source
     for engine in ("build_context", "assemble_packet", "Pager(", "DirectoryStore("):
         assert engine not in source

@@ -15,8 +15,8 @@ from ctx_lab import commands
 from ctx_lab.errors import CorruptDocument, CtxLabError, FileTooLarge, UsageError
 from ctx_lab.examples import EXAMPLE_DIR
 from ctx_lab.packet import load_context
-from ctx_lab.read import extract as extract_module
-from ctx_lab.read.extract import MAX_HTML_DEPTH, extract_html, extract_pdf
+from ctx_lab.read import _extract as extract_module
+from ctx_lab.read._extract import MAX_HTML_DEPTH, extract_html, extract_pdf
 
 
 def test_deep_html_nesting_is_unwrapped_not_recursed() -> None:
@@ -111,7 +111,7 @@ def test_the_build_stops_reading_past_its_total(tmp_path: Path, monkeypatch) -> 
     for i in range(5):
         (tmp_path / f"m{i}.py").write_text(f"# module {i}\n" + "y = 2\n" * 300)  # ~1.8 KB each
     read: list[str] = []
-    from ctx_lab.builder import build as build_module
+    from ctx_lab.builder import _build as build_module
 
     real = build_module.read_bytes
 

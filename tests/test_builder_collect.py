@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ctx_lab.builder import build_context
-from ctx_lab.builder.collect import collect_paths
+from ctx_lab.builder._collect import collect_paths
 from ctx_lab.errors import LimitExceeded, PathOutsideRoot
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

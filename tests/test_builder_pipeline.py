@@ -264,7 +264,7 @@ def test_cli_build_and_compress_errors(run_cli, tmp_path: Path) -> None:
     (tmp_path / "t.md").write_text("x" * 3000)
     code, _, err = run_cli("build", "--task-file", str(tmp_path / "t.md"), "--budget", "10")
     assert code == 1 and "exact content needs" in err
-    code, out, _ = run_cli("compress", str(REPO / "ctx_lab" / "paging" / "pager.py"))
+    code, out, _ = run_cli("compress", str(REPO / "ctx_lab" / "paging" / "_pager.py"))
     assert code == 0 and "structural" in out.splitlines()[0] and "→" in out.splitlines()[0]
     code, out, _ = run_cli(
         "compress", str(REPO / "README.md"), "--policy", "reference", "--format", "json"

@@ -14,9 +14,9 @@ import pytest
 import yaml
 
 from ctx_lab.builder import ContentBlock, build_context
+from ctx_lab.builder._compress import apply_policy, structural, summary
+from ctx_lab.builder._data_skeleton import data_skeleton
 from ctx_lab.builder._fit import section_text as _section_text
-from ctx_lab.builder.compress import apply_policy, structural, summary
-from ctx_lab.builder.data_skeleton import data_skeleton
 from ctx_lab.tokens import count_tokens
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "builder"
@@ -290,7 +290,7 @@ RIPGREP_ZSH = (
 
 
 def test_hand_written_files_are_neither_minified_nor_generated() -> None:
-    from ctx_lab.builder.blocks import reference_reason
+    from ctx_lab.builder._blocks import reference_reason
 
     assert max(len(line) for line in KY_HTTP_ERROR.split("\n")) > 1000
     assert reference_reason("source/errors/HTTPError.ts", KY_HTTP_ERROR) is None

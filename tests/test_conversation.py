@@ -17,7 +17,7 @@ from ctx_lab.conversation import (
     NoChange,
     Shrinking,
 )
-from ctx_lab.conversation.simulate import step_clock
+from ctx_lab.conversation._simulate import step_clock
 from ctx_lab.errors import HistoryCorrupted, RecentMessagesTooLarge, SummarizationNeeded
 from ctx_lab.tokens import count_tokens
 

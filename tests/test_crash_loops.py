@@ -103,7 +103,7 @@ def test_history_save_survives_kills(tmp_path: Path) -> None:
 
 
 def test_cursor_key_creation_survives_kills(tmp_path: Path, monkeypatch) -> None:
-    from ctx_lab.read.cursor import user_cursor_secret
+    from ctx_lab.read._cursor import user_cursor_secret
 
     def check(where: Path, acks: list[str]) -> None:
         keys = {int(i): key for i, key in (a.split() for a in acks)}

@@ -15,13 +15,13 @@ from read_helpers import make_pdf
 from ctx_lab.builder import ContentBlock, apply_policy
 from ctx_lab.errors import CtxLabError
 from ctx_lab.packet import assemble_packet, load_context
-from ctx_lab.packet.markdown import (
+from ctx_lab.packet._markdown import (
     parse_constitution,
     parse_conventions,
     parse_entries,
     parse_tasks,
 )
-from ctx_lab.read.extract import extract_pdf
+from ctx_lab.read._extract import extract_pdf
 
 PIECES = [
     *"#-*[]()<>!`~:|\n\t ",

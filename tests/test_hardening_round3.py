@@ -226,13 +226,13 @@ def test_a_name_too_long_is_a_typed_error_everywhere_in_the_cli(tmp_path: Path, 
     ],
 )
 def test_ipv6_forms_carrying_private_ipv4_are_refused(address: str) -> None:
-    from ctx_lab.read.addresses import blocked_reason, parse_ip
+    from ctx_lab.read._addresses import blocked_reason, parse_ip
 
     assert blocked_reason(parse_ip(address)) is not None
 
 
 def test_global_addresses_stay_reachable() -> None:
-    from ctx_lab.read.addresses import blocked_reason, parse_ip
+    from ctx_lab.read._addresses import blocked_reason, parse_ip
 
     for address in ("8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8"):
         assert blocked_reason(parse_ip(address)) is None, address
@@ -262,7 +262,7 @@ def test_every_csv_escapes_cells_a_spreadsheet_would_run(tmp_path: Path) -> None
 
     from ctx_lab.display import csv_text
     from ctx_lab.packet import assemble_packet, load_context
-    from ctx_lab.packet.entries import EntriesReport
+    from ctx_lab.packet._entries import EntriesReport
 
     text = csv_text(
         ["a", "b"],
@@ -301,7 +301,7 @@ def test_every_csv_escapes_cells_a_spreadsheet_would_run(tmp_path: Path) -> None
     ],
 )
 def test_scheduler_addresses_are_parsed_strictly(address: str, message: str, capsys) -> None:
-    from ctx_lab.analysis.executors import scheduler_address
+    from ctx_lab.analysis._executors import scheduler_address
     from ctx_lab.errors import UsageError
 
     with pytest.raises(UsageError, match=message.split(" ")[0]):
@@ -315,7 +315,7 @@ def test_a_dask_run_whose_workers_are_gone_stops_with_error_rows() -> None:
     import time
 
     distributed = pytest.importorskip("distributed")
-    from ctx_lab.analysis.executors import runner
+    from ctx_lab.analysis._executors import runner
 
     cluster = distributed.LocalCluster(
         n_workers=1,

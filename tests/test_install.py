@@ -56,6 +56,6 @@ def test_html_cleaning_is_a_declared_dependency() -> None:
     assert "lxml_html_clean" in declared or "lxml-html-clean" in declared
     import lxml_html_clean  # noqa: F401
 
-    from ctx_lab.read.extract import extract_html
+    from ctx_lab.read._extract import extract_html
 
     assert "Body" in extract_html("<html><body><p>Body</p></body></html>")

@@ -26,8 +26,8 @@ from ctx_lab.conversation import (
     recover_into,
     stream_into,
 )
-from ctx_lab.conversation.recovery import INTERRUPTED_MARKER
-from ctx_lab.conversation.simulate import step_clock
+from ctx_lab.conversation._recovery import INTERRUPTED_MARKER
+from ctx_lab.conversation._simulate import step_clock
 from ctx_lab.errors import JournalBusy
 
 CHILD = Path(__file__).resolve().parent / "crash_child.py"

@@ -8,10 +8,10 @@ import json
 from dataclasses import replace
 
 from ctx_lab.conversation import ContextManager, Message
-from ctx_lab.conversation.report import history_report
+from ctx_lab.conversation._report import history_report
 from ctx_lab.examples import EXAMPLE_DIR, EXAMPLE_NOW
 from ctx_lab.notebook import BudgetExplorer
-from ctx_lab.notebook.completion import complete_line
+from ctx_lab.notebook._completion import complete_line
 
 
 def completions(ip, text: str) -> list[str]:  # type: ignore[no-untyped-def]

@@ -23,7 +23,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from ctx_lab.cli import main
 from ctx_lab.errors import CtxLabError
 from ctx_lab.mcp_server import CallLog, CtxLabMCP, build_server, load_call_log
-from ctx_lab.mcp_server.server import MAX_SUBSCRIPTIONS, http_security
+from ctx_lab.mcp_server._server import MAX_SUBSCRIPTIONS, http_security
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -99,7 +99,7 @@ def test_quotas_cannot_be_invented_or_reset_by_another_session(project: Path) ->
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 def test_subscriptions_only_to_listed_resources_and_capped(project: Path, monkeypatch) -> None:
-    from ctx_lab.mcp_server import server as module
+    from ctx_lab.mcp_server import _server as module
 
     monkeypatch.setattr(module, "MAX_SUBSCRIPTIONS", 3)
     state = CtxLabMCP(project, watch_interval=0)

@@ -13,8 +13,8 @@ from packet_helpers import decision, make_context
 from ctx_lab.errors import UsageError
 from ctx_lab.examples import EXAMPLE_DIR, EXAMPLE_NOW
 from ctx_lab.packet import Packet, assemble_packet, load_context
-from ctx_lab.packet.markdown import parse_entries
-from ctx_lab.packet.scoring import (
+from ctx_lab.packet._markdown import parse_entries
+from ctx_lab.packet._scoring import (
     CTX_STOP_WORDS,
     DEFAULT_STOP_WORDS,
     extract_keywords,

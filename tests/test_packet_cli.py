@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ctx_lab.packet import Packet
-from ctx_lab.packet.packet import LEDGER_COLUMNS
+from ctx_lab.packet._packet import LEDGER_COLUMNS
 from ctx_lab.tokens import count_tokens
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "ctx-parity" / "fixture"

@@ -14,7 +14,7 @@ from packet_helpers import decision, make_context
 from ctx_lab.errors import UsageError
 from ctx_lab.examples import EXAMPLE_DIR, EXAMPLE_NOW
 from ctx_lab.packet import CtxPacket, Packet, assemble_packet, compare_profiles, load_context
-from ctx_lab.packet.ctx08 import RULES, estimate
+from ctx_lab.packet._ctx08 import RULES, estimate
 
 PARITY = Path(__file__).resolve().parent / "fixtures" / "ctx-parity"
 DISPLAY = "/home/dev/acme-billing/.context"

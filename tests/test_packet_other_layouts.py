@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from packet_helpers import make_context
 
 from ctx_lab.packet import assemble_packet, load_context
-from ctx_lab.packet.records import parse_numbered_entries, parse_record
+from ctx_lab.packet._records import parse_numbered_entries, parse_record
 
 NOW = datetime(2026, 7, 26, 12, tzinfo=UTC)
 
@@ -195,7 +195,7 @@ def test_known_files_are_read_however_their_names_are_cased(tmp_path: Path) -> N
 
 
 def test_dated_headers_without_brackets_are_entries() -> None:
-    from ctx_lab.packet.records import parse_dated_entries
+    from ctx_lab.packet._records import parse_dated_entries
 
     # Alfonso-Castano/Claude-SecondBrain's DECISIONS.md and memtext's decisions.md
     second_brain = (

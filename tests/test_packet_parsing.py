@@ -9,7 +9,7 @@ from packet_helpers import decision, make_context
 
 from ctx_lab.errors import ContextNotFound
 from ctx_lab.packet import load_context
-from ctx_lab.packet.markdown import (
+from ctx_lab.packet._markdown import (
     is_effectively_empty,
     parse_constitution,
     parse_conventions,

@@ -18,7 +18,7 @@ from ctx_lab.commands import packet as packet_command
 from ctx_lab.errors import UsageError
 from ctx_lab.examples import BUSY_DIR
 from ctx_lab.packet import Bm25, assemble_packet, load_context
-from ctx_lab.packet.markdown import parse_entries, parse_steering, parse_tasks
+from ctx_lab.packet._markdown import parse_entries, parse_steering, parse_tasks
 
 NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctx_lab.notebook import PagerWidget, ReaderWidget
-from ctx_lab.notebook.paging_widgets import meter_level
+from ctx_lab.notebook._paging_widgets import meter_level
 from ctx_lab.paging import MemoryStore, Pager, PagingBudget
 from ctx_lab.read import Reader
 

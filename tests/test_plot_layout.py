@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from ctx_lab.conversation.simulate import plot_usage, simulate
+from ctx_lab.conversation._simulate import plot_usage, simulate
 from ctx_lab.examples import BUSY_DIR, EXAMPLE_DIR, EXAMPLE_NOW
 from ctx_lab.packet import assemble_packet, load_context, plot_sweep, sweep
 

@@ -21,7 +21,7 @@ from ctx_lab.errors import (
     UsageError,
 )
 from ctx_lab.read import Reader
-from ctx_lab.read.paginate import chunk_text, cut_point
+from ctx_lab.read._paginate import chunk_text, cut_point
 from ctx_lab.tools import Toolbox, page_tool, read_tool
 
 MARKER = re.compile(r"\[page \d+ of \d+(?:, continued)?\]\n")

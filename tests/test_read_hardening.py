@@ -13,8 +13,8 @@ from werkzeug import Request, Response
 
 from ctx_lab.errors import AccessDenied, FetchError, LimitExceeded
 from ctx_lab.read import Reader
-from ctx_lab.read.addresses import blocked_reason
-from ctx_lab.read.fetch import HttpFetcher, parse_target
+from ctx_lab.read._addresses import blocked_reason
+from ctx_lab.read._fetch import HttpFetcher, parse_target
 
 LOOPBACK = ["127.0.0.1/32", "::1/128"]
 
@@ -227,7 +227,7 @@ def test_the_deadline_covers_the_whole_fetch(httpserver) -> None:
 
 
 def test_a_read_never_waits_longer_than_the_deadline_left() -> None:
-    from ctx_lab.read.fetch import _limit_wait
+    from ctx_lab.read._fetch import _limit_wait
 
     class Sock:
         timeout = None

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from read_helpers import make_pdf, walk
 
 from ctx_lab.read import Reader
-from ctx_lab.read import extract as extract_module
-from ctx_lab.read.disk_cache import DiskDocumentCache
-from ctx_lab.read.extract import _without_comments, extract_html
-from ctx_lab.read.paginate import chunk_pdf
+from ctx_lab.read import _extract as extract_module
+from ctx_lab.read._disk_cache import DiskDocumentCache
+from ctx_lab.read._extract import _without_comments, extract_html
+from ctx_lab.read._paginate import chunk_pdf
 
 MARKER = re.compile(r"\[page \d+ of \d+(?:, continued)?\]\n")
 
@@ -30,7 +30,7 @@ def test_a_new_reader_continues_from_the_disk_without_extracting(tmp_path: Path,
     assert not first.cache_hit and len(list((tmp_path / "cache").iterdir())) == 1
     calls: list[int] = []
     real = extract_module.extract_pdf
-    monkeypatch.setattr("ctx_lab.read.reader.extract_pdf", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr("ctx_lab.read._reader.extract_pdf", lambda *a: calls.append(1) or real(*a))
     again = Reader([tmp_path], secret=b"k" * 16, disk_cache=cache)  # a new process
     second = again.read("doc.pdf", first.next_cursor, 2000)
     assert second.cache_hit and not second.cursor_reset and calls == []

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from ctx_lab.conversation import ContextManager, Message, load_transcript
-from ctx_lab.conversation.calibrate import calibrate
-from ctx_lab.conversation.replay import REPLAY_COLUMNS, ReplayReport, plot_replay, replay_report
+from ctx_lab.conversation._calibrate import calibrate
+from ctx_lab.conversation._replay import REPLAY_COLUMNS, ReplayReport, plot_replay, replay_report
 from ctx_lab.errors import CalibrationError, TranscriptError, UsageError
 from ctx_lab.tokens import (
     Calibration,
@@ -167,7 +167,7 @@ def test_replay_pauses_the_collector_only_while_it_runs(coding, monkeypatch) -> 
     import gc
     import importlib
 
-    module = importlib.import_module("ctx_lab.conversation.replay")  # paused by ctx_lab.collector
+    module = importlib.import_module("ctx_lab.conversation._replay")  # paused by ctx_lab.collector
 
     seen: list[bool] = []
     real = module._replay_model

@@ -15,8 +15,8 @@ from ctx_lab import commands
 from ctx_lab.builder import build_context
 from ctx_lab.commands import invoke
 from ctx_lab.conversation import ContextManager, Message, StreamJournal, recover_into
-from ctx_lab.conversation.recovery import inspect_journal
-from ctx_lab.conversation.report import history_report
+from ctx_lab.conversation._recovery import inspect_journal
+from ctx_lab.conversation._report import history_report
 from ctx_lab.display import PAYLOAD_VERSION, RichResult
 from ctx_lab.schemas import KINDS, load_schema
 
@@ -147,9 +147,9 @@ def test_lab_renderers_cover_every_kind() -> None:
 
 def test_every_result_class_declares_a_known_kind() -> None:
     import ctx_lab.commands
-    import ctx_lab.conversation.recovery
-    import ctx_lab.conversation.report
-    import ctx_lab.server.handlers  # noqa: F401
+    import ctx_lab.conversation._recovery
+    import ctx_lab.conversation._report
+    import ctx_lab.server._handlers  # noqa: F401
 
     def subclasses(cls):
         for sub in cls.__subclasses__():
@@ -180,8 +180,8 @@ def test_renderers_only_read_severity() -> None:
 
 def _result_classes() -> dict[str, list[type]]:
     import ctx_lab.commands
-    import ctx_lab.conversation.recovery
-    import ctx_lab.conversation.report  # noqa: F401
+    import ctx_lab.conversation._recovery
+    import ctx_lab.conversation._report  # noqa: F401
 
     def subclasses(cls):
         for sub in cls.__subclasses__():

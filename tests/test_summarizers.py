@@ -16,7 +16,7 @@ from ctx_lab.conversation import (
     ExtractiveSummarizer,
     Message,
 )
-from ctx_lab.conversation.simulate import SIMULATION_COLUMNS, plot_usage, simulate, step_clock
+from ctx_lab.conversation._simulate import SIMULATION_COLUMNS, plot_usage, simulate, step_clock
 from ctx_lab.errors import SummarizerError
 from ctx_lab.tokens import count_tokens
 
@@ -158,7 +158,7 @@ def test_history_command(run_cli, tmp_path: Path) -> None:
 
 
 def test_history_magic(ip, tmp_path: Path) -> None:
-    from ctx_lab.conversation.report import HistoryReport
+    from ctx_lab.conversation._report import HistoryReport
 
     m = ContextManager("gpt-4o", clock=step_clock())
     m.push_message(Message.user("hello"))

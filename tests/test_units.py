@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctx_lab.conversation.messages import Message
-from ctx_lab.conversation.units import UnitIndex
+from ctx_lab.conversation._messages import Message
+from ctx_lab.conversation._units import UnitIndex
 
 
 @dataclass
@@ -74,7 +74,7 @@ def test_the_index_matches_the_definition_as_the_history_grows(steps) -> None:  
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(1, 6)), max_size=8))
 def test_id_runs_read_as_the_sorted_ids(gaps_and_lengths) -> None:  # type: ignore[no-untyped-def]
-    from ctx_lab.conversation.units import IdRuns
+    from ctx_lab.conversation._units import IdRuns
 
     runs, position = [], 0
     for gap, length in gaps_and_lengths:

@@ -12,7 +12,7 @@ default), ``"inline"``, any ``concurrent.futures.Executor``, or a ``dask.distrib
 never imports Dask; ``pip install 'ctx-lab[dask]'`` brings it (and pyarrow for Parquet).
 """
 
-from .corpus import (
+from ._corpus import (
     ReplayOptions,
     RunOptions,
     SweepOptions,
@@ -21,8 +21,8 @@ from .corpus import (
     run_sweep,
     sweep_corpus,
 )
-from .executors import INLINE
-from .report import (
+from ._executors import INLINE
+from ._report import (
     REPLAY_CALL_COLUMNS,
     REPLAY_SESSION_COLUMNS,
     SWEEP_COLUMNS,

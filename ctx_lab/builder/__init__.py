@@ -1,7 +1,7 @@
 """The context builder: blocks, four compression policies, priority degradation to a budget."""
 
-from .blocks import POLICIES, ContentBlock, default_policy, default_priority
-from .build import (
+from ._blocks import POLICIES, ContentBlock, default_policy, default_priority
+from ._build import (
     DEFAULT_BUILD_BUDGET,
     BlockOutcome,
     BuildResult,
@@ -9,14 +9,14 @@ from .build import (
     render_prompt,
     resolve_build_budget,
 )
-from .compress import Compressed, apply_policy, structural
-from .data_skeleton import data_skeleton
-from .memory import ContextMemory, MemorySource
-from .plots import plot_blocks, plot_policy_sweep
-from .preview import CompressPreview, preview_compression
+from ._compress import Compressed, apply_policy, structural
+from ._data_skeleton import data_skeleton
+from ._memory import ContextMemory, MemorySource
+from ._plots import plot_blocks, plot_policy_sweep
+from ._preview import CompressPreview, preview_compression
+from ._summarize import reference, summarize
+from ._sweep import policy_sweep
 from .skeletons import python_skeleton, treesitter_skeleton
-from .summarize import reference, summarize
-from .sweep import policy_sweep
 
 __all__ = [
     "DEFAULT_BUILD_BUDGET",

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..packet.scoring import DEFAULT_STOP_WORDS, Bm25, extract_keywords, terms, words
-from .blocks import ContentBlock
+from ..packet._scoring import DEFAULT_STOP_WORDS, Bm25, extract_keywords, terms, words
+from ._blocks import ContentBlock
 
 __all__ = ["NAMED_BOOST", "TASK_BOOST", "TEST_PENALTY", "boost_blocks"]
 

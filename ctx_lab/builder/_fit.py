@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..tokens import CountingCache, TokenCounter
+from ._blocks import DEGRADATION, ContentBlock
+from ._compress import apply_policy
 from ._result import BlockOutcome
-from .blocks import DEGRADATION, ContentBlock
-from .compress import apply_policy
 
 __all__ = [
     "LIST_HEADER",

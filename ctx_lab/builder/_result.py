@@ -140,6 +140,6 @@ class BuildResult(RichResult):
 
     def plot(self, ax: Any = None) -> Any:
         """Tokens per block before and after, coloured by final policy. Returns the Figure."""
-        from .plots import plot_blocks
+        from ._plots import plot_blocks
 
         return plot_blocks(self, ax=ax)

@@ -156,7 +156,7 @@ command(
         "compress",
         "preview one file under one compression policy with before/after token counts",
         compress,
-        epilog="examples:\n  ctx-lab compress ctx_lab/paging/pager.py\n"
+        epilog="examples:\n  ctx-lab compress ctx_lab/paging/_pager.py\n"
         "  ctx-lab compress README.md --policy summarizable --counter cl100k",
     )
 )

@@ -18,9 +18,9 @@ from ._registry import Command, command
 
 if TYPE_CHECKING:
     from ..analysis import CorpusReport
-    from ..conversation.recovery import JournalReport
-    from ..conversation.replay import ReplayReport
-    from ..conversation.report import HistoryReport
+    from ..conversation._recovery import JournalReport
+    from ..conversation._replay import ReplayReport
+    from ..conversation._report import HistoryReport
     from ..tokens import Calibration
 
 __all__ = ["calibrate", "history", "journal", "replay"]
@@ -47,8 +47,8 @@ def history(
     """Usage, segments and what needs summarizing in a history saved with
     ``ContextManager.save()``, against its own model or ``model``; with ``check`` the CLI
     exits 1 unless the context fits."""
-    from ..conversation.manager import ContextManager
-    from ..conversation.report import history_report
+    from ..conversation._manager import ContextManager
+    from ..conversation._report import history_report
 
     path = confine(root, file, what="file") if root is not None else file
     # a model named here counts with its own tokenizer (or a named estimate)
@@ -74,7 +74,7 @@ def journal(
 ) -> JournalReport:
     """What recovery would find in a crash journal (``recover``), or its counts (``stats``);
     the journal is opened read-only."""
-    from ..conversation.recovery import inspect_journal
+    from ..conversation._recovery import inspect_journal
 
     choice(action, JOURNAL_ACTIONS, "action")
     path = confine(root, db, what="db") if root is not None else db
@@ -186,7 +186,7 @@ def replay(
             ),
             RunOptions(executor, size, ship, progress, no_worker_timeout, root),
         )
-    from ..conversation.replay import replay_report
+    from ..conversation._replay import replay_report
     from ..conversation.transcripts import load_transcript
 
     whole_number(preserve_recent, "preserve_recent")
@@ -240,7 +240,7 @@ def calibrate(
     """Fit the ratio of provider-reported input tokens to ``counter``'s count over the calls of
     ``model`` in recorded sessions; ``save`` stores it so ``counter=model`` uses it. ``list``
     shows the stored calibrations; ``forget`` removes one model's."""
-    from ..conversation.calibrate import calibrate as fit
+    from ..conversation._calibrate import calibrate as fit
 
     if list or forget:
         if files:

@@ -123,7 +123,7 @@ def packet(
     """
     from ..examples import EXAMPLE_DIR, EXAMPLE_NOW
     from ..packet import PROFILES, RELEVANCE_RULES, ProfileComparison, assembler_for, load_context
-    from ..packet.assemble import packet_counter, resolve_budget, with_counter
+    from ..packet._assemble import packet_counter, resolve_budget, with_counter
 
     if example and directory:
         raise UsageError("give either DIR or --example, not both")

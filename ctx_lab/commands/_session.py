@@ -52,8 +52,8 @@ def local_reader(
     cache, so cursors survive the process and a continuation does not extract again (a cursor
     continues only into the same text: its id carries the text's hash)."""
     from ..read import Reader
-    from ..read.cursor import user_cursor_secret
-    from ..read.disk_cache import DiskDocumentCache
+    from ..read._cursor import user_cursor_secret
+    from ..read._disk_cache import DiskDocumentCache
 
     return Reader(
         [resolve_root(root)],

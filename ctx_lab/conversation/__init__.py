@@ -1,10 +1,10 @@
 """Conversation context management: append-only history, summaries, model limits, the working
 context — and the crash-safe journals of the same design."""
 
-from .calibrate import calibrate
-from .history import FullHistory, HistoryEntry, Summary
-from .journal import ActiveJournal, Complete, Errored, Incomplete, JournalStats, StreamJournal
-from .manager import (
+from ._calibrate import calibrate
+from ._history import FullHistory, HistoryEntry, Summary
+from ._journal import ActiveJournal, Complete, Errored, Incomplete, JournalStats, StreamJournal
+from ._manager import (
     SUMMARY_PREFIX,
     ContextManager,
     Expanding,
@@ -16,20 +16,20 @@ from .manager import (
     SummarizationScope,
     UsageStatus,
 )
-from .messages import Message
-from .recovery import JournalReport, RecoveryReport, inspect_journal, recover_into, stream_into
-from .replay import REPLAY_COLUMNS, ReplayReport, plot_replay, replay, replay_report
-from .report import HistoryReport, history_report
-from .simulate import SIMULATION_COLUMNS, plot_usage, simulate, step_clock
-from .summarizers import (
+from ._messages import Message
+from ._recovery import JournalReport, RecoveryReport, inspect_journal, recover_into, stream_into
+from ._replay import REPLAY_COLUMNS, ReplayReport, plot_replay, replay, replay_report
+from ._report import HistoryReport, history_report
+from ._simulate import SIMULATION_COLUMNS, plot_usage, simulate, step_clock
+from ._summarizers import (
     AnthropicSummarizer,
     ChatCompletionsSummarizer,
     ExtractiveSummarizer,
     Summarizer,
 )
-from .tool_journal import RecoveredToolBatch, ToolCall, ToolJournal, ToolResult
+from ._tool_journal import RecoveredToolBatch, ToolCall, ToolJournal, ToolResult
+from ._usage import ContextUsage
 from .transcripts import Call, Transcript, Usage, load_transcript
-from .usage import ContextUsage
 
 __all__ = [
     "REPLAY_COLUMNS",

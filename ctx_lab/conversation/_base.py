@@ -24,10 +24,10 @@ from ..tokens import (
     resolve_counter,
 )
 from ..validate import savable_data, savable_text, whole_number
+from ._history import FullHistory
+from ._messages import Message
+from ._units import UnitIndex
 from ._working import SUMMARY_PREFIX
-from .history import FullHistory
-from .messages import Message
-from .units import UnitIndex
 
 __all__ = ["ManagerBase"]
 

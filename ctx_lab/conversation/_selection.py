@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from ..errors import ContextBuildError, RecentMessagesTooLarge, SummarizationNeeded
 from ._base import ManagerBase
+from ._units import IdRuns, UnitIndex
+from ._usage import ContextUsage
 from ._working import PreparedContext, Segment, UsageStatus
-from .units import IdRuns, UnitIndex
-from .usage import ContextUsage
 
 __all__ = ["Selecting"]
 

@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import CtxLabError, SummarizationNeeded, SummarizerError, UsageError
 from ..validate import savable_text
+from ._history import Summary
+from ._messages import Message
 from ._selection import Selecting
+from ._units import IdRuns
 from ._working import (
     MAX_SUMMARY_TOKENS,
     MIN_SUMMARY_TOKENS,
@@ -18,12 +21,9 @@ from ._working import (
     SummarizationScope,
     _EntryMessages,
 )
-from .history import Summary
-from .messages import Message
-from .units import IdRuns
 
 if TYPE_CHECKING:
-    from .summarizers import Summarizer
+    from ._summarizers import Summarizer
 
 __all__ = ["Summarizing"]
 

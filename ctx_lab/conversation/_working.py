@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any, overload
 
 from ..errors import ContextBuildError
-from .messages import Message
-from .usage import ContextUsage
+from ._messages import Message
+from ._usage import ContextUsage
 
 __all__ = [
     "MAX_SUMMARY_TOKENS",

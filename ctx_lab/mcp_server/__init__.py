@@ -5,8 +5,8 @@
 >>> load_call_log("served.jsonl")          # one row per tool call          # doctest: +SKIP
 """
 
-from .calllog import CALL_LOG_COLUMNS, CallLog, call_log_messages, load_call_log
-from .server import CONTEXT_URI, PACKET_URI, TOOLS, CtxLabMCP, build_server, serve
+from ._calllog import CALL_LOG_COLUMNS, CallLog, call_log_messages, load_call_log
+from ._server import CONTEXT_URI, PACKET_URI, TOOLS, CtxLabMCP, build_server, serve
 
 __all__ = [
     "CALL_LOG_COLUMNS",

@@ -25,7 +25,7 @@ from ._registry import (
     registry_names,
     tokenizer_for,
 )
-from .report import ModelInfo, ModelList, describe_model, list_models
+from ._report import ModelInfo, ModelList, describe_model, list_models
 
 __all__ = [
     "BUILTIN_MODELS",

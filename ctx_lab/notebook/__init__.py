@@ -13,15 +13,15 @@ __all__ = ["BudgetExplorer", "ConversationSimulator", "PagerWidget", "ReaderWidg
 
 def __getattr__(name: str) -> Any:
     if name == "BudgetExplorer":
-        from .explorer import BudgetExplorer
+        from ._explorer import BudgetExplorer
 
         return BudgetExplorer
     if name == "ConversationSimulator":
-        from .conversation_widgets import ConversationSimulator
+        from ._conversation_widgets import ConversationSimulator
 
         return ConversationSimulator
     if name in ("PagerWidget", "ReaderWidget"):
-        from . import paging_widgets
+        from . import _paging_widgets as paging_widgets
 
         return getattr(paging_widgets, name)
     raise AttributeError(f"module 'ctx_lab.notebook' has no attribute {name!r}")

@@ -4,9 +4,8 @@
 >>> packet = assemble_packet(load_context("."), budget=2000)      # doctest: +SKIP
 """
 
-from ._locate import ContextLocation, find_context
-from .analysis import ProfileComparison, compare_profiles, diff, sweep
-from .assemble import (
+from ._analysis import ProfileComparison, compare_profiles, diff, sweep
+from ._assemble import (
     PROFILES,
     RELEVANCE_RULES,
     PacketAssembler,
@@ -14,15 +13,18 @@ from .assemble import (
     assembler_for,
     resolve_budget,
 )
-from .context import ContextSettings, ProjectContext, context_snapshot, load_context
-from .ctx08 import CtxPacket
-from .entries import EntriesReport
-from .markdown import Steering
-from .packet import AllocationRow, EntrySummary, LedgerRow, Packet, PacketEntry, PacketSteering
-from .plots import plot_allocation, plot_profiles, plot_sweep
-from .scoring import CTX_STOP_WORDS, DEFAULT_STOP_WORDS, Bm25, extract_keywords, matched_keywords
+from ._context import ContextSettings, ProjectContext, context_snapshot, load_context
+from ._ctx08 import RULES as CTX08_RULES
+from ._ctx08 import CtxPacket
+from ._entries import EntriesReport
+from ._locate import ContextLocation, find_context
+from ._markdown import Steering
+from ._packet import AllocationRow, EntrySummary, LedgerRow, Packet, PacketEntry, PacketSteering
+from ._plots import plot_allocation, plot_profiles, plot_sweep
+from ._scoring import CTX_STOP_WORDS, DEFAULT_STOP_WORDS, Bm25, extract_keywords, matched_keywords
 
 __all__ = [
+    "CTX08_RULES",
     "CTX_STOP_WORDS",
     "DEFAULT_STOP_WORDS",
     "PROFILES",

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .markdown import Convention, Entry, Steering, Task
-from .scoring import EntryScore
+from ._markdown import Convention, Entry, Steering, Task
+from ._scoring import EntryScore
 
 __all__ = ["OMITTED", "TRIMMED", "Draft", "Fate", "Fates", "Key", "Reasons", "Side", "key"]
 

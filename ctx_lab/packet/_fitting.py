@@ -12,12 +12,12 @@ from typing import TypeVar
 
 from ..errors import UsageError
 from ._cache import Memo
+from ._context import ProjectContext
 from ._draft import Fate, Fates, Reasons, Side, key
+from ._layout import convention_line, counted_text, noted_line, section_heading, steering_block
+from ._markdown import Convention, Entry, Steering, Task
 from ._prices import Prices
-from .context import ProjectContext
-from .layout import convention_line, counted_text, noted_line, section_heading, steering_block
-from .markdown import Convention, Entry, Steering, Task
-from .scoring import extract_keywords, match_keys
+from ._scoring import extract_keywords, match_keys
 
 __all__ = ["FULL_SHARE_PERCENT", "STEERING_SHARE", "Fitter"]
 

@@ -9,11 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..models import ModelRegistry, get_registry
+from ._context import ProjectContext
 from ._draft import OMITTED, Draft, Fate, Fates, Side, key
-from ._prices import Prices
-from ._relevance import Relevance
-from .context import ProjectContext
-from .layout import (
+from ._layout import (
     SECTION_TIERS,
     convention_line,
     noted_line,
@@ -22,8 +20,8 @@ from .layout import (
     task_line,
     task_text,
 )
-from .markdown import Convention, Entry, Steering, Task
-from .packet import (
+from ._markdown import Convention, Entry, Steering, Task
+from ._packet import (
     AllocationRow,
     EntrySummary,
     LazyRows,
@@ -32,6 +30,8 @@ from .packet import (
     PacketEntry,
     PacketSteering,
 )
+from ._prices import Prices
+from ._relevance import Relevance
 
 __all__ = ["Outcome", "make_packet"]
 

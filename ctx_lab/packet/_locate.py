@@ -11,7 +11,7 @@ from typing import Any
 
 from ..display import RichResult
 from ..files import confine, resolve_root
-from .context import _label, context_files
+from ._context import _label, context_files
 
 __all__ = ["ContextLocation", "find_context"]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..tokens import CounterLike, CountingCache, TokenCounter, get_counter
-from .layout import entry_block, task_line, task_text
-from .markdown import Entry, Task
+from ._layout import entry_block, task_line, task_text
+from ._markdown import Entry, Task
 
 __all__ = ["Prices"]
 

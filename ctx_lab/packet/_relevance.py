@@ -10,8 +10,8 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 
 from ._cache import Memo
-from .markdown import Entry
-from .scoring import (
+from ._markdown import Entry
+from ._scoring import (
     Age,
     Bm25,
     EntryScore,
@@ -21,7 +21,7 @@ from .scoring import (
     relevance_score,
     score_with,
 )
-from .scoring import words as text_words
+from ._scoring import words as text_words
 
 __all__ = ["RELEVANCE_RULES", "Relevance", "Scores"]
 

@@ -8,9 +8,9 @@ kept between calls in a state file (:func:`load_budget`/:func:`save_budget`) or 
 
 from __future__ import annotations
 
-from .budget import PagingBudget, format_budget
-from .pager import LineIndex, Pager, PageRequest, PageResult, format_page_result
-from .stores import (
+from ._budget import PagingBudget, format_budget
+from ._pager import LineIndex, Pager, PageRequest, PageResult, format_page_result
+from ._stores import (
     BudgetTable,
     ContentStore,
     DirectoryStore,

@@ -1,7 +1,7 @@
 """Paginated reading of files, web pages and PDFs with an opaque cursor and a short-lived cache
 (design: paginated-read-tool.md, refined by the paging issue)."""
 
-from .reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, Reader, ReadResult, read
+from ._reader import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT, Reader, ReadResult, read
 
 __all__ = [
     "DEFAULT_MAX_CHARS",

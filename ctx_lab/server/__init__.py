@@ -10,7 +10,7 @@ __all__ = ["load_jupyter_server_extension"]
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     """Register ctx-lab's REST routes (and its reader, paging budgets and settings) with the
     Jupyter server."""
-    from .handlers import setup_handlers
+    from ._handlers import setup_handlers
 
     setup_handlers(serverapp.web_app, serverapp.config)
     serverapp.log.info("ctx_lab server extension loaded: /ctx-lab/api/")

@@ -19,7 +19,7 @@ Built-in counters:
     ``ceil(len(text) / 3)``, the estimate of the context-builder design.
 
 Any counter's name followed by ``*<factor>`` (``bytes/4*1.31``) is that counter scaled — the
-form calibrations take (:func:`ctx_lab.conversation.calibrate`; stored by
+form calibrations take (:func:`ctx_lab.conversation._calibrate`; stored by
 :func:`save_calibration`, used by ``counter="model"`` for models without a tokenizer here).
 """
 
@@ -82,7 +82,7 @@ from ._lookup import (
     _registry as _registry,
 )
 from ._model import MODEL_COUNTER, MODEL_ESTIMATE, CounterChoice, resolve_counter
-from .report import CounterList, FileCount, TextInput, TokenReport, count_texts, read_text_file
+from ._report import CounterList, FileCount, TextInput, TokenReport, count_texts, read_text_file
 
 __all__ = [
     "CALIBRATIONS_FILE",

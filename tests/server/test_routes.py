@@ -11,7 +11,7 @@ import pytest
 import yaml
 from tornado.httpclient import HTTPClientError
 
-from ctx_lab.server.handlers import ROUTES
+from ctx_lab.server._handlers import ROUTES
 
 OPENAPI = Path(__file__).resolve().parents[2] / "ctx_lab" / "server" / "openapi.yaml"
 SESSIONS = Path(__file__).resolve().parents[2] / "ctx_lab" / "examples" / "sessions"

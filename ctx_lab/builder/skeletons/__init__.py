@@ -14,10 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...errors import SkeletonError
-from . import generic, go, javascript, rust
+from . import _generic as generic
+from . import _go as go
+from . import _javascript as javascript
+from . import _rust as rust
 from ._common import Rules, Skeleton
+from ._python import _python_treesitter, python_code_skeleton, python_skeleton
 from ._treesitter import walk
-from .python import _python_treesitter, python_code_skeleton, python_skeleton
 
 __all__ = [
     "LANGUAGES",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..messages import Message
+from .._messages import Message
 from ._blocks import anthropic_turn, compaction_summary, images_in, text_of
 from ._model import Call, Transcript, Usage
 from ._read import Record, list_field, located, mapping, text_field

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import TranscriptError
-from ..messages import Message
+from .._messages import Message
 from ._model import IMAGE_PLACEHOLDER
 from ._read import MAX_DEPTH, list_field, text_field
 

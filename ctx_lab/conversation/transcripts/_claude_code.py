@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from ..messages import Message
+from .._messages import Message
 from ._blocks import anthropic_turn, images_in, text_of
 from ._model import Call, Transcript, Usage
 from ._read import Record, located, mapping, text_field

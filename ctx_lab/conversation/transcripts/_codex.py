@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from ..messages import Message
+from .._messages import Message
 from ._blocks import images_in
 from ._model import Call, Transcript, Usage
 from ._openai import OUTPUT_ITEMS, response_item

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from ..messages import Message
+from .._messages import Message
 from ._blocks import images_in, text_of
 from ._model import Call, Transcript, Usage
 from ._read import Record, count, list_field, located, mapping, text_field

@@ -192,7 +192,7 @@ class Transcript:
         ``model`` (default: the first model the session used); the system prompt and tool
         definitions are set as the manager's reserved overhead. ``options`` go to the manager
         (``counter``, ``preserve_recent`` …)."""
-        from ..manager import ContextManager
+        from .._manager import ContextManager
 
         chosen = model or (self.models[0] if self.models else None)
         if chosen is None:

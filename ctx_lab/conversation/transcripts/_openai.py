@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..messages import Message
+from .._messages import Message
 from ._blocks import arguments_of, images_in, text_of
 from ._model import Call, Transcript, Usage
 from ._read import Record, list_field, located, mapping, text_field

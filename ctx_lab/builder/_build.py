@@ -1,0 +1,283 @@
+"""``build_context``: collect task, memory and file blocks, compress each by policy, and
+degrade the least important blocks until the prompt fits the budget (design:
+context-builder.md, refined by the builder issue). Rule-based and deterministic.
+
+Its parts have a module each: which files the task is about (``_boost``), fitting blocks into
+the budget (``_fit``) and the result with its ledger (``_result``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from ..errors import (
+    ContextNotFound,
+    ExactContentTooLarge,
+    FileTooLarge,
+    InputFileError,
+)
+from ..files import decode_text, is_binary, read_bytes
+from ..limits import LIMITS
+from ..models import ModelRegistry
+from ..packet._context import load_context
+from ..token_budget import config_budget, resolve_token_budget
+from ..tokens import (
+    CounterChoice,
+    CounterLike,
+    get_counter,
+    resolve_counter,
+)
+from ._blocks import ContentBlock
+from ._boost import boost_blocks
+from ._collect import collect_paths, display_path
+from ._compress import apply_policy
+from ._fit import Fitter, State, cap_list, outcome, refill, render_prompt, section_text
+from ._memory import ContextMemory, MemorySource
+from ._result import BlockOutcome, BuildResult
+
+__all__ = [
+    "DEFAULT_BUILD_BUDGET",
+    "BlockOutcome",
+    "BuildResult",
+    "build_context",
+    "render_prompt",
+    "resolve_build_budget",
+]
+
+DEFAULT_BUILD_BUDGET = 60_000
+MEMORY_RESULTS = 10
+
+
+def resolve_build_budget(
+    budget: int | None,
+    model: str | None,
+    root: str | os.PathLike[str] = ".",
+    registry: str | ModelRegistry | None = None,
+    warnings: list[str] | None = None,
+) -> tuple[int, str]:
+    """The argument; else the model's effective input budget; else ``CTX_TOKEN_BUDGET``; else
+    ``token_budget`` in the project's ``.ctxrc``, ``ctx-lab.toml`` or ``pyproject.toml``; else
+    60 000 (:func:`ctx_lab.token_budget.resolve_token_budget`)."""
+    configured = None
+    if budget is None and model is None:
+        configured = config_budget(Path(root), [] if warnings is None else warnings)
+    return resolve_token_budget(
+        budget, model, default=DEFAULT_BUILD_BUDGET, configured=configured, registry=registry
+    )
+
+
+def _read_file(
+    path: Path,
+    base: Path,
+    warnings: list[str],
+    priorities: Mapping[str, int] | None,
+    exact: set[str],
+    room: int,
+) -> tuple[ContentBlock, int] | None:
+    """The file's block; a file over the per-file limit, or beyond what the build may still
+    read, becomes a reference that says so (never read, never failing the build)."""
+    label = display_path(path, base)
+    try:
+        size = path.stat().st_size
+        over = _over_limit(size, room)
+        binary, text = over is not None, ""
+        if not binary:
+            data = read_bytes(path)
+            size = len(data)
+            binary = is_binary(data)  # the whole file: a NUL far in is still binary
+            if not binary:
+                text = decode_text(data, label, warnings)
+    except FileTooLarge as exc:  # grew while being read
+        over, binary, text = str(exc), True, ""
+    except (InputFileError, OSError) as exc:
+        warnings.append(f"{label}: {exc}; skipped")
+        return None
+    if over is not None:
+        warnings.append(f"{label}: {over}; referenced, not read")
+    policy = "exact" if label in exact or str(path) in exact else None
+    block = ContentBlock.for_file(
+        label, text, policy=policy, binary=binary, priorities=dict(priorities or {})
+    )
+    return block, size
+
+
+def _over_limit(size: int, room: int) -> str | None:
+    rule = LIMITS["file"]
+    if size > rule.value():
+        return f"{size:,} bytes is over {rule.describe()}"
+    if size > room:
+        build = LIMITS["build"]
+        return f"reading it would pass {build.describe()}"
+    return None
+
+
+def build_context(
+    task: str | ContentBlock,
+    files: Iterable[str | os.PathLike[str] | ContentBlock] = (),
+    memory: MemorySource | str | os.PathLike[str] | None = None,
+    budget: int | None = None,
+    counter: CounterLike | None = None,
+    model: str | None = None,
+    *,
+    root: str | os.PathLike[str] = ".",
+    priorities: Mapping[str, int] | None = None,
+    exact: Iterable[str] = (),
+    registry: str | ModelRegistry | None = None,
+    confined: bool = False,
+    task_boost: bool = True,
+) -> BuildResult:
+    """Build a prompt from a task, files (paths, directories, globs or blocks) and memory (a
+    :class:`MemorySource` or a ``.context/`` directory) within ``budget`` tokens.
+
+    Default policies: the task and paths listed in ``exact`` are exact; code and data files
+    structural; text summarizable; binary reference. While the prompt is over budget, the
+    lowest-priority degradable block goes one step down (ties: the larger first, then input
+    order); when only references are left, the lowest-priority non-exact blocks are dropped.
+    Then spare budget is used again: degraded blocks climb back up (reference → summarizable →
+    structural → their first form), highest priority first, while the prompt still fits — each
+    upgrade in the ledger. File blocks that match the task's words (the packet's BM25) get up to
+    +15 priority, in proportion (``task_boost=False`` turns that off).
+    The final prompt is re-counted: its tokens are ≤ the budget, or
+    :class:`ExactContentTooLarge` says which exact blocks do not fit.
+
+    Relative paths and the budget configuration are taken from ``root``. With ``confined``
+    (the REST server), every file — named, found in a directory or matched by a glob — and the
+    memory directory must resolve inside ``root`` (:class:`~ctx_lab.errors.PathOutsideRoot`).
+    """
+    if counter is None or isinstance(counter, str):
+        choice = resolve_counter(counter, model, "chars/3")
+    else:
+        made = get_counter(counter)
+        choice = CounterChoice(made.name, made.name, made.exact, "", made)
+    tokens = get_counter(choice.use)
+    warnings: list[str] = [choice.note] if choice.note else []
+    budget_value, budget_source = resolve_build_budget(budget, model, root, registry, warnings)
+    base = Path(root)
+    if confined and memory is not None and not isinstance(memory, MemorySource):
+        try:
+            memory = ContextMemory(load_context(memory, root=root))
+        except ContextNotFound as exc:
+            warnings.append(f"memory: {exc}; built without memory")
+            memory = None
+    exact_paths = set(exact)
+    boosts: dict[str, tuple[int, tuple[str, ...], str]] = {}
+
+    blocks: list[tuple[ContentBlock, int | None]] = []
+    blocks.append((task if isinstance(task, ContentBlock) else ContentBlock.for_task(task), None))
+    memory_blocks: list[ContentBlock] = []
+    if memory is not None:
+        query = blocks[0][0].text
+        try:
+            source = memory if isinstance(memory, MemorySource) else ContextMemory(memory)
+            memory_blocks = list(source.search(query, MEMORY_RESULTS))
+        except Exception as exc:  # a failing memory source is skipped, never fatal
+            warnings.append(
+                f"memory source failed ({type(exc).__name__}: {exc}); built without memory"
+            )
+    blocks += [(b, None) for b in memory_blocks]
+    paths: list[str] = []
+    for item in files:
+        if isinstance(item, ContentBlock):
+            blocks.append((item, None))
+        else:
+            paths.append(os.fspath(item))
+    found, missing = collect_paths(paths, base, confined=confined)
+    warnings += missing
+    room = LIMITS["build"].value()
+    for path in found:
+        read = _read_file(path, base, warnings, priorities, exact_paths, room)
+        if read is not None:
+            blocks.append(read)
+            room -= read[1] if not read[0].binary else 0
+
+    if task_boost:
+        blocks, boosts = boost_blocks(blocks)
+    builder = Fitter(tokens, budget_value)
+    states: list[State] = []
+    for order, (block, size) in enumerate(blocks):
+        raw_tokens = builder.count(block.text)
+        compressed = apply_policy(block, block.policy, size)
+        state = State(block, order, size, compressed.policy, compressed.text, raw_tokens)
+        state.partial = compressed.partial
+        state.start_policy = compressed.policy
+        if block.id in boosts:
+            boost, matched, why = boosts[block.id]
+            state.boost = boost
+            note = why or f"task boost {boost:+d}"
+            if matched:
+                note += f" (matches {', '.join(matched[:5])})"
+            state.notes.append(note)
+        if block.reason:
+            state.notes.append(block.reason)
+        if compressed.note:
+            state.notes.append(compressed.note)
+        state.tokens = builder.part(state)
+        raw_section = builder.count(section_text(block, block.text))
+        if compressed.policy != "exact" and state.tokens >= raw_section and not block.binary:
+            state.text, state.tokens = block.text, raw_section  # the step would not shrink it
+            state.start_policy = state.policy = block.policy
+            state.notes.append(f"{compressed.policy} form not smaller; kept as is")
+        states.append(state)
+
+    exact_states = [s for s in states if s.policy == "exact"]
+    exact_prompt = render_prompt([(s.block, s.text) for s in exact_states])
+    exact_tokens = builder.count(exact_prompt)
+    if exact_tokens > budget_value:
+        raise ExactContentTooLarge(
+            [(s.block.id, builder.count(s.block.text)) for s in exact_states],
+            exact_tokens,
+            budget_value,
+        )
+
+    def over() -> bool:
+        return builder.total(states) > budget_value
+
+    def shrink() -> bool:
+        candidates = [
+            s for s in states if not s.dropped and s.policy != "exact" and not s.exhausted
+        ]
+        while candidates:
+            target = min(candidates, key=lambda s: (s.block.priority, -s.tokens, s.order))
+            if builder.degrade(target):
+                return True
+            candidates.remove(target)
+        droppable = [s for s in states if not s.dropped and s.policy != "exact"]
+        if not droppable:
+            return False
+        target = min(droppable, key=lambda s: (s.block.priority, -s.tokens, s.order))
+        target.ladder.append((target.policy, target.text, target.tokens))
+        target.dropped = True
+        target.notes.append("dropped: still over budget with every non-exact block a reference")
+        return True
+
+    while over() and shrink():
+        pass
+    cap_list(states, builder)
+    refill(states, builder, budget_value)
+    prompt = builder.render(states)
+    final = builder.count(prompt)
+    while final > budget_value and shrink():  # part sums may differ from the whole's count
+        prompt = builder.render(states)
+        final = builder.count(prompt)
+    listed = {id(s) for s in builder.listed(states)}
+    for state in states:
+        if id(state) in listed:
+            state.notes.append(
+                "in the list of other files (references over a quarter of the budget)"
+            )
+    if final > budget_value:
+        raise ExactContentTooLarge(
+            [(s.block.id, builder.count(s.block.text)) for s in exact_states], final, budget_value
+        )
+    return BuildResult(
+        prompt,
+        final,
+        budget_value,
+        tuple(outcome(s, builder, id(s) in listed) for s in states),
+        tuple(warnings),
+        tokens.name,
+        budget_source,
+        choice.requested,
+        choice.exact,
+    )

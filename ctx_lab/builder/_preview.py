@@ -1,0 +1,91 @@
+"""One file under one compression policy, with its token counts before and after — what
+``ctx-lab compress`` shows."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..display import RichResult, escape
+from ..files import decode_text, is_binary, read_bytes
+from ..tokens import CounterLike, get_counter
+from ._blocks import ContentBlock
+from ._compress import apply_policy
+
+__all__ = ["CompressPreview", "preview_compression"]
+
+
+@dataclass(frozen=True)
+class CompressPreview(RichResult):
+    """One file under one policy: the text and its token counts before and after."""
+
+    path: str
+    requested: str
+    policy: str
+    tokens_before: int
+    tokens_after: int
+    text: str
+    counter: str
+    note: str = ""
+
+    payload_kind = "compress"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Path, policies, counts, counter, note and the compressed text."""
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CompressPreview:
+        """The inverse of :meth:`to_dict`."""
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+    def to_text(self) -> str:
+        """A header line with the counts, then the compressed text."""
+        saved = 1 - self.tokens_after / self.tokens_before if self.tokens_before else 0.0
+        head = (
+            f"{self.path}: {self.policy} — {self.tokens_before} → {self.tokens_after} tokens "
+            f"({self.counter}, {saved:.0%} saved)"
+        )
+        if self.note:
+            head += f"\nnote: {self.note}"
+        return f"{head}\n\n{self.text}"
+
+    def html_body(self) -> str:
+        """Counts and the compressed text."""
+        return (
+            f"<h4 data-ctx-compress>{escape(self.path)}: {escape(self.policy)} — "
+            f"{self.tokens_before} → {self.tokens_after} tokens</h4>"
+            + (f'<div class="ctx-muted">{escape(self.note)}</div>' if self.note else "")
+            + f"<pre>{escape(self.text)}</pre>"
+        )
+
+
+def preview_compression(
+    path: str | os.PathLike[str],
+    policy: str | None = None,
+    counter: CounterLike = "chars/3",
+    *,
+    label: str | None = None,
+) -> CompressPreview:
+    """``path`` compressed with ``policy`` (default: the file's default policy)."""
+    tokens = get_counter(counter)
+    data = read_bytes(path)
+    binary = is_binary(data)
+    warnings: list[str] = []
+    name = label or Path(path).as_posix()
+    text = "" if binary else decode_text(data, name, warnings)
+    block = ContentBlock.for_file(name, text, policy=policy, binary=binary)
+    result = apply_policy(block, block.policy, len(data))
+    return CompressPreview(
+        name,
+        block.policy,
+        result.policy,
+        tokens.count(text) if not binary else 0,
+        tokens.count(result.text),
+        result.text,
+        tokens.name,
+        "; ".join([result.note, *warnings]).strip("; "),
+    )

@@ -1,0 +1,227 @@
+"""Calibrating an estimate from recorded usage: how many tokens a provider reported for each
+call against a named counter's count of what the call was sent, as a ratio with its spread —
+stored for ``counter="model"`` to use (see :mod:`ctx_lab.tokens` calibrations)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import statistics
+from collections import Counter
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from itertools import accumulate
+
+from ..clock import utc_now
+from ..errors import CalibrationError, CtxLabError, UsageError
+from ..files import read_bytes
+from ..tokens import MIN_CALLS, MODEL_COUNTER, Calibration, get_counter
+from ..tokens._calibration import model_extends, model_family
+from ..validate import whole_number
+from ._manager import ContextManager
+from .transcripts import Transcript, load_transcript
+
+__all__ = ["MIN_GROWTH_TOKENS", "calibrate"]
+
+MIN_GROWTH_TOKENS = 256  # growth steps smaller than this are too noisy to fit a ratio on
+# history only grows between compactions: a call reporting less than this share of the previous
+# call's input measured something else (a provider-side compaction or cache change)
+SHRINK_LIMIT = 0.8
+_METHODS = ("auto", "ratio", "growth")
+
+
+def _band(samples: list[float]) -> tuple[float, float, float]:
+    """Median and the 5th–95th percentile interval."""
+    median = statistics.median(samples)
+    if len(samples) < 2:
+        return median, median, median
+    cuts = statistics.quantiles(samples, n=20, method="inclusive")
+    return median, min(cuts[0], median), max(cuts[-1], median)
+
+
+def _fingerprint(source: Transcript | str | os.PathLike[str]) -> tuple[str, str] | None:
+    if isinstance(source, Transcript):
+        return None
+    try:
+        data = read_bytes(source)
+    except CtxLabError:
+        return None
+    return os.fspath(source), hashlib.sha256(data).hexdigest()
+
+
+def calibrate(
+    transcripts: Iterable[Transcript | str | os.PathLike[str]],
+    counter: str = "bytes/4",
+    model: str | None = None,
+    *,
+    method: str = "auto",
+    save: bool = False,
+    min_calls: int = MIN_CALLS,
+    directory: str | os.PathLike[str] | None = None,
+    now: datetime | Callable[[], datetime] | None = None,
+) -> Calibration:
+    """Fit ``reported input ÷ counted`` for ``model``'s calls over ``transcripts`` (objects or
+    files) with ``counter`` as the base; ``save=True`` (or ``.save()`` on the result) stores it
+    in the calibrations file of ``directory`` (default: the user config directory or
+    ``$CTX_LAB_CONFIG_DIR``) for ``counter="model"`` to use.
+
+    ``method``: ``ratio`` divides each call's reported input by the count of what it was sent
+    (system prompt, tools, messages since the last recorded compaction); ``growth`` divides how
+    much the reported input grew between consecutive calls by how much the count grew — the
+    choice when the transcript does not record everything the agent sent (Claude Code sessions
+    leave out its system prompt and tool definitions); ``auto`` takes ``growth`` for Claude Code
+    sessions and ``ratio`` for the rest. The ratio is the median with its 90 % interval.
+
+    Only calls with provider usage count; calls the provider compacted on its side, and calls
+    whose reported input shrank without a recorded compaction (a cache or server-side change),
+    are left out and counted by reason. At least ``min_calls`` fitted calls are needed, and a
+    ratio outside :data:`~ctx_lab.tokens.PLAUSIBLE_RATIO` is refused with the evidence
+    (:class:`~ctx_lab.errors.CalibrationError`).
+    """
+    if counter == MODEL_COUNTER:
+        raise UsageError("calibrate a named counter (bytes/4, chars/3 …), not 'model'")
+    if method not in _METHODS:
+        raise UsageError(f"method {method!r}: use one of {', '.join(_METHODS)}")
+    min_calls = whole_number(min_calls, "min_calls", minimum=2)
+    base = get_counter(counter)
+    sources = list(transcripts)
+    if not sources:
+        raise UsageError("nothing to calibrate: give at least one transcript")
+    loaded = [t if isinstance(t, Transcript) else load_transcript(t) for t in sources]
+    fingerprints = tuple(f for f in (_fingerprint(s) for s in sources) if f is not None)
+    without = [t.source or "<transcript>" for t in loaded if not t.has_usage]
+    if len(without) == len(loaded):
+        raise CalibrationError(
+            f"no recorded usage in {', '.join(without[:3])}"
+            + (f" and {len(without) - 3} more" if len(without) > 3 else "")
+            + ": the provider's token counts are what calibration fits against"
+        )
+    chosen_note = ""
+    if model is None:
+        families = Counter(
+            model_family(c.model) for t in loaded for c in t.calls if c.usage and c.model
+        )
+        ranked = families.most_common()
+        if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+            raise UsageError(
+                "name the model to calibrate (--model M): the transcripts' calls with usage "
+                f"use {', '.join(sorted(families)) or 'no model'}"
+            )
+        model = ranked[0][0]
+        if len(ranked) > 1:
+            others = ", ".join(f"{name} ({n})" for name, n in ranked[1:])
+            chosen_note = (
+                f"fitted {model}, the model of {ranked[0][1]} of {sum(families.values())} calls "
+                f"with usage; also recorded: {others} — pass --model to fit one of them"
+            )
+    ratios: list[float] = []
+    evidence: list[tuple[float, str]] = []  # (ratio, what) per fitted call
+    pairs: list[tuple[int, int, str]] = []  # (counted, reported, method) per call
+    excluded: Counter[str] = Counter()
+    used_transcripts = 0
+    methods: set[str] = set()
+    for transcript in loaded:
+        chosen = method
+        if chosen == "auto":
+            chosen = "growth" if transcript.format == "claude-code" else "ratio"
+        manager = ContextManager(model, counter=base)
+        manager.set_system_prompt(transcript.system or None)
+        manager.set_tools(list(transcript.tools) or None)
+        overhead = manager.overhead_tokens()
+        prefix = [0, *accumulate(manager.count(m) for m in transcript.messages)]
+        previous: tuple[int, int, int] | None = None  # (start, counted, reported)
+        found = 0
+        name = transcript.source or "<transcript>"
+        for call in transcript.calls:
+            if call.usage is None:
+                excluded["without usage"] += 1
+                previous = None
+                continue
+            if not model_extends(call.model, model):
+                previous = None
+                continue
+            if call.compacted:
+                excluded["compacted by the provider"] += 1
+                previous = None
+                continue
+            start, end = transcript.sent_range(call)
+            counted = overhead + prefix[end] - prefix[start]
+            reported = call.usage.reported_input
+            if counted <= 0 or reported <= 0:
+                excluded["empty"] += 1
+                continue
+            if (
+                previous is not None
+                and previous[0] == start
+                and reported < SHRINK_LIMIT * previous[2]
+            ):
+                excluded["reported input shrank (cache or server-side change)"] += 1
+                previous = None
+                continue
+            what = f"{name} call {call.index}: counted {counted:,}, reported {reported:,}"
+            if chosen == "ratio":
+                ratios.append(reported / counted)
+                evidence.append((ratios[-1], what))
+                found += 1
+            elif previous is not None and previous[0] == start:
+                grew, grew_reported = counted - previous[1], reported - previous[2]
+                if grew >= MIN_GROWTH_TOKENS and grew_reported > 0:
+                    ratios.append(grew_reported / grew)
+                    evidence.append((ratios[-1], what))
+                    found += 1
+            pairs.append((counted, reported, chosen))
+            previous = (start, counted, reported)
+        if found:
+            used_transcripts += 1
+            methods.add(chosen)
+    if not ratios:
+        raise CalibrationError(
+            f"no calls of {model} with provider usage to calibrate from"
+            + (
+                f" (growth needs consecutive calls that grow by ≥ {MIN_GROWTH_TOKENS} tokens)"
+                if "growth" in (method, "auto")
+                else ""
+            )
+            + (f"; left out: {_reasons(excluded)}" if excluded else "")
+        )
+    ratio, low, high = _band(ratios)
+    ratio, low, high = round(ratio, 4), round(low, 4), round(high, 4)
+    hidden = [r - ratio * c for c, r, m in pairs if m == "growth"]
+    overhead_tokens = max(int(statistics.median(hidden)), 0) if hidden else 0
+    moment = now() if callable(now) else now or utc_now()
+    warnings = [chosen_note] if chosen_note else []
+    if len(ratios) < 20:
+        warnings.append(f"only {len(ratios)} calls: the interval is rough")
+    calibration = Calibration(
+        model,
+        base.name,
+        ratio,
+        low,
+        high,
+        len(ratios),
+        used_transcripts,
+        "+".join(sorted(methods)),
+        overhead_tokens,
+        moment.date().isoformat(),
+        None,
+        tuple(warnings),
+        fingerprints,
+        tuple(sorted(excluded.items())),
+    )
+    reason = calibration.problem(min_calls)
+    if reason is not None:
+        extremes = sorted(evidence, key=lambda e: abs(math.log(e[0])), reverse=True)[:3]
+        raise CalibrationError(
+            f"refused: {calibration.describe()}: {reason}"
+            + (f"; left out: {_reasons(excluded)}" if excluded else "")
+            + "; the furthest calls: "
+            + "; ".join(f"{what} (×{r:.3g})" for r, what in extremes)
+        )
+    if not save:
+        return calibration
+    return calibration.save(directory)
+
+
+def _reasons(excluded: Counter[str]) -> str:
+    return ", ".join(f"{n} {reason}" for reason, n in sorted(excluded.items()))

@@ -1,0 +1,335 @@
+"""Replaying a recorded session against real model limits: for every call of a
+:class:`~ctx_lab.conversation.transcripts.Transcript` and every model asked for, what the
+context would hold, whether it would have needed summarizing (and how much), what the call
+would cost with the registry's prices, and — where the recording has provider usage — the
+reported input beside the count of what was recorded as sent.
+
+The replay feeds the session's messages into a :class:`ContextManager` per model (system prompt
+and tool definitions reserved, tool pairs atomic), leaves out the summaries the recorded agent
+wrote when it compacted, and summarizes by itself whenever the context stops fitting. Time comes
+from a step clock, so a replay is deterministic.
+
+Prompt caching is modelled the way agents use it: the previous call's input is a cached prefix
+of the next one unless a summary rewrote the context (then only the system prompt and tools
+stay cached); new input is billed at the cache-write price where the model has one, else at the
+input price. Output is the count of the recorded answer's text with the replay's counter
+(reasoning that the transcript does not hold is not counted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import accumulate
+from typing import Any
+
+from ..collector import paused
+from ..errors import CtxLabError, UsageError
+from ..models import ModelRegistry, get_registry
+from ..tokens import MODEL_COUNTER, CounterLike, get_counter, resolve_counter
+from ._manager import ContextManager
+from ._replay_report import REPLAY_COLUMNS, ReplayReport, _sum, _usd, plot_replay
+from ._simulate import step_clock
+from ._summarizers import ExtractiveSummarizer, Summarizer
+from .transcripts import Transcript
+
+__all__ = ["REPLAY_COLUMNS", "ReplayReport", "plot_replay", "replay", "replay_report"]
+
+
+def _counter_choice(counter: CounterLike | None, model: str) -> tuple[Any, dict[str, Any]]:
+    if counter is None or counter == MODEL_COUNTER:
+        choice = resolve_counter(MODEL_COUNTER, model, "bytes/4")
+        info = {
+            "model": model,
+            "counter": choice.name,
+            "exact": choice.exact,
+            "note": choice.note,
+            "calibration": choice.calibration.to_dict() if choice.calibration else None,
+        }
+        return choice.use, info
+    made = get_counter(counter)
+    return made, {"model": model, "counter": made.name, "exact": made.exact, "note": ""}
+
+
+def _replay_model(
+    transcript: Transcript,
+    model: str,
+    registry: ModelRegistry,
+    counter: Any,
+    summarizer: Summarizer | None,
+    preserve_recent: int,
+    target_ratio: float,
+    output_limit: int | None,
+    caching: bool,
+) -> list[dict[str, Any]]:
+    manager = ContextManager(model, registry, counter, preserve_recent, target_ratio, step_clock())
+    manager.set_system_prompt(transcript.system or None)
+    manager.set_tools(list(transcript.tools) or None)
+    manager.set_output_limit(output_limit)
+    summarize = summarizer or ExtractiveSummarizer(manager.counter)
+    overhead = manager.overhead_tokens()
+    message_budget, effective_budget = manager.message_budget(), manager.effective_budget()
+    prices = manager.limits.prices
+    cache_read = prices.cache_read_per_mtok if prices and caching else None
+    write_price = prices.cache_write_per_mtok if prices else None
+    input_price = prices.input_per_mtok if prices else None
+    skip = set(transcript.recorded_summaries)
+    compactions = set(transcript.compaction_calls())
+    counts = [manager.count(m) for m in transcript.messages]
+    prefix = [0, *accumulate(counts)]
+    rows: list[dict[str, Any]] = []
+    pushed = 0
+    history = overhead
+    previous_context: int | None = None
+    # The last exact selection, reused while only appends happened that cannot change it:
+    # (state, context, history then, pushed then). See _still_holds.
+    known: tuple[str, int, int, int] | None = None
+    use_at: dict[str, int] = {}  # tool call id → message position
+    for call in transcript.calls:
+        invalidated = False
+        while pushed < call.sent_end:
+            if pushed not in skip:
+                message = transcript.messages[pushed]
+                manager.push_message(message, counts[pushed])
+                history += counts[pushed]
+                if message.role == "tool_use" and message.call_id:
+                    use_at[message.call_id] = pushed
+                elif known is not None and (
+                    (message.role == "user" and known[0] == "recent_too_large")
+                    or (
+                        message.role == "tool_result"
+                        and use_at.get(message.call_id or "", pushed) < known[3]
+                    )
+                ):
+                    # a new user turn shrinks the span always kept; a result for an older call
+                    # changes which summaries cut a tool unit: select again
+                    invalidated = True
+            pushed += 1
+        events: list[str] = []
+        summarized = 0
+        excess: int | None = None
+        if not manager.history.summaries and history - overhead <= message_budget:
+            # everything fits and nothing was summarized: the context is the whole history
+            state, context, budget = "ready", history, effective_budget
+        elif (
+            known is not None and not invalidated and _still_holds(known, history, effective_budget)
+        ):
+            state, context, budget = known[0], known[1] + history - known[2], effective_budget
+            if state == "recent_too_large":
+                events.append("the recent messages alone exceed the budget")
+        else:
+            status = manager.usage_status()
+            state = status.state
+            excess = getattr(status.needed, "excess_tokens", None) if status.needed else None
+            context, budget = status.usage.used_tokens, status.usage.budget_tokens
+            known = None
+            if state == "recent_too_large" or (
+                state == "ready" and status.usage.summarized_segments == _active_summaries(manager)
+            ):
+                known = (state, context, history, pushed)
+            if state == "recent_too_large":
+                events.append("the recent messages alone exceed the budget")
+        if state == "needs_summarization":
+            before = len(manager.history.summaries)
+            try:
+                manager.summarize_pending(summarize)
+            except CtxLabError as exc:
+                events.append(f"cannot fit: {exc}")
+            made = manager.history.summaries[before:]
+            summarized = sum(s.original_tokens for s in made)
+            if made:
+                events.append(
+                    "; ".join(
+                        f"summarized {s.start}–{s.end - 1} ({s.original_tokens} → "
+                        f"{s.token_count} tokens)"
+                        for s in made
+                    )
+                )
+            after = manager.usage_status()
+            context = after.usage.used_tokens
+            shown = after.usage.summarized_segments
+            if after.state == "ready" and shown == _active_summaries(manager):
+                known = ("ready", context, history, pushed)
+        if cache_read is None or previous_context is None:
+            cached = 0
+        elif summarized:
+            cached = min(overhead, context)
+        else:
+            cached = min(previous_context, context)
+        new = context - cached
+        answer = [
+            transcript.messages[i] for i in range(call.sent_end, call.context) if i not in skip
+        ]
+        output = sum(manager.counter.count(m.counted_as()[1]) for m in answer)
+        input_cost = _usd(
+            new, write_price if cache_read is not None and write_price else input_price
+        )
+        cached_cost = _usd(cached, input_price if cache_read is None else cache_read)
+        output_cost = _usd(output, prices.output_per_mtok if prices else None)
+        start, end = transcript.sent_range(call)
+        counted = overhead + prefix[end] - prefix[start]
+        reported = call.usage
+        rows.append(
+            {
+                "call": call.index,
+                "model": model,
+                "recorded_model": call.model,
+                "timestamp": call.timestamp,
+                "messages": pushed,
+                "history_tokens": history,
+                "context_tokens": context,
+                "budget": budget,
+                "headroom": budget - context,
+                "needed_summarization": state != "ready",
+                "excess_tokens": excess,
+                "summarized_tokens": summarized,
+                "summaries": len(manager.history.summaries),
+                "recorded_compaction": call.index in compactions,
+                "cached_tokens": cached,
+                "new_tokens": new,
+                "output_tokens": output,
+                "input_cost_usd": input_cost,
+                "cached_cost_usd": cached_cost,
+                "output_cost_usd": output_cost,
+                "cost_usd": _sum(input_cost, cached_cost, output_cost),
+                "reported_input": reported.reported_input if reported else None,
+                "reported_cached": reported.cache_read_input_tokens if reported else None,
+                "reported_output": reported.output_tokens if reported else None,
+                "counted_input": counted,
+                "event": "; ".join(events),
+            }
+        )
+        previous_context = context
+    return rows
+
+
+def _active_summaries(manager: ContextManager) -> int:
+    """How many summaries stand for some message (a newer summary may cover an older one)."""
+    return len(manager.history.active_summaries())
+
+
+def _still_holds(known: tuple[str, int, int, int], history: int, budget: int) -> bool:
+    """Whether the last exact selection still decides the state after appends alone.
+
+    With the recent messages over budget and no new user turn, the recent span only grows:
+    still over. With everything fitting and every summary shown as a summary, the greedy
+    newest-first selection takes every new message as long as the total fits — the same
+    selection plus the new messages (a new user turn only moves which of them are forced,
+    and every one of them is taken anyway)."""
+    state, context, then, _ = known
+    grown = context + history - then
+    if state == "recent_too_large":
+        return True
+    return state == "ready" and grown <= budget
+
+
+def replay_report(
+    transcript: Transcript,
+    models: Sequence[str] | str | None = None,
+    *,
+    preserve_recent: int = 4,
+    summarizer: Summarizer | None = None,
+    counter: CounterLike | None = MODEL_COUNTER,
+    registry: str | ModelRegistry | None = None,
+    target_ratio: float = 0.15,
+    output_limit: int | None = None,
+    caching: bool = True,
+    source: str | None = None,
+) -> ReplayReport:
+    """Replay ``transcript`` on each of ``models`` (default: the models it was recorded with);
+    see the module docstring for what each row holds. ``counter="model"`` counts with each
+    model's own tokenizer, a stored calibration, or ``bytes/4`` (marked inexact). ``source``
+    names the session in the report (default: the file it was read from)."""
+    source = source or transcript.source or "<transcript>"
+    chosen = [models] if isinstance(models, str) else list(models or transcript.models)
+    if not chosen:
+        raise UsageError("the transcript names no model: pass models=[…] (--model M)")
+    if not transcript.calls:
+        raise UsageError(f"{source}: the transcript records no model calls to replay")
+    resolved = get_registry(registry)
+    rows: list[dict[str, Any]] = []
+    counters: list[dict[str, Any]] = []
+    warnings = list(transcript.warnings)
+    for model in dict.fromkeys(chosen):
+        use, info = _counter_choice(counter, model)
+        counters.append(info)
+        if info["note"]:
+            warnings.append(info["note"])
+        gap = price_gap(model, resolved)
+        if gap:
+            warnings.append(gap)
+        with paused():
+            rows += _replay_model(
+                transcript,
+                model,
+                resolved,
+                use,
+                summarizer,
+                preserve_recent,
+                target_ratio,
+                output_limit,
+                caching,
+            )
+    return ReplayReport(
+        source,
+        transcript.format,
+        tuple(dict.fromkeys(chosen)),
+        tuple(rows),
+        tuple(counters),
+        len(transcript.calls),
+        len(transcript.messages),
+        transcript.compaction_calls(),
+        transcript.sidechain_lines,
+        transcript.unknown_lines,
+        transcript.images,
+        tuple(dict.fromkeys(warnings)),
+        resolved.name,
+    )
+
+
+_PRICE_PARTS = (
+    ("input", "input_per_mtok"),
+    ("output", "output_per_mtok"),
+    ("cache read", "cache_read_per_mtok"),
+    ("cache write", "cache_write_per_mtok"),
+)
+PRICE_GAP = 0.10  # the other registry's price differs by more than this: say so
+
+
+def price_gap(model: str, used: ModelRegistry) -> str | None:
+    """A warning when the other shipped registry (``builtin`` ↔ ``models-dev``) prices ``model``
+    more than 10 % differently from ``used`` — or knows a price ``used`` lacks — naming both."""
+    other_name = {"builtin": "models-dev", "models-dev": "builtin"}.get(used.name)
+    if other_name is None:
+        return None
+    try:
+        mine = used.get(model).prices
+        theirs = get_registry(other_name).get(model).prices
+    except CtxLabError:
+        return None
+    if mine is None or theirs is None:
+        return None
+
+    def shown(value: float | None) -> str:
+        return "none" if value is None else f"${value:g}/M"
+
+    gaps = []
+    for label, attr in _PRICE_PARTS:
+        a, b = getattr(mine, attr), getattr(theirs, attr)
+        if a is None and b is None:
+            continue
+        if a is None or b is None or abs(a - b) > PRICE_GAP * max(abs(a), abs(b)):
+            gaps.append(f"{label} {shown(a)} here, {shown(b)} there")
+    if not gaps:
+        return None
+    return (
+        f"{model}: prices from the {used.name} registry differ from {other_name}'s by more "
+        f"than {PRICE_GAP:.0%} ({'; '.join(gaps)}); choose with registry= (--registry)"
+    )
+
+
+def replay(
+    transcript: Transcript, models: Sequence[str] | str | None = None, **options: Any
+) -> Any:
+    """:func:`replay_report` as a tidy DataFrame: one row per call and model
+    (:data:`REPLAY_COLUMNS`)."""
+    return replay_report(transcript, models, **options).frame()

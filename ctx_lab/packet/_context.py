@@ -1,0 +1,417 @@
+"""Loading a project's ``.context/`` directory: :func:`load_context` → :class:`ProjectContext`."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from cachetools import LRUCache
+
+from ..clock import wall_time_ns
+from ..errors import ContextNotFound
+from ..files import (
+    confine,
+    decode_text,
+    entry_kind,
+    normalize_newlines,
+    read_bytes,
+    real_path,
+)
+from ..limits import LIMITS
+from ..token_budget import CONFIG_FILES, CTXRC, config_budget, read_ctxrc, resolve_token_budget
+from ..validate import shown
+from ._markdown import (
+    Convention,
+    Entry,
+    Rule,
+    Steering,
+    Task,
+    is_effectively_empty,
+    parse_constitution,
+    parse_conventions,
+    parse_entries,
+    parse_steering,
+    parse_tasks,
+)
+from ._records import other_layout, unread_folders
+
+__all__ = [
+    "DEFAULT_TOKEN_BUDGET",
+    "READ_ORDER",
+    "STEERING_FOLDER",
+    "THEME_FOLDERS",
+    "ContextSettings",
+    "ProjectContext",
+    "context_files",
+    "context_snapshot",
+    "load_context",
+]
+
+T = TypeVar("T")
+READ_ORDER = (
+    "CONSTITUTION.md",
+    "TASKS.md",
+    "CONVENTIONS.md",
+    "ARCHITECTURE.md",
+    "DECISIONS.md",
+    "LEARNINGS.md",
+    "GLOSSARY.md",
+    "AGENT_PLAYBOOK.md",
+)
+DEFAULT_TOKEN_BUDGET = 8000
+# top-level file → its theme folder (one theme per file, the same entry format)
+THEME_FOLDERS = {
+    "CONVENTIONS.md": "conventions",
+    "DECISIONS.md": "decisions",
+    "LEARNINGS.md": "learnings",
+}
+STEERING_FOLDER = "steering"
+
+
+@dataclass(frozen=True)
+class ContextSettings:
+    """What ``.ctxrc`` sets: the token budget and the task and convention shares."""
+
+    token_budget: int | None = None
+    task_budget_pct: float = 0.40
+    convention_budget_pct: float = 0.20
+    budget_source: str = CTXRC
+
+
+@dataclass(frozen=True)
+class ProjectContext:
+    """Everything parsed from one ``.context/`` directory.
+
+    ``root`` is the directory holding ``.context/``; ``read_order`` lists paths relative to it,
+    so packets are the same on every machine.
+    """
+
+    root: Path
+    context_dir: Path
+    rules: tuple[Rule, ...] = ()
+    tasks: tuple[Task, ...] = ()
+    conventions: tuple[Convention, ...] = ()
+    decisions: tuple[Entry, ...] = ()
+    learnings: tuple[Entry, ...] = ()
+    steering: tuple[Steering, ...] = ()
+    read_order: tuple[str, ...] = ()
+    settings: ContextSettings = field(default_factory=ContextSettings)
+    warnings: tuple[str, ...] = ()
+    # every file read, as text (newlines normalized), by its label (".context/TASKS.md")
+    texts: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def pending_tasks(self) -> tuple[Task, ...]:
+        """Tasks still to do (blocked ones included), in file order."""
+        return tuple(t for t in self.tasks if t.status == "pending")
+
+    def configured_budget(self, environ: Mapping[str, str] | None = None) -> tuple[int, str]:
+        """The budget ctx would use without an explicit one: ``CTX_TOKEN_BUDGET``, else the
+        project's configuration (``.ctxrc`` …), else 8000 — with where it came from."""
+        configured = (
+            (self.settings.token_budget, self.settings.budget_source)
+            if self.settings.token_budget is not None
+            else None
+        )
+        return resolve_token_budget(
+            None, None, default=DEFAULT_TOKEN_BUDGET, configured=configured, environ=environ
+        )
+
+
+def _find_context_dir(path: Path) -> Path:
+    kind = entry_kind(path)
+    if kind == "missing":
+        raise ContextNotFound(f"{path}: no such directory")
+    if kind != "dir":
+        raise ContextNotFound(f"{path}: not a directory")
+    if path.name == ".context":
+        return path
+    candidate = path / ".context"
+    if entry_kind(candidate) == "dir":
+        return candidate
+    raise ContextNotFound(
+        f"{path} has no .context/ directory; pass the project directory or its .context/"
+    )
+
+
+def _settings(root: Path, warnings: list[str]) -> ContextSettings:
+    data = read_ctxrc(root, warnings)
+    defaults = ContextSettings()
+    configured = config_budget(root, warnings)
+
+    def share(key: str, default: float) -> float:
+        value = data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            warnings.append(
+                f"{root / CTXRC}: {key} {shown(value)} ignored (need a fraction between 0 and 1)"
+            )
+            return default
+        return float(value)
+
+    return ContextSettings(
+        configured[0] if configured else None,
+        share("task_budget_pct", defaults.task_budget_pct),
+        share("convention_budget_pct", defaults.convention_budget_pct),
+        configured[1] if configured else CTXRC,
+    )
+
+
+def _listing(folder: Path) -> list[Path]:
+    """The ``*.md`` files directly inside ``folder``, by name (none when it is no directory)."""
+    if entry_kind(folder) != "dir":
+        return []
+    try:
+        names = sorted(p for p in folder.iterdir() if p.suffix == ".md")
+    except OSError:
+        return []
+    return [p for p in names if entry_kind(p) == "file"]
+
+
+def context_files(context_dir: Path) -> list[Path]:
+    """Every file :func:`load_context` reads from ``context_dir``: the top-level files of
+    :data:`READ_ORDER`, the other top-level ``*.md`` (another layout's own files), then each
+    theme folder's and ``steering/``'s ``*.md`` by name."""
+    files = [context_dir / name for name in READ_ORDER if entry_kind(context_dir / name) == "file"]
+    files += [p for p in _listing(context_dir) if p.name not in READ_ORDER]
+    for folder in (*THEME_FOLDERS.values(), STEERING_FOLDER):
+        files.extend(_listing(context_dir / folder))
+    return files
+
+
+def context_snapshot(
+    path: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None
+) -> dict[str, bytes]:
+    """The bytes :func:`load_context` would read for ``path``, by path relative to the project
+    (``.context/DECISIONS.md``, ``.ctxrc``): what to send a worker that does not share this
+    file system. Reads are bounded and confined exactly as :func:`load_context`'s."""
+    start = confine(root, path, what="dir") if root is not None else Path(path)
+    context_dir = _find_context_dir(start)
+    project = context_dir.parent
+    files = context_files(context_dir)[: LIMITS["context_files"].value()]
+    snapshot: dict[str, bytes] = {}
+    for file in files:
+        if root is not None:
+            confine(root, file, what=_label(context_dir, file))
+        snapshot[_label(context_dir, file)] = read_bytes(file)
+    for name in CONFIG_FILES:
+        if entry_kind(project / name) == "file":
+            if root is not None:
+                confine(root, project / name, what=name)
+            snapshot[name] = read_bytes(project / name)
+    return snapshot
+
+
+def _signature(files: list[Path], project: Path) -> tuple[tuple[str, int, int], ...]:
+    stamps = []
+    for path in [*files, *(project / name for name in CONFIG_FILES)]:
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        stamps.append((os.fspath(path), info.st_size, info.st_mtime_ns))
+    return tuple(stamps)
+
+
+# A file changed within this long of now may change again without its size or modification
+# time moving (coarse file-system clocks): such loads are not kept.
+RACY_NS = 2_000_000_000
+_CACHE: LRUCache[tuple[str, str | None], tuple[Any, ProjectContext]] = LRUCache(maxsize=16)
+_CACHE_LOCK = threading.Lock()
+
+
+def load_context(
+    path: str | os.PathLike[str] = ".",
+    *,
+    root: str | os.PathLike[str] | None = None,
+    cached: bool = True,
+) -> ProjectContext:
+    """Load ``path`` (a ``.context/`` directory or a directory containing one).
+
+    Reads the top-level files, the theme folders ``decisions/``, ``learnings/`` and
+    ``conventions/`` (their entries join the top-level file's, each with its ``source``) and
+    ``steering/``. Never fails on content: undecodable bytes are replaced and every parse
+    problem becomes a warning naming file and line. A missing directory raises
+    :class:`ContextNotFound`. With ``root`` (the REST server's root), ``path`` and every file
+    read — the ``.context/`` files and ``.ctxrc`` — must resolve inside it
+    (:class:`~ctx_lab.errors.PathOutsideRoot` otherwise, e.g. for a symlink out).
+
+    Results are kept by the files' path, size and modification time: loading an unchanged
+    directory again (a slider, a sidebar poll, a REST call per budget) returns the same object;
+    ``cached=False`` parses anew.
+    """
+    start = confine(root, path, what="dir") if root is not None else Path(path)
+    context_dir = _find_context_dir(start)
+    project = context_dir.parent
+    files = context_files(context_dir)
+    most = LIMITS["context_files"].value()
+    skipped = max(len(files) - most, 0)
+    files = files[:most]
+    if root is not None:
+        for file in files:
+            confine(root, file, what=_label(context_dir, file))
+        for name in CONFIG_FILES:
+            if (project / name).exists():
+                confine(root, project / name, what=name)
+    key = (os.fspath(real_path(context_dir)), None if root is None else os.fspath(root))
+    signature = (_signature(files, project), most, LIMITS["entries"].value())
+    with _CACHE_LOCK:
+        known = _CACHE.get(key) if cached else None
+    if known is not None and known[0] == signature:
+        return known[1]
+    loaded = _load(context_dir, files, skipped)
+    newest = max((stamp[2] for stamp in signature[0]), default=0)
+    if wall_time_ns() - newest > RACY_NS:
+        with _CACHE_LOCK:
+            _CACHE[key] = (signature, loaded)
+    return loaded
+
+
+_KNOWN_FOLDERS = {*THEME_FOLDERS.values(), STEERING_FOLDER, "archive", "templates"}
+
+
+def _label(context_dir: Path, file: Path) -> str:
+    return ".context/" + file.relative_to(context_dir).as_posix()
+
+
+def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
+    project = context_dir.parent
+    warnings: list[str] = []
+    if skipped:
+        warnings.append(
+            f".context/: {skipped:,} files beyond {LIMITS['context_files'].describe()} "
+            "were not read"
+        )
+    texts: dict[str, str] = {}
+    for file in files:
+        label = _label(context_dir, file)
+        texts[label] = normalize_newlines(decode_text(read_bytes(file), label, warnings))
+
+    # a known file however its name is cased (many projects write decisions.md)
+    spelled: dict[str, str] = {}
+    for label in texts:
+        if label.count("/") == 1:
+            for name in READ_ORDER:
+                if label[len(".context/") :].lower() == name.lower():
+                    if f".context/{name}" in texts:  # the exact spelling wins
+                        spelled[name] = f".context/{name}"
+                    else:
+                        spelled.setdefault(name, label)
+
+    def known(name: str) -> str:
+        """The label of the known top-level file ``name`` as this project spells it."""
+        return spelled.get(name, f".context/{name}")
+
+    def themed(name: str) -> list[str]:
+        """The labels of the top-level file ``name`` and its theme folder's files."""
+        folder = THEME_FOLDERS.get(name)
+        prefix = f".context/{folder}/" if folder else None
+        top = [known(name)] if known(name) in texts else []
+        return top + [k for k in texts if prefix and k.startswith(prefix)]
+
+    def capped(name: str, items: list[T]) -> tuple[T, ...]:
+        rule = LIMITS["entries"]
+        most = rule.value()
+        if len(items) <= most:
+            return tuple(items)
+        warnings.append(
+            f".context/{name}: {len(items):,} entries is over {rule.describe()}; "
+            f"the last {most:,} were read"
+        )
+        return tuple(items[-most:])
+
+    ctx_shaped: list[str] = []  # the files with entries in ctx's own shape
+
+    def entries(name: str, kind: str) -> tuple[Entry, ...]:
+        found: list[Entry] = []
+        for label in themed(name):
+            text = texts[label]
+            here = parse_entries(
+                text, kind, source=label, warnings=warnings, start_index=len(found)
+            )
+            if here:
+                ctx_shaped.append(label)
+            elif not is_effectively_empty(text):
+                here = other_layout(
+                    label, text, kind, len(found), THEME_FOLDERS[name], warnings, known(name)
+                )
+            found += here
+        return capped(name, found)
+
+    rules = capped("CONSTITUTION.md", parse_constitution(texts.get(known("CONSTITUTION.md"), "")))
+    tasks = capped(
+        "TASKS.md", parse_tasks(texts.get(known("TASKS.md"), ""), source=known("TASKS.md"))
+    )
+    conventions = capped(
+        "CONVENTIONS.md",
+        [
+            c
+            for label in themed("CONVENTIONS.md")
+            for c in parse_conventions(texts[label], source=label)
+        ],
+    )
+    decisions = entries("DECISIONS.md", "decision")
+    learnings = entries("LEARNINGS.md", "learning")
+    steering = []
+    for label, text in texts.items():
+        if label.startswith(f".context/{STEERING_FOLDER}/"):
+            stem = label.rsplit("/", 1)[1][: -len(".md")]
+            found = parse_steering(text, source=label, stem=stem, warnings=warnings)
+            if found is not None:
+                steering.append(found)
+    # A file is listed when it has content, or entries read from inside a comment.
+    sources = {e.source for e in (*decisions, *learnings)}
+
+    def listed(label: str) -> bool:
+        return label in sources or not is_effectively_empty(texts[label])
+
+    read_order: list[str] = []
+    for name in READ_ORDER:
+        label = known(name)
+        if label in texts and listed(label):
+            read_order.append(label)
+        folder = THEME_FOLDERS.get(name)
+        if folder and any(listed(k) for k in themed(name) if k != label):
+            read_order.append(f".context/{folder}/")
+    for name, items, shape in (
+        ("CONSTITUTION.md", rules, "checkbox rules (- [ ] …)"),
+        ("TASKS.md", tasks, "checkbox tasks (- [ ] …)"),
+    ):
+        label = known(name)
+        if not items and label in texts and not is_effectively_empty(texts[label]):
+            warnings.append(
+                f"{label}: no {shape}, the only shape ctx's layout reads: listed under Read "
+                "These Files, nothing of it in the packet's sections"
+            )
+    if not (
+        rules or tasks or ctx_shaped
+    ):  # another layout: its own top-level files are the context too
+        for label in sorted(texts):
+            if label.count("/") == 1 and label.endswith(".md") and label not in read_order:
+                if label in spelled.values() or is_effectively_empty(texts[label]):
+                    continue
+                read_order.append(label)
+                warnings.append(
+                    f"{label}: not one of ctx's own files: listed under Read These Files, its "
+                    "sections not read into the packet"
+                )
+        warnings.extend(unread_folders(context_dir, _KNOWN_FOLDERS))
+
+    settings = _settings(project, warnings)
+    return ProjectContext(
+        root=project,
+        context_dir=context_dir,
+        rules=rules,
+        tasks=tasks,
+        conventions=conventions,
+        decisions=decisions,
+        learnings=learnings,
+        steering=tuple(sorted(steering, key=lambda s: (s.priority, s.name, s.source))),
+        read_order=tuple(read_order),
+        settings=settings,
+        warnings=tuple(warnings),
+        texts=texts,
+    )

@@ -1,0 +1,264 @@
+"""Scoring decisions and learnings: ``score = recency + relevance`` (superseded → 0).
+
+Also the keyword extraction and matching that the context builder reuses for its memory search.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from ._markdown import Entry
+
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "CTX_STOP_WORDS",
+    "DEFAULT_STOP_WORDS",
+    "Bm25",
+    "EntryScore",
+    "age_of",
+    "extract_keywords",
+    "local_date",
+    "match_keys",
+    "matched_keywords",
+    "recency_score",
+    "relevance_score",
+    "score_entry",
+    "score_with",
+    "terms",
+    "words",
+]
+
+# The 59 stop words of ctx 0.8.1, kept verbatim.
+CTX_STOP_WORDS = frozenset(
+    """the and for that this with from are was were been have has had but not you all can her
+    his she its our they will each make like use way may any into when which their about would
+    there what also should after before than then them could more some other only just see add
+    new update how""".split()
+)
+# ctx's list plus common English function words and task-list filler.
+DEFAULT_STOP_WORDS = CTX_STOP_WORDS | frozenset(
+    """a an as at be by do if in is it me my no of on or so to up us we he him who whom whose
+    why where does did done doing being am i your yours ours theirs itself himself herself
+    themselves these those very too own same such both few most nor once here out over under
+    again further off down while until because through during above below between against
+    onto upon within without among per via etc yes must shall might need needs want wants get
+    got gets let lets now still yet ever even much many every either neither something anything
+    nothing everything someone anyone thing things make made makes using used uses want one two
+    instead""".split()
+)
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased runs of letters and digits (Unicode-aware; everything else separates)."""
+    return _WORD.findall(text.lower())
+
+
+def terms(
+    text: str, stop_words: Iterable[str] = DEFAULT_STOP_WORDS, min_length: int = 3
+) -> list[str]:
+    """The keyword rule applied to every word of ``text``, repeats kept: words of ≥ 3
+    characters that are not stop words (BM25's terms)."""
+    stop = (
+        stop_words if isinstance(stop_words, frozenset | set) else {w.lower() for w in stop_words}
+    )
+    return [w for w in words(text) if len(w) >= min_length and w not in stop]
+
+
+def extract_keywords(
+    texts: Iterable[str], stop_words: Iterable[str] = DEFAULT_STOP_WORDS, min_length: int = 3
+) -> list[str]:
+    """Keywords of task texts: words of ≥ 3 characters that are not stop words, first-seen
+    order, no duplicates. Pass text with tags already removed (tags are not words)."""
+    stop = {w.lower() for w in stop_words}
+    seen: dict[str, None] = {}
+    for text in texts:
+        for word in terms(text, stop, min_length):
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+def _matches(keyword: str, word: str) -> bool:
+    return word in (keyword, keyword + "s", keyword + "es") or keyword in (word + "s", word + "es")
+
+
+def match_keys(text: str) -> frozenset[str]:
+    """Every keyword that would match a word of ``text``: each word, the word plus -s/-es, and
+    the word less a final -s/-es. ``k`` matches ``text`` exactly when ``k`` is in this set
+    (the rule of :func:`_matches`), so matching costs one lookup per keyword."""
+    keys: set[str] = set()
+    for word in set(words(text)):
+        keys.update((word, word + "s", word + "es"))
+        if word.endswith("s"):
+            keys.add(word[:-1])
+            if word.endswith("es"):
+                keys.add(word[:-2])
+    return frozenset(keys)
+
+
+def matched_keywords(keywords: Sequence[str], text: str) -> list[str]:
+    """The keywords that match a whole word of ``text`` (plural -s/-es either way), in
+    keyword order."""
+    found = match_keys(text)
+    return [k for k in keywords if k in found]
+
+
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+class Bm25:
+    """Okapi BM25 over a fixed set of documents (k1 = 1.2, b = 0.75).
+
+    ``idf(t) = ln(1 + (N − n(t) + 0.5) / (n(t) + 0.5))`` (never negative; N documents, n(t) of
+    them containing t) and ``score(q, d) = Σ_t∈q idf(t) · f(t,d)·(k1+1) /
+    (f(t,d) + k1·(1 − b + b·|d|/avgdl))`` with |d| a document's number of terms. Each query term
+    counts once, however often the query repeats it. A query term occurs in a document as any
+    of its :func:`match_keys` forms — the packet's keyword rule, so ``hook`` finds ``hooks``.
+    """
+
+    def __init__(self, documents: Sequence[Sequence[str] | Mapping[str, int]]) -> None:
+        """``documents``: each a sequence of terms, or a mapping of term → count."""
+        counts = [doc if isinstance(doc, Mapping) else Counter(doc) for doc in documents]
+        self.lengths = [sum(c.values()) for c in counts]
+        self.count = len(documents)
+        self.average = (sum(self.lengths) / self.count) if self.count else 0.0
+        postings: defaultdict[str, list[tuple[int, int]]] = defaultdict(list)
+        for index, found in enumerate(counts):
+            for term, f in found.items():
+                postings[term].append((index, f))
+        self.postings: dict[str, list[tuple[int, int]]] = dict(postings)
+        average = self.average or 1.0
+        self._norms = [BM25_K1 * (1 - BM25_B + BM25_B * n / average) for n in self.lengths]
+        self._found: dict[str, dict[int, int]] = {}  # query term → frequencies (bounded below)
+        self._contributions: dict[str, dict[int, float]] = {}  # query term → its share
+
+    def frequencies(self, term: str) -> dict[int, int]:
+        """Per document (by index) holding ``term`` in any of its forms, how often."""
+        known = self._found.get(term)
+        if known is not None:
+            return known
+        found: dict[int, int] = {}
+        for form in match_keys(term):
+            for index, f in self.postings.get(form, ()):
+                found[index] = found.get(index, 0) + f
+        if len(self._found) >= 4096:  # query terms come from tasks and focus texts
+            self._found.clear()
+        self._found[term] = found
+        return found
+
+    def idf(self, term: str) -> float:
+        """The inverse document frequency of ``term``."""
+        n = len(self.frequencies(term))
+        return math.log(1 + (self.count - n + 0.5) / (n + 0.5))
+
+    def _contribution(self, term: str) -> dict[int, float]:
+        """What ``term`` adds to each document holding it (kept for the next queries: the
+        included tasks change a few words at a time)."""
+        known = self._contributions.get(term)
+        if known is None:
+            found = self.frequencies(term)
+            n = len(found)
+            weight = math.log(1 + (self.count - n + 0.5) / (n + 0.5)) * (BM25_K1 + 1)
+            norms = self._norms
+            known = {index: weight * f / (f + norms[index]) for index, f in found.items()}
+            if len(self._contributions) >= 256:
+                self._contributions.clear()
+            self._contributions[term] = known
+        return known
+
+    def scores(self, query: Sequence[str]) -> list[float]:
+        """Every document's score for ``query``, in document order."""
+        out = [0.0] * self.count
+        for term in dict.fromkeys(query):
+            for index, value in self._contribution(term).items():
+                out[index] += value
+        return out
+
+
+def relevance_score(matches: int) -> float:
+    """``min(matches / 3, 1)``."""
+    return min(matches / 3, 1.0)
+
+
+RECENCY_BRACKETS = ((7, 1.0), (30, 0.7), (90, 0.4))
+OLD_OR_UNDATED = 0.2
+
+
+def recency_score(age_days: int | None) -> float:
+    """1.0 up to 7 days, 0.7 up to 30, 0.4 up to 90, else (or undated) 0.2."""
+    if age_days is None:
+        return OLD_OR_UNDATED
+    for limit, score in RECENCY_BRACKETS:
+        if age_days <= limit:
+            return score
+    return OLD_OR_UNDATED
+
+
+def local_date(now: datetime) -> date:
+    """The local calendar date of ``now``: a naive datetime is local already, an aware one is
+    converted to the machine's local time zone."""
+    if now.tzinfo is None:
+        return now.date()
+    return now.astimezone().date()
+
+
+@dataclass(frozen=True)
+class EntryScore:
+    """Why an entry scored what it did."""
+
+    age_days: int | None
+    recency: float
+    relevance: float
+    keywords: tuple[str, ...]
+    score: float
+    note: str = ""
+
+
+def score_entry(
+    entry: Entry,
+    keywords: Sequence[str],
+    today: date,
+    matched: tuple[str, ...] | None = None,
+) -> EntryScore:
+    """Score one entry against the task keywords on the local date ``today`` (``matched``:
+    the keywords already known to match, in keyword order)."""
+    found = (
+        matched
+        if matched is not None
+        else tuple(matched_keywords(keywords, f"{entry.title}\n{entry.body}"))
+    )
+    return score_with(age_of(entry, today), found, entry.superseded)
+
+
+Age = tuple[int | None, float, str]
+
+
+def age_of(entry: Entry, today: date) -> Age:
+    """What of a score depends only on the entry and the day: ``(age, recency, note)``."""
+    if entry.day is None:
+        if not entry.stamp:  # another layout's entry without a date
+            return None, recency_score(None), "undated: ranked by relevance alone"
+        return None, recency_score(None), f"malformed timestamp [{entry.stamp}]: scored as undated"
+    age = max((today - entry.day).days, 0)
+    return age, recency_score(age), "dated in the future: age 0" if entry.day > today else ""
+
+
+def score_with(
+    age: Age, found: tuple[str, ...], superseded: bool, relevance: float | None = None
+) -> EntryScore:
+    """The score from an entry's :func:`age_of` and its matched keywords (``relevance``: a
+    relevance computed otherwise, e.g. BM25; default: the keyword rule)."""
+    days, recency, note = age
+    if relevance is None:
+        relevance = relevance_score(len(found))
+    if superseded:
+        return EntryScore(days, recency, relevance, found, 0.0, "superseded")
+    return EntryScore(days, recency, relevance, found, round(recency + relevance, 6), note)
