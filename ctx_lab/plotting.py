@@ -8,6 +8,7 @@ from typing import Any
 __all__ = [
     "ACCENT",
     "ACTION_COLORS",
+    "CATEGORY_COLORS",
     "POLICY_COLORS",
     "SECTION_COLORS",
     "SEGMENT_COLORS",
@@ -57,6 +58,21 @@ SEGMENT_COLORS = {
     "summary": "#d97706",
     "marked": "#dc2626",
     "out": "#d1d5db",
+}
+# What fills a request (ctx_lab.anatomy), one colour per category.
+CATEGORY_COLORS = {
+    "system": "#475569",
+    "tools": "#7c3aed",
+    "mcp_tools": "#a855f7",
+    "memory": "#059669",
+    "user": "#2563eb",
+    "assistant": "#0891b2",
+    "tool_call": "#d97706",
+    "tool_result": "#f59e0b",
+    "thinking": "#db2777",
+    "image": "#65a30d",
+    "document": "#84cc16",
+    "framing": "#d1d5db",
 }
 # One line per model, in turn.
 SERIES_COLORS = ("#2563eb", "#d97706", "#059669", "#7c3aed", "#dc2626", "#0891b2")

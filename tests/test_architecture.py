@@ -31,7 +31,7 @@ CORE = {
     "tokens",
     "validate",
 }
-ENGINES = {"analysis", "builder", "conversation", "doctor", "packet", "paging", "read", "tools"}
+ENGINES = {"analysis", "anatomy", "builder", "conversation", "doctor", "packet", "paging", "read", "tools"}
 COMMANDS = {"commands"}
 ADAPTERS = {"__init__", "__main__", "cli", "mcp_server", "notebook", "server", "labextension"}
 LAYER = {
@@ -43,6 +43,7 @@ LAYER = {
 # Packages that hold one concept each; none may import another one that imports it back.
 CONCEPTS = {
     "analysis",
+    "anatomy",
     "builder",
     "conversation",
     "models",

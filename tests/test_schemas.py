@@ -23,6 +23,7 @@ from ctx_lab.schemas import KINDS, load_schema
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "ctx_lab" / "examples"
 SESSIONS = EXAMPLES / "sessions"
+REAL = REPO.parent / "shared" / "real-data" / "transcripts"
 CORPUS_SWEEP = ["sweep", "--budget", "3000", "--model", "gpt-4o", "--workers", "0", "--no-progress"]
 CORPUS_REPLAY = ["replay", "--model", "gpt-4o", "--workers", "0", "--no-progress"]
 
@@ -108,6 +109,21 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
         "context": [
             commands.context(REPO / "ctx_lab" / "examples" / "tidepool", root=REPO).payload()
         ],
+        "anatomy": [
+            payload_of(["anatomy", str(REAL / "pydantic__pydantic-ai" / name)])
+            for name in ("test_anthropic_tool_with_thinking.json", "test_openai_tool_output.jsonl")
+        ]
+        + [payload_of(["anatomy", str(REAL / "marot__spotter" / "short.jsonl")])],
+        "anatomy_session": [
+            payload_of(["anatomy", str(REAL / "marot__spotter" / "tool_heavy.jsonl"), "--session"]),
+            payload_of(
+                [
+                    "anatomy",
+                    str(REAL / "pydantic__pydantic-ai" / "test_openai_tool_output.jsonl"),
+                    "--session",
+                ]
+            ),
+        ],
         "corpus": [
             payload_of([*CORPUS_SWEEP, str(EXAMPLES / "tidepool"), str(tmp)]),
             payload_of([*CORPUS_REPLAY, *(str(p) for p in SESSIONS.iterdir()), str(tmp / "a.txt")]),
@@ -140,7 +156,7 @@ def test_schemas_reject_wrong_payloads() -> None:
 def test_lab_renderers_cover_every_kind() -> None:
     source = (REPO / "labextension" / "src" / "renderers.ts").read_text()
     kinds = set(
-        re.findall(r"'([a-z]+)'", source.split("export const KINDS = [", 1)[1].split("];", 1)[0])
+        re.findall(r"'([a-z_]+)'", source.split("export const KINDS = [", 1)[1].split("];", 1)[0])
     )
     assert kinds == set(KINDS)
 

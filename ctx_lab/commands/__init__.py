@@ -11,6 +11,7 @@ command from an argument list, as the CLI and the magic do.
 
 from ..tokens import CounterList
 from ._analysis import sweep
+from ._anatomy import anatomy
 from ._builder import build, compress
 from ._conversation import calibrate, history, journal, replay
 from ._doctor import doctor
@@ -43,6 +44,7 @@ __all__ = [
     "Session",
     "Spec",
     "add_declared",
+    "anatomy",
     "budget",
     "build",
     "build_parser",

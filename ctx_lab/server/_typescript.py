@@ -13,7 +13,7 @@ from typing import Any
 
 from ..display import PAYLOAD_VERSION
 from ..packet._layout import SECTION_LABELS, SECTION_TITLES
-from ..plotting import ACCENT, SECTION_COLORS, SERIES_COLORS
+from ..plotting import ACCENT, CATEGORY_COLORS, SECTION_COLORS, SERIES_COLORS
 from ..schemas import KINDS, load_schema
 from ..severity import SEVERITIES
 
@@ -92,6 +92,10 @@ def render_typescript() -> str:
         "/** One colour per section, shared with the Python plots (ctx_lab.plotting). */",
         "export const SECTION_COLORS: Record<string, string> = "
         + json.dumps(SECTION_COLORS, ensure_ascii=False, indent=2)
+        + ";",
+        "/** One colour per category of a request's anatomy, shared with the Python plots. */",
+        "export const CATEGORY_COLORS: Record<string, string> = "
+        + json.dumps(CATEGORY_COLORS, ensure_ascii=False, indent=2)
         + ";",
         "/** One colour per model line (replay plots), shared with the Python plots. */",
         "export const SERIES_COLORS: readonly string[] = " + json.dumps(list(SERIES_COLORS)) + ";",

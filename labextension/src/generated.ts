@@ -5,7 +5,7 @@
  */
 
 export const PAYLOAD_VERSION = 1;
-export const PAYLOAD_KINDS = ["budget", "build", "calibration", "calibrations", "compress", "context", "corpus", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "profiles", "read", "replay", "tokens", "usage"] as const;
+export const PAYLOAD_KINDS = ["anatomy", "anatomy_session", "budget", "build", "calibration", "calibrations", "compress", "context", "corpus", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "profiles", "read", "replay", "tokens", "usage"] as const;
 export type PayloadKind = (typeof PAYLOAD_KINDS)[number];
 export const SEVERITIES = ["ok", "warn", "bad"] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -34,6 +34,21 @@ export const SECTION_COLORS: Record<string, string> = {
   "learnings": "#059669",
   "also_noted": "#a3a3a3"
 };
+/** One colour per category of a request's anatomy, shared with the Python plots. */
+export const CATEGORY_COLORS: Record<string, string> = {
+  "system": "#475569",
+  "tools": "#7c3aed",
+  "mcp_tools": "#a855f7",
+  "memory": "#059669",
+  "user": "#2563eb",
+  "assistant": "#0891b2",
+  "tool_call": "#d97706",
+  "tool_result": "#f59e0b",
+  "thinking": "#db2777",
+  "image": "#65a30d",
+  "document": "#84cc16",
+  "framing": "#d1d5db"
+};
 /** One colour per model line (replay plots), shared with the Python plots. */
 export const SERIES_COLORS: readonly string[] = ["#2563eb", "#d97706", "#059669", "#7c3aed", "#dc2626", "#0891b2"];
 /** The lines and outlines every plot shares (ctx_lab.plotting.ACCENT). */
@@ -55,6 +70,131 @@ export const SECTION_LABELS: Record<string, string> = {
   "decisions": "Recent Decisions",
   "learnings": "Key Learnings",
   "also_noted": "Also Noted"
+};
+
+/** application/vnd.ctx-lab.anatomy+json (version 1) */
+export type AnatomyPayload = {
+  version?: 1;
+  source: string;
+  call?: number | null;
+  format: string;
+  model: string;
+  counter: string;
+  exact: boolean;
+  total: number;
+  window: number;
+  output_reserve: number;
+  budget: number;
+  free: number;
+  autocompact_at?: number | null;
+  severity?: "ok" | "warn" | "bad";
+  categories: Record<string, number>;
+  tools?: Record<string, number>;
+  mcp_tools?: Record<string, number>;
+  memory?: Record<string, number>;
+  tool_calls?: Record<string, number>;
+  tool_results?: Record<string, number>;
+  reported_input?: number | null;
+  difference?: number | null;
+  cache_read?: number | null;
+  cache_write?: number | null;
+  breakpoints?: number;
+  items: {
+    category: string;
+    name: string;
+    tokens: number;
+    exact: boolean;
+    message: number;
+    breakpoint: boolean;
+    note: string;
+    digest: string;
+  }[];
+  warnings: string[];
+};
+
+/** application/vnd.ctx-lab.anatomy_session+json (version 1) */
+export type AnatomySessionPayload = {
+  version?: 1;
+  source: string;
+  rows: ({
+    call: number;
+    model: string;
+    total: number;
+    budget: number;
+    window: number;
+    autocompact_at?: number | null;
+    system?: number;
+    tools?: number;
+    mcp_tools?: number;
+    memory?: number;
+    user?: number;
+    assistant?: number;
+    tool_call?: number;
+    tool_result?: number;
+    thinking?: number;
+    image?: number;
+    document?: number;
+    framing?: number;
+    reported_input?: number | null;
+    difference?: number | null;
+    cache_read?: number | null;
+    cache_write?: number | null;
+    new: number;
+    carried: number;
+    dropped: number;
+    stable_prefix: number;
+    cache_break: string;
+    replayed?: number | null;
+  })[];
+  breaks: {
+    call: number;
+    reason: string;
+    stable_prefix: number;
+  }[];
+  largest: ({
+    call: number | null;
+    category: string;
+    name: string;
+    tokens: number;
+  })[];
+  calls: ({
+    source: string;
+    call?: number | null;
+    format: string;
+    model: string;
+    counter: string;
+    exact: boolean;
+    total: number;
+    window: number;
+    output_reserve: number;
+    budget: number;
+    free: number;
+    autocompact_at?: number | null;
+    severity?: "ok" | "warn" | "bad";
+    categories: Record<string, number>;
+    tools?: Record<string, number>;
+    mcp_tools?: Record<string, number>;
+    memory?: Record<string, number>;
+    tool_calls?: Record<string, number>;
+    tool_results?: Record<string, number>;
+    reported_input?: number | null;
+    difference?: number | null;
+    cache_read?: number | null;
+    cache_write?: number | null;
+    breakpoints?: number;
+    items: {
+      category: string;
+      name: string;
+      tokens: number;
+      exact: boolean;
+      message: number;
+      breakpoint: boolean;
+      note: string;
+      digest: string;
+    }[];
+    warnings: string[];
+  })[];
+  warnings: string[];
 };
 
 /** application/vnd.ctx-lab.budget+json (version 1) */
@@ -609,8 +749,10 @@ export type UsagePayload = {
   input_price_per_mtok?: number | null;
 };
 
-export type AnyPayload = BudgetPayload | BuildPayload | CalibrationPayload | CalibrationsPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
+export type AnyPayload = AnatomyPayload | AnatomySessionPayload | BudgetPayload | BuildPayload | CalibrationPayload | CalibrationsPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
 export interface PayloadByKind {
+  anatomy: AnatomyPayload;
+  anatomy_session: AnatomySessionPayload;
   budget: BudgetPayload;
   build: BuildPayload;
   calibration: CalibrationPayload;
@@ -636,6 +778,24 @@ export interface PayloadByKind {
 
 /** A query value as the REST routes take it (arrays repeat the parameter). */
 export type QueryValue = string | number | boolean | readonly (string | number)[];
+
+/** The query of GET /ctx-lab/api/anatomy (ctx-lab anatomy). */
+export interface AnatomyQuery {
+  /** a capture file (ctx-lab capture), a file of request bodies (Chat Completions, Responses, Messages), or a recorded session */
+  file: string;
+  /** the call to take apart: its id in a capture file, its index elsewhere (default the last) */
+  call?: number;
+  /** every call: categories over time, what changed, where the prompt cache broke */
+  session?: boolean;
+  /** with --session: only the last N calls (default all) */
+  last?: number;
+  /** count and size against this model (default the request's own) */
+  model?: string;
+  /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else bytes/4) */
+  counter?: string;
+  /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
+  registry?: string;
+}
 
 /** The query of GET /ctx-lab/api/build (ctx-lab build). */
 export interface BuildQuery {
@@ -814,6 +974,9 @@ export type CountersQuery = Record<string, never>;
 
 /** Each query's defaults, from the commands' signatures (never restated). */
 export const QUERY_DEFAULTS = {
+  "anatomy": {
+    "session": false
+  },
   "build": {
     "task_boost": true
   },
@@ -867,6 +1030,8 @@ export const SETTINGS_DEFAULTS = {
 
 /** One typed method per REST route. */
 export interface CtxLabService {
+  /** show what fills a request or a session: tokens by category, cache breaks, free space */
+  anatomy(query: AnatomyQuery): Promise<AnatomyPayload | AnatomySessionPayload>;
   /** build a prompt from a task, files and memory within a token budget */
   build(query: BuildQuery): Promise<BuildPayload>;
   /** replay a recorded agent session against models: context, summarization, cost per call */
@@ -892,13 +1057,14 @@ export interface CtxLabService {
 }
 
 /** The commands served over REST, by route name. */
-export const ROUTES = ["build", "replay", "models", "packet", "entries", "context", "page", "budget", "read", "tokens", "counters"] as const;
+export const ROUTES = ["anatomy", "build", "replay", "models", "packet", "entries", "context", "page", "budget", "read", "tokens", "counters"] as const;
 
 /** The service over a request function (the lab's is api.ts's requestAPI). */
 export function makeService(
   request: <T>(route: string, query: Record<string, QueryValue | undefined>) => Promise<T>
 ): CtxLabService {
   return {
+    anatomy: (query: AnatomyQuery = {} as AnatomyQuery) => request<AnatomyPayload | AnatomySessionPayload>('anatomy', { ...query }),
     build: (query: BuildQuery = {} as BuildQuery) => request<BuildPayload>('build', { ...query }),
     replay: (query: ReplayQuery = {} as ReplayQuery) => request<ReplayPayload | CorpusPayload>('replay', { ...query }),
     models: (query: ModelsQuery = {} as ModelsQuery) => request<ModelPayload | ModelsPayload>('models', { ...query }),

@@ -1,6 +1,7 @@
 /**
  * Renderers for every application/vnd.ctx-lab.<kind>+json payload.
  */
+import { renderAnatomy, renderAnatomySession } from './anatomy';
 import { details, el, fmt, meter, sortableTable } from './dom';
 import {
   ACCENT,
@@ -55,7 +56,9 @@ export const KINDS = [
   'replay',
   'calibration',
   'calibrations',
-  'corpus'
+  'corpus',
+  'anatomy',
+  'anatomy_session'
 ];
 
 type LedgerRow = PacketPayload['ledger'][number] | EntriesPayload['rows'][number];
@@ -825,7 +828,9 @@ export const RENDERERS: Renderers = {
   replay: renderReplay,
   calibration: renderCalibration,
   calibrations: renderCalibrations,
-  corpus: renderCorpus
+  corpus: renderCorpus,
+  anatomy: renderAnatomy,
+  anatomy_session: renderAnatomySession
 };
 
 export function mimeType(kind: string): string {

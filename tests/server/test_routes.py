@@ -318,6 +318,10 @@ async def test_every_route_is_its_command_function(jp_fetch, jp_serverapp, proje
                 "chat.jsonl", model=["gpt-4o", "gpt-4"], caching=False, root=root
             ),
         ),
+        "anatomy": (
+            [("file", "chat.jsonl"), ("session", "true"), ("model", "gpt-4o")],
+            lambda: commands.anatomy("chat.jsonl", session=True, model="gpt-4o", root=root),
+        ),
     }
     shutil.copy(SESSIONS / "support-chat.jsonl", root / "chat.jsonl")
     for route, (params, call) in cases.items():

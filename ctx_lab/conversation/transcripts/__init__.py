@@ -40,6 +40,7 @@ __all__ = [
     "Transcript",
     "Usage",
     "load_transcript",
+    "records",
 ]
 
 FORMATS = (

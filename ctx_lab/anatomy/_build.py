@@ -1,0 +1,259 @@
+"""Anatomies from what users have: a request body (Chat Completions, Responses, Messages), a
+file of recorded requests (with their responses), a recorded session in any transcript format
+ctx_lab reads (Claude Code, Codex, Gemini CLI …), or a capture file of the recording proxy."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from ..conversation.transcripts import Transcript, Usage, load_transcript, records
+from ..errors import TranscriptError, UsageError
+from ..files import read_text
+from ._capture import CapturedCall, CaptureStore, is_capture
+from ._pieces import Piece, pieces_of, pieces_of_transcript
+from ._request import RequestAnatomy, anatomize
+from ._session import CallDiff, SessionAnatomy, diff_calls
+
+__all__ = ["anatomy_of", "request_anatomy"]
+
+_RAW = ("openai-chat", "openai-responses", "anthropic-messages")
+
+
+def _usage(response: Any, format: str) -> Usage | None:
+    if not isinstance(response, Mapping) or not isinstance(response.get("usage"), Mapping):
+        return None
+    try:
+        if format == "anthropic-messages":
+            return Usage.from_anthropic(response["usage"])
+        return Usage.from_openai(response["usage"])
+    except TranscriptError:
+        return None
+
+
+def _system_text(pieces: Sequence[Piece]) -> str:
+    return "\n".join(p.text for p in pieces if p.category == "system" and p.message == -1)
+
+
+def request_anatomy(
+    body: Mapping[str, Any],
+    *,
+    response: Mapping[str, Any] | None = None,
+    model: str | None = None,
+    counter: str | None = None,
+    registry: str | None = None,
+    source: str = "request",
+    call: int | None = None,
+    mcp_tools: Sequence[str] = (),
+) -> RequestAnatomy:
+    """The anatomy of one request body (its response, if given, supplies the reported
+    usage); ``model`` defaults to the body's."""
+    format, pieces = pieces_of(body, mcp_tools=mcp_tools)
+    chosen = model or str(body.get("model") or "")
+    if not chosen:
+        raise UsageError("the request names no model: pass --model")
+    return anatomize(
+        pieces,
+        source=source,
+        format=format,
+        model=chosen,
+        counter=counter,
+        registry=registry,
+        reported=_usage(response, format),
+        call=call,
+    )
+
+
+def _session(
+    source: str,
+    made: list[tuple[RequestAnatomy, str]],
+    replayed: Sequence[int | None] = (),
+    warnings: Sequence[str] = (),
+) -> SessionAnatomy:
+    diffs: list[CallDiff | None] = [None]
+    for (before, system_before), (after, system_after) in pairwise(made):
+        diffs.append(diff_calls(before, after, [system_before, system_after]))
+    return SessionAnatomy(
+        source, tuple(a for a, _ in made), tuple(diffs[: len(made)]), tuple(replayed),
+        tuple(warnings),
+    )  # fmt: skip
+
+
+def _raw_calls(path: str) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]:
+    """Recorded request bodies (with their responses, when recorded beside them)."""
+    found = []
+    for _, record in records(read_text(Path(path))):
+        if not isinstance(record, Mapping):
+            continue
+        request = record.get("request", record)
+        response = record.get("response")
+        if isinstance(request, Mapping) and (
+            "messages" in request or "input" in request or "system" in request
+        ):
+            found.append((request, response if isinstance(response, Mapping) else None))
+    return found
+
+
+def _captured(
+    path: str, call: CapturedCall, model: str | None, counter: str | None, registry: str | None
+) -> tuple[RequestAnatomy, str] | None:
+    body = call.request()
+    if body is None:
+        return None
+    try:
+        format, pieces = pieces_of(body)
+    except UsageError:
+        return None
+    chosen = model or str(body.get("model") or "")
+    if not chosen:
+        return None
+    warnings = ["the request was cut at the capture limit"] if call.request_truncated else []
+    made = anatomize(
+        pieces,
+        source=os.path.basename(path),
+        format=format,
+        model=chosen,
+        counter=counter,
+        registry=registry,
+        reported=_usage(call.response(), format),
+        call=call.id,
+        autocompact=call.provider == "anthropic",
+        warnings=warnings,
+    )
+    return made, _system_text(pieces)
+
+
+def _pick(calls: Sequence[Any], call: int | None, what: str) -> Any:
+    if not calls:
+        raise UsageError(f"{what} holds no call to take apart")
+    if call is None:
+        return calls[-1]
+    for found in calls:
+        if getattr(found, "id", getattr(found, "index", None)) == call:
+            return found
+    raise UsageError(f"{what} has no call {call} (it has {len(calls)})")
+
+
+def anatomy_of(
+    path: str | os.PathLike[str],
+    *,
+    call: int | None = None,
+    session: bool = False,
+    model: str | None = None,
+    counter: str | None = None,
+    registry: str | None = None,
+    last: int | None = None,
+    replay: bool = True,
+    label: str | None = None,
+) -> RequestAnatomy | SessionAnatomy:
+    """The anatomy of one call (``call``: its id in a capture file or index in a transcript;
+    default the last) or, with ``session``, of every call (the ``last`` ones only, when given)
+    — from a capture file, a file of request bodies, or a transcript."""
+    name = label or os.fspath(path)
+    if is_capture(path):
+        store = CaptureStore(path, readonly=True)
+        try:
+            calls = store.calls()
+        finally:
+            store.close()
+        if session:
+            chosen_calls = calls[-last:] if last else calls
+            made = [m for c in chosen_calls if (m := _captured(name, c, model, counter, registry))]
+            skipped = len(chosen_calls) - len(made)
+            notes = [f"{skipped} captured call(s) are not model requests"] if skipped else []
+            return _session(name, made, (), notes)
+        found = _captured(name, _pick(calls, call, name), model, counter, registry)
+        if found is None:
+            raise UsageError(f"{name}: that captured call is not a model request")
+        return found[0]
+    try:
+        transcript = load_transcript(path)
+    except TranscriptError:
+        transcript = None
+    if transcript is None or transcript.format in _RAW:
+        raw = _raw_calls(os.fspath(path))
+        if not raw:
+            raise UsageError(f"{name}: no request body, transcript or capture to take apart")
+        indexed = list(enumerate(raw))
+        if not session:
+            index, (body, response) = indexed[-1] if call is None else _raw_index(indexed, call)
+            return request_anatomy(
+                body, response=response, model=model, counter=counter, registry=registry,
+                source=name, call=index,
+            )  # fmt: skip
+        chosen = indexed[-last:] if last else indexed
+        made = []
+        for index, (body, response) in chosen:
+            anatomy = request_anatomy(
+                body, response=response, model=model, counter=counter, registry=registry,
+                source=name, call=index,
+            )  # fmt: skip
+            made.append((anatomy, _system_text(pieces_of(body)[1])))
+        return _session(name, made)
+    return _from_transcript(transcript, name, call, session, model, counter, registry, last, replay)
+
+
+def _raw_index(indexed: list[Any], call: int) -> Any:
+    if not 0 <= call < len(indexed):
+        raise UsageError(f"no call {call}: the file holds {len(indexed)} (0–{len(indexed) - 1})")
+    return indexed[call]
+
+
+def _from_transcript(
+    transcript: Transcript,
+    name: str,
+    call: int | None,
+    session: bool,
+    model: str | None,
+    counter: str | None,
+    registry: str | None,
+    last: int | None,
+    replay: bool,
+) -> RequestAnatomy | SessionAnatomy:
+    calls = list(transcript.calls)
+    notes = list(transcript.warnings)
+    if not transcript.system and not transcript.tools:
+        notes.append(
+            "the recording holds no system prompt or tool definitions: they are not counted"
+        )
+
+    def one(found: Any) -> tuple[RequestAnatomy, str]:
+        start, end = transcript.sent_range(found)
+        chosen = model or found.model or (transcript.models[0] if transcript.models else "")
+        if not chosen:
+            raise UsageError(f"{name}: the transcript names no model: pass --model")
+        pieces = pieces_of_transcript(
+            transcript.messages[start:end], transcript.system, transcript.tools
+        )
+        made = anatomize(
+            pieces,
+            source=name,
+            format=transcript.format,
+            model=chosen,
+            counter=counter,
+            registry=registry,
+            reported=found.usage,
+            call=found.index,
+            autocompact=transcript.format == "claude-code",
+            warnings=notes,
+        )
+        return made, transcript.system
+
+    if not session:
+        return one(_pick(calls, call, name))[0]
+    chosen_calls = calls[-last:] if last else calls
+    made = [one(c) for c in chosen_calls]
+    replayed: list[int | None] = []
+    if replay and made:
+        from ..conversation import replay_report
+
+        try:
+            report = replay_report(transcript, [made[-1][0].model], counter=counter or "model")
+            by_call = {r["call"]: r["context_tokens"] for r in report.rows}
+            replayed = [by_call.get(c.index) for c in chosen_calls]
+        except Exception as exc:  # the anatomy stands without the replay beside it
+            notes.append(f"replay not shown ({type(exc).__name__}: {exc})")
+    return _session(name, made, replayed, notes)

@@ -1,0 +1,358 @@
+"""A request's parts, in the order the provider reads them: each a :class:`Piece` with its
+category, a name (the tool's, the memory file's), its text (or a fixed token cost, for images
+and documents), and whether a cache breakpoint ends it.
+
+Three request bodies are read — OpenAI Chat Completions (``messages``, ``tools``), OpenAI
+Responses (``instructions``, ``input``, ``tools``) and Anthropic Messages (``system``,
+``messages``, ``tools``, ``cache_control``) — and a recorded transcript's messages (which carry
+no system prompt or tool definitions when the agent did not record them). Memory and
+instruction files are recognised by what agents write around them: Claude Code's
+``Contents of …/CLAUDE.md`` reminder, Codex's ``# AGENTS.md instructions for …`` message, a
+ctx-lab packet's ``# Context Packet`` heading. MCP tools are the ``mcp__<server>__<tool>``
+names Claude Code gives them (and any name given in ``mcp_tools``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UsageError
+from ..tokens import MESSAGE_OVERHEAD
+from ._media import image_tokens, pdf_tokens
+
+__all__ = [
+    "CATEGORIES",
+    "FORMATS",
+    "Piece",
+    "detect_format",
+    "pieces_of",
+    "pieces_of_transcript",
+]
+
+# the categories, in the order a breakdown lists them
+CATEGORIES = (
+    "system",
+    "tools",
+    "mcp_tools",
+    "memory",
+    "user",
+    "assistant",
+    "tool_call",
+    "tool_result",
+    "thinking",
+    "image",
+    "document",
+    "framing",
+)
+FORMATS = ("openai-chat", "openai-responses", "anthropic-messages")
+_MCP_NAME = re.compile(r"^mcp__([^_].*?)__(.+)$")
+_CLAUDE_MD = re.compile(r"Contents of (?P<path>\S*?(?P<name>[^/\s]+\.md))\b")
+_AGENTS_MD = re.compile(r"#\s*(?P<name>AGENTS\.md) instructions for")
+_PACKET = re.compile(r"^#\s*Context Packet\b", re.M)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One part of a request: ``text`` is counted with the request's counter (plus ``extra``)
+    unless ``fixed`` gives its cost by the provider's documented rule (an image, a document);
+    ``rendered`` marks a text that stands in for what the provider renders itself (message
+    framing, tool definitions), so its count is not exact; ``breakpoint`` marks an Anthropic
+    ``cache_control`` at its end; ``message`` is the index of the message (or -1 for the system
+    prompt and tools) it belongs to."""
+
+    category: str
+    name: str
+    text: str
+    message: int
+    fixed: int | None = None
+    breakpoint: bool = False
+    note: str = ""
+    extra: int = 0  # tokens the provider adds around the text (a rule, not a count)
+    rendered: bool = False  # the text is ctx_lab's rendering of something the provider hides
+
+
+def _text(value: Any) -> str:
+    return (
+        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    )
+
+
+def _memory_name(text: str) -> str | None:
+    """The memory or instruction file a text carries, if recognisable."""
+    for pattern in (_CLAUDE_MD, _AGENTS_MD):
+        found = pattern.search(text)
+        if found:
+            return found["name"]
+    if _PACKET.search(text):
+        return ".context/ packet"
+    return None
+
+
+def _user_text(text: str, message: int, breakpoint: bool = False) -> Piece:
+    memory = _memory_name(text)
+    if memory is not None:
+        return Piece("memory", memory, text, message, breakpoint=breakpoint)
+    return Piece("user", "", text, message, breakpoint=breakpoint)
+
+
+def _tool_piece(name: str, definition: Any, mcp: set[str], breakpoint: bool = False) -> Piece:
+    found = _MCP_NAME.match(name)
+    if found or name in mcp:
+        server = found.group(1) if found else "mcp"
+        return Piece("mcp_tools", name, _text(definition), -1, breakpoint=breakpoint, note=server)
+    return Piece("tools", name, _text(definition), -1, breakpoint=breakpoint)
+
+
+def detect_format(body: Mapping[str, Any]) -> str:
+    """Which request body this is (from its fields)."""
+    if "input" in body or "instructions" in body:
+        return "openai-responses"
+    messages = body.get("messages")
+    if "system" in body or any(
+        isinstance(m, Mapping) and isinstance(m.get("content"), list)
+        and any(isinstance(b, Mapping) and b.get("type") in ("tool_use", "tool_result", "thinking")
+                for b in m["content"])
+        for m in messages or ()
+    ):  # fmt: skip
+        return "anthropic-messages"
+    tools = body.get("tools") or ()
+    if any(isinstance(t, Mapping) and "input_schema" in t for t in tools):
+        return "anthropic-messages"
+    if messages is not None:
+        return "openai-chat"
+    raise UsageError(
+        "not a request body: expected Chat Completions (messages), Responses (input) or "
+        "Messages (system/messages) fields"
+    )
+
+
+def pieces_of(
+    body: Mapping[str, Any], format: str | None = None, mcp_tools: Iterable[str] = ()
+) -> tuple[str, list[Piece]]:
+    """``(format, pieces)`` of a request body."""
+    chosen = format or detect_format(body)
+    mcp = set(mcp_tools)
+    if chosen == "openai-chat":
+        return chosen, _chat(body, mcp)
+    if chosen == "openai-responses":
+        return chosen, _responses(body, mcp)
+    if chosen == "anthropic-messages":
+        from ._anthropic import anthropic_pieces
+
+        return chosen, anthropic_pieces(body, mcp)
+    raise UsageError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
+
+
+# -- OpenAI Chat Completions ------------------------------------------------------------------
+
+
+# OpenAI's rendering of function definitions, as its cookbook counts them ("How to count tokens
+# with tiktoken"): per function 7, per property list 3, per property 3, an enum -3 and 3 an
+# item, 12 at the end, plus the tokens of "name:description" and "key:type:description" lines;
+# per message 3 (1 more with a name), and 3 priming the reply.
+_FUNCTION, _PROPERTIES, _PROPERTY, _ENUM, _ENUM_ITEM, _FUNCTIONS_END = 7, 3, 3, -3, 3, 12
+_PER_MESSAGE, _PER_NAME, _REPLY = 3, 1, 3
+
+
+def _openai_tool(tool: Mapping[str, Any], mcp: set[str]) -> Piece:
+    """A function definition as OpenAI renders it (see the constants above)."""
+    function = tool.get("function", tool)
+    function = function if isinstance(function, Mapping) else {}
+    name = str(function.get("name", ""))
+    description = str(function.get("description") or "").removesuffix(".")
+    lines = [f"{name}:{description}"]
+    extra = _FUNCTION
+    parameters = function.get("parameters") or {}
+    properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
+    if isinstance(properties, Mapping) and properties:
+        extra += _PROPERTIES
+        for key, rule in properties.items():
+            rule = rule if isinstance(rule, Mapping) else {}
+            extra += _PROPERTY
+            enum = rule.get("enum")
+            if isinstance(enum, list):
+                extra += _ENUM + _ENUM_ITEM * len(enum)
+                lines.extend(str(v) for v in enum)
+            kind = rule.get("type", "")
+            text = str(rule.get("description") or "").removesuffix(".")
+            lines.append(f"{key}:{kind}:{text}")
+    piece = _tool_piece(name, tool, mcp)
+    note = "OpenAI's function rendering (the cookbook's rule)"
+    return Piece(piece.category, name, "\n".join(lines), -1, extra=extra, rendered=True,
+                 note=piece.note or note)  # fmt: skip
+
+
+def _chat(body: Mapping[str, Any], mcp: set[str]) -> list[Piece]:
+    out: list[Piece] = []
+    tools = [t for t in body.get("tools") or () if isinstance(t, Mapping)]
+    out.extend(_openai_tool(tool, mcp) for tool in tools)
+    if tools:
+        out.append(Piece("framing", "tools", "", -1, extra=_FUNCTIONS_END, rendered=True,
+                         note="the end of the function definitions"))  # fmt: skip
+    names: dict[str, str] = {}
+    for index, message in enumerate(_list(body.get("messages"), "messages")):
+        role = str(message.get("role", ""))
+        content = message.get("content")
+        if role in ("system", "developer"):
+            out.extend(Piece("system", "", t, index) for t in _chat_texts(content))
+        elif role == "user":
+            out.extend(_chat_content(content, index, "user"))
+        elif role == "assistant":
+            out.extend(Piece("assistant", "", t, index) for t in _chat_texts(content))
+            for call in message.get("tool_calls") or ():
+                if isinstance(call, Mapping):
+                    function = call.get("function") or {}
+                    name = str(function.get("name", ""))
+                    names[str(call.get("id", ""))] = name
+                    arguments = function.get("arguments", "")
+                    out.append(Piece("tool_call", name, f"{name}\n{_text(arguments)}", index))
+        elif role in ("tool", "function"):
+            name = names.get(str(message.get("tool_call_id", "")), str(message.get("name", "")))
+            out.extend(Piece("tool_result", name, t, index) for t in _chat_texts(content))
+        named = _PER_NAME if message.get("name") else 0
+        out.append(Piece("framing", role, role, index, extra=_PER_MESSAGE - 1 + named,
+                         rendered=True, note="message framing"))  # fmt: skip
+    out.append(Piece("framing", "reply", "", -1, extra=_REPLY, rendered=True,
+                     note="priming the reply"))  # fmt: skip
+    return out
+
+
+def _chat_texts(content: Any) -> list[str]:
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [content]
+    return [
+        str(part.get("text", ""))
+        for part in content
+        if isinstance(part, Mapping) and part.get("type") in ("text", "input_text", "output_text")
+    ]
+
+
+def _chat_content(content: Any, index: int, role: str) -> list[Piece]:
+    if isinstance(content, str) or content is None:
+        return [_user_text(content or "", index)]
+    out = []
+    for part in content:
+        if not isinstance(part, Mapping):
+            continue
+        kind = part.get("type")
+        if kind in ("text", "input_text"):
+            out.append(_user_text(str(part.get("text", "")), index))
+        elif kind in ("image_url", "input_image"):
+            image = part.get("image_url", part)
+            url = image.get("url", "") if isinstance(image, Mapping) else str(image)
+            detail = image.get("detail", "auto") if isinstance(image, Mapping) else "auto"
+            tokens, note = image_tokens("openai", str(url), str(detail))
+            out.append(Piece("image", "", "", index, fixed=tokens, note=note))
+        elif kind in ("file", "input_file"):
+            tokens, note = pdf_tokens("openai", part)
+            out.append(Piece("document", "", "", index, fixed=tokens, note=note))
+    return out
+
+
+# -- OpenAI Responses -------------------------------------------------------------------------
+
+
+def _responses(body: Mapping[str, Any], mcp: set[str]) -> list[Piece]:
+    out: list[Piece] = []
+    for tool in body.get("tools") or ():
+        if isinstance(tool, Mapping):
+            name = str(tool.get("name") or tool.get("server_label") or tool.get("type", ""))
+            if tool.get("type") == "mcp":
+                out.append(Piece("mcp_tools", name, _text(tool), -1, rendered=True, note=name))
+            elif tool.get("type", "function") == "function":
+                out.append(_openai_tool(tool, mcp))
+            else:
+                out.append(_tool_piece(name, tool, mcp))
+    instructions = body.get("instructions")
+    if instructions:
+        out.append(Piece("system", "", _text(instructions), -1))
+    items = body.get("input", [])
+    if isinstance(items, str):
+        items = [{"role": "user", "content": items}]
+    names: dict[str, str] = {}
+    for index, item in enumerate(_list(items, "input")):
+        kind = item.get("type", "message")
+        if kind == "message" or ("role" in item and kind not in ("function_call",)):
+            role = str(item.get("role", "user"))
+            content = item.get("content")
+            if role in ("system", "developer"):
+                out.extend(Piece("system", "", t, index) for t in _chat_texts(content))
+            elif role == "assistant":
+                out.extend(Piece("assistant", "", t, index) for t in _chat_texts(content))
+            else:
+                out.extend(_chat_content(content, index, role))
+            out.append(Piece("framing", role, role, index, extra=_PER_MESSAGE - 1, rendered=True,
+                             note="message framing"))  # fmt: skip
+        elif kind in ("function_call", "custom_tool_call"):
+            name = str(item.get("name", ""))
+            names[str(item.get("call_id", ""))] = name
+            arguments = item.get("arguments", item.get("input", ""))
+            out.append(Piece("tool_call", name, f"{name}\n{_text(arguments)}", index))
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            name = names.get(str(item.get("call_id", "")), "")
+            out.append(Piece("tool_result", name, _text(item.get("output", "")), index))
+        elif kind == "reasoning":
+            summary = item.get("summary") or []
+            text = "\n".join(
+                str(s.get("text", "")) for s in summary if isinstance(s, Mapping)
+            ) or str(item.get("encrypted_content", ""))
+            out.append(Piece("thinking", "", text, index, note="reasoning item sent back"))
+    return out
+
+
+def _list(value: Any, name: str) -> list[Mapping[str, Any]]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise UsageError(f"{name} must be a list")
+    return [v for v in value if isinstance(v, Mapping)]
+
+
+# -- recorded transcripts ---------------------------------------------------------------------
+
+
+def pieces_of_transcript(
+    messages: Sequence[Any],
+    system: str = "",
+    tools: Sequence[Any] = (),
+    thinking: Sequence[str] = (),
+    mcp_tools: Iterable[str] = (),
+) -> list[Piece]:
+    """The pieces of a recorded call from a transcript's messages (and, where the recording
+    has them, its system prompt, tool definitions and the reasoning sent back)."""
+    mcp = set(mcp_tools)
+    out: list[Piece] = []
+    for tool in tools:
+        name = tool.get("name") if isinstance(tool, Mapping) else None
+        if name is None and isinstance(tool, Mapping):
+            function = tool.get("function")
+            name = function.get("name") if isinstance(function, Mapping) else ""
+        out.append(_tool_piece(str(name or ""), tool, mcp))
+    if system:
+        out.append(Piece("system", "", system, -1))
+    names: dict[str, str] = {}
+    for index, message in enumerate(messages):
+        role = message.role
+        if role == "system":
+            out.append(Piece("system", "", message.content, index))
+        elif role == "user":
+            out.append(_user_text(message.content, index))
+        elif role == "assistant":
+            out.append(Piece("assistant", "", message.content, index))
+        elif role == "tool_use":
+            names[message.call_id or ""] = message.name or ""
+            text = f"{message.name}\n{_text(message.arguments)}"
+            out.append(Piece("tool_call", message.name or "", text, index))
+        elif role == "tool_result":
+            name = names.get(message.call_id or "", "")
+            out.append(Piece("tool_result", name, message.content, index))
+        out.append(Piece("framing", role, role, index, extra=MESSAGE_OVERHEAD, rendered=True,
+                         note="message framing (ctx_lab's estimate)"))  # fmt: skip
+    out.extend(Piece("thinking", "", t, len(messages), note="reasoning") for t in thinking)
+    return out

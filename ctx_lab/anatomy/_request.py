@@ -1,0 +1,286 @@
+"""The anatomy of one request: its tokens by category (and, for tools, tool calls and tool
+results, by tool name), counted with the model's own counter where ctx_lab has it — each figure
+saying whether it is exact — against the model's window, output reserve and free space, and
+checked against the provider-reported input tokens where the recording has them."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..display import RichResult, escape, html_table, text_table
+from ..models import get_registry
+from ..plotting import ACCENT, CATEGORY_COLORS
+from ..severity import severity
+from ..tokens import get_counter, resolve_counter
+from ._pieces import CATEGORIES, Piece
+
+__all__ = ["AnatomyItem", "RequestAnatomy", "anatomize"]
+
+# Claude Code keeps this share of the window free for its autocompact summary (its /context
+# view: "Autocompact buffer: 45.0k tokens (22.5%)" of 200k)
+AUTOCOMPACT_SHARE = 0.225
+
+
+@dataclass(frozen=True)
+class AnatomyItem:
+    """One counted part of a request: its category and name, its tokens, whether that count
+    is exact, the message it belongs to (-1: the system prompt and tools), whether an Anthropic
+    cache breakpoint ends it, and a digest of its content (to follow it across calls)."""
+
+    category: str
+    name: str
+    tokens: int
+    exact: bool
+    message: int
+    breakpoint: bool = False
+    note: str = ""
+    digest: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The item as JSON."""
+        return dict(self.__dict__)
+
+
+def _digest(piece: Piece) -> str:
+    raw = f"{piece.category}\0{piece.name}\0{piece.fixed}\0{piece.text}".encode(
+        "utf-8", "surrogatepass"
+    )
+    return hashlib.blake2b(raw, digest_size=8).hexdigest()
+
+
+@dataclass(frozen=True)
+class RequestAnatomy(RichResult):
+    """What fills one request (see the module docstring). ``reported_input`` is what the
+    provider billed as input (cached or not), ``difference`` the reported minus the counted;
+    ``cache_read``/``cache_write`` what it reported as read from and written to its prompt
+    cache."""
+
+    source: str
+    format: str
+    model: str
+    counter: str
+    exact: bool
+    items: tuple[AnatomyItem, ...]
+    window: int
+    output_reserve: int
+    budget: int
+    reported_input: int | None = None
+    cache_read: int | None = None
+    cache_write: int | None = None
+    autocompact_at: int | None = None
+    warnings: tuple[str, ...] = field(default=())
+    call: int | None = None
+
+    payload_kind = "anatomy"
+
+    @property
+    def total(self) -> int:
+        """Every counted token of the request."""
+        return sum(i.tokens for i in self.items)
+
+    @property
+    def free(self) -> int:
+        """What is left of the effective input budget (negative: over it)."""
+        return self.budget - self.total
+
+    @property
+    def difference(self) -> int | None:
+        """Reported input minus counted (None without a report)."""
+        return None if self.reported_input is None else self.reported_input - self.total
+
+    def categories(self) -> dict[str, int]:
+        """Tokens per category, in :data:`CATEGORIES` order (empty ones left out)."""
+        found = dict.fromkeys(CATEGORIES, 0)
+        for item in self.items:
+            found[item.category] = found.get(item.category, 0) + item.tokens
+        return {k: v for k, v in found.items() if v}
+
+    def by_name(self, category: str) -> dict[str, int]:
+        """Tokens per name within a category (tools, tool calls, tool results, memory)."""
+        found: dict[str, int] = {}
+        for item in self.items:
+            if item.category == category:
+                found[item.name] = found.get(item.name, 0) + item.tokens
+        return dict(sorted(found.items(), key=lambda kv: -kv[1]))
+
+    def largest(self, n: int = 5) -> list[AnatomyItem]:
+        """The ``n`` largest single items."""
+        return sorted(self.items, key=lambda i: -i.tokens)[:n]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Totals, categories, per-name breakdowns, the items, and the report beside them."""
+        return {
+            "source": self.source,
+            "call": self.call,
+            "format": self.format,
+            "model": self.model,
+            "counter": self.counter,
+            "exact": self.exact,
+            "total": self.total,
+            "window": self.window,
+            "output_reserve": self.output_reserve,
+            "budget": self.budget,
+            "free": self.free,
+            "autocompact_at": self.autocompact_at,
+            "severity": severity(self.total, self.budget),
+            "categories": self.categories(),
+            "tools": self.by_name("tools"),
+            "mcp_tools": self.by_name("mcp_tools"),
+            "memory": self.by_name("memory"),
+            "tool_calls": self.by_name("tool_call"),
+            "tool_results": self.by_name("tool_result"),
+            "reported_input": self.reported_input,
+            "difference": self.difference,
+            "cache_read": self.cache_read,
+            "cache_write": self.cache_write,
+            "breakpoints": sum(1 for i in self.items if i.breakpoint),
+            "items": [i.to_dict() for i in self.items],
+            "warnings": list(self.warnings),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RequestAnatomy:
+        """The inverse of :meth:`to_dict`."""
+        return cls(
+            data["source"],
+            data["format"],
+            data["model"],
+            data["counter"],
+            bool(data["exact"]),
+            tuple(AnatomyItem(**i) for i in data.get("items", ())),
+            data["window"],
+            data["output_reserve"],
+            data["budget"],
+            data.get("reported_input"),
+            data.get("cache_read"),
+            data.get("cache_write"),
+            data.get("autocompact_at"),
+            tuple(data.get("warnings", ())),
+            data.get("call"),
+        )
+
+    def _rows(self) -> list[list[object]]:
+        total = max(self.total, 1)
+        return [
+            [name, tokens, f"{tokens / total:.1%}"] for name, tokens in self.categories().items()
+        ]
+
+    def to_text(self) -> str:
+        """Totals, the category table, per-tool figures and the largest items."""
+        exact = "exact" if self.exact else "estimate"
+        head = (
+            f"{self.source}{f' call {self.call}' if self.call is not None else ''} · "
+            f"{self.model} · {self.total:,} tokens ({self.counter}, {exact}) of "
+            f"{self.budget:,} (window {self.window:,}, output reserve {self.output_reserve:,}) · "
+            f"free {self.free:,}"
+        )
+        if self.reported_input is not None:
+            head += f"\nreported input {self.reported_input:,} · difference {self.difference:+,}"
+            if self.cache_read is not None:
+                head += f" · cache read {self.cache_read:,}, written {self.cache_write or 0:,}"
+        parts = [head, "", text_table(["category", "tokens", "share"], self._rows())]
+        for label, category in (
+            ("tool definitions", "tools"),
+            ("MCP tools", "mcp_tools"),
+            ("tool calls", "tool_call"),
+            ("tool results", "tool_result"),
+            ("memory", "memory"),
+        ):
+            named = self.by_name(category)
+            if named:
+                shown = ", ".join(f"{n or '?'} {t:,}" for n, t in list(named.items())[:8])
+                parts.append(f"{label}: {shown}")
+        return "\n".join(parts)
+
+    def html_body(self) -> str:
+        """A bar of the categories against the budget, and the category table."""
+        total = max(self.budget, self.total, 1)
+        cells = []
+        for name, tokens in self.categories().items():
+            color = CATEGORY_COLORS.get(name, ACCENT["other"])
+            cells.append(
+                f'<div title="{escape(name)}: {tokens:,}" style="display:inline-block;'
+                f'height:14px;width:{tokens / total * 100:.2f}%;background:{color}"></div>'
+            )
+        bar = f'<div style="width:100%;border:1px solid #999">{"".join(cells)}</div>'
+        head = f"<h4 data-ctx-anatomy>{escape(self.to_text().splitlines()[0])}</h4>"
+        return head + bar + html_table(["category", "tokens", "share"], self._rows(), numeric=(1,))
+
+    def ledger(self) -> Any:
+        """A DataFrame: one row per item."""
+        import pandas as pd
+
+        columns = list(AnatomyItem.__dataclass_fields__)
+        return pd.DataFrame([i.to_dict() for i in self.items], columns=columns)
+
+    def plot(self, ax: Any = None) -> Any:
+        """An icicle of the request: categories, then names within them. Returns the Figure."""
+        from ._plots import plot_request
+
+        return plot_request(self, ax=ax)
+
+
+def anatomize(
+    pieces: Sequence[Piece],
+    *,
+    source: str,
+    format: str,
+    model: str,
+    counter: str | None = None,
+    registry: str | None = None,
+    reported: Any = None,
+    output_reserve: int | None = None,
+    autocompact: bool = False,
+    call: int | None = None,
+    warnings: Iterable[str] = (),
+) -> RequestAnatomy:
+    """Count ``pieces`` with ``counter`` (default: ``model``'s own tokenizer, else a named
+    estimate) against ``model``'s limits; ``reported`` is the call's provider usage
+    (:class:`~ctx_lab.conversation.transcripts.Usage`), if any."""
+    choice = resolve_counter(counter, model, "bytes/4")
+    counting = get_counter(choice.use)
+    texts = [p.text for p in pieces if p.fixed is None]
+    counts = iter(counting.count_many(texts))
+    items = []
+    for piece in pieces:
+        if piece.fixed is not None:
+            tokens, exact = piece.fixed, False
+        else:
+            tokens = next(counts) + piece.extra
+            exact = choice.exact and not piece.rendered
+        items.append(
+            AnatomyItem(
+                piece.category,
+                piece.name,
+                tokens,
+                exact,
+                piece.message,
+                piece.breakpoint,
+                piece.note,
+                _digest(piece),
+            )
+        )
+    limits = get_registry(registry).get(model)
+    reserve = limits.limits.reserved(output_reserve)
+    notes = [*warnings, *([choice.note] if choice.note else [])]
+    window = limits.limits.context_window
+    return RequestAnatomy(
+        source,
+        format,
+        model,
+        choice.name,
+        choice.exact and all(i.exact for i in items),
+        tuple(items),
+        window,
+        reserve,
+        limits.effective_input_budget(output_reserve),
+        reported.reported_input if reported is not None else None,
+        reported.cache_read_input_tokens if reported is not None else None,
+        reported.cache_creation_input_tokens if reported is not None else None,
+        round(window * (1 - AUTOCOMPACT_SHARE)) if autocompact else None,
+        tuple(notes),
+        call,
+    )

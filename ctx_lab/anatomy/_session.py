@@ -1,0 +1,247 @@
+"""The anatomy of a session: every call's categories over time, what is new, carried over and
+dropped since the call before, the longest stable prefix (what a prompt cache can reuse), what
+the provider reported as read from and written to its cache — and where caching broke, and
+why: a changed system prompt, a timestamp in it, a reordered or changed tool list, an edited
+earlier message.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..display import RichResult, csv_text, escape, html_table, text_table
+from ._pieces import CATEGORIES
+from ._request import AnatomyItem, RequestAnatomy
+
+__all__ = ["CallDiff", "SessionAnatomy", "cache_break", "diff_calls"]
+
+_VOLATILE = re.compile(r"\d")  # a prompt that differs only in digits changed a date or time
+
+
+@dataclass(frozen=True)
+class CallDiff:
+    """One call against the call before it: items new, carried over and dropped (tokens),
+    the stable prefix (tokens of the leading items both share, in order), and the reason the
+    cache broke, when the prefix is shorter than the previous call."""
+
+    new: int
+    carried: int
+    dropped: int
+    stable_prefix: int
+    cache_break: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The diff as JSON."""
+        return dict(self.__dict__)
+
+
+def _prefix_items(items: Sequence[AnatomyItem]) -> list[AnatomyItem]:
+    """The items a prompt cache sees in order (the tokens priming the reply come after it)."""
+    return [i for i in items if not (i.category == "framing" and i.name == "reply")]
+
+
+def _front(items: Sequence[AnatomyItem], category: str) -> list[AnatomyItem]:
+    return [i for i in items if i.message == -1 and i.category == category]
+
+
+def cache_break(before: RequestAnatomy, after: RequestAnatomy, texts: Sequence[str] = ()) -> str:
+    """Why ``after`` does not start with all of ``before`` — ``""`` when it does. ``texts``
+    may hold the two calls' system prompts (``[before, after]``) to tell a timestamp from an
+    edit."""
+    a, b = _prefix_items(before.items), _prefix_items(after.items)
+    first = next(
+        (k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x.digest != y.digest),
+        None,
+    )
+    if first is None:
+        return "" if len(b) >= len(a) else "the request is shorter than the call before"
+    where = a[first]
+    tools_a = [i for i in a if i.category in ("tools", "mcp_tools")]
+    tools_b = [i for i in b if i.category in ("tools", "mcp_tools")]
+    if [t.digest for t in tools_a] != [t.digest for t in tools_b]:
+        if sorted(t.digest for t in tools_a) == sorted(t.digest for t in tools_b):
+            return "the tool list was reordered"
+        names_a = {t.name for t in tools_a}
+        names_b = {t.name for t in tools_b}
+        added, removed = sorted(names_b - names_a), sorted(names_a - names_b)
+        parts = [f"added {', '.join(added)}" if added else "", f"removed {', '.join(removed)}"
+                 if removed else ""]  # fmt: skip
+        changed = ", ".join(p for p in parts if p) or "a definition changed"
+        return f"the tool definitions changed ({changed})"
+    if [s.digest for s in _front(a, "system")] != [s.digest for s in _front(b, "system")]:
+        if len(texts) == 2 and _VOLATILE.sub("0", texts[0]) == _VOLATILE.sub("0", texts[1]):
+            return "a timestamp (or other number) in the system prompt changed"
+        return "the system prompt changed"
+    if [s.digest for s in _front(a, "memory")] != [s.digest for s in _front(b, "memory")]:
+        return "a memory file changed"
+    return (
+        f"an earlier message changed (message {where.message}, {where.category}): the history "
+        "was edited or compacted"
+    )
+
+
+def diff_calls(
+    before: RequestAnatomy, after: RequestAnatomy, texts: Sequence[str] = ()
+) -> CallDiff:
+    """``after`` against ``before`` (see :class:`CallDiff`)."""
+    old = {i.digest: i.tokens for i in before.items}
+    seen = {i.digest for i in after.items}
+    new = sum(i.tokens for i in after.items if i.digest not in old)
+    carried = sum(i.tokens for i in after.items if i.digest in old)
+    dropped = sum(t for d, t in old.items() if d not in seen)
+    prefix = 0
+    for x, y in zip(_prefix_items(before.items), _prefix_items(after.items), strict=False):
+        if x.digest != y.digest:
+            break
+        prefix += y.tokens
+    return CallDiff(new, carried, dropped, prefix, cache_break(before, after, texts))
+
+
+@dataclass(frozen=True)
+class SessionAnatomy(RichResult):
+    """Every call's :class:`RequestAnatomy` and its :class:`CallDiff` against the one before;
+    ``replayed`` holds, per call, the context ctx_lab's working-context manager would have
+    sent at the same budget (from :func:`~ctx_lab.conversation.replay_report`), where the
+    session can be replayed."""
+
+    source: str
+    calls: tuple[RequestAnatomy, ...]
+    diffs: tuple[CallDiff | None, ...]
+    replayed: tuple[int | None, ...] = ()
+    warnings: tuple[str, ...] = field(default=())
+
+    payload_kind = "anatomy_session"
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per call: totals, categories, the report and the diff."""
+        out = []
+        for i, (call, diff) in enumerate(zip(self.calls, self.diffs, strict=True)):
+            row: dict[str, Any] = {
+                "call": call.call if call.call is not None else i,
+                "model": call.model,
+                "total": call.total,
+                "budget": call.budget,
+                "window": call.window,
+                "autocompact_at": call.autocompact_at,
+                **{c: call.categories().get(c, 0) for c in CATEGORIES},
+                "reported_input": call.reported_input,
+                "difference": call.difference,
+                "cache_read": call.cache_read,
+                "cache_write": call.cache_write,
+                "new": diff.new if diff else call.total,
+                "carried": diff.carried if diff else 0,
+                "dropped": diff.dropped if diff else 0,
+                "stable_prefix": diff.stable_prefix if diff else 0,
+                "cache_break": diff.cache_break if diff else "",
+                "replayed": self.replayed[i] if i < len(self.replayed) else None,
+            }
+            out.append(row)
+        return out
+
+    def largest(self, n: int = 10) -> list[dict[str, Any]]:
+        """The ``n`` largest single items of the session (each counted where it first
+        appears)."""
+        seen: set[str] = set()
+        found = []
+        for call in self.calls:
+            for item in call.items:
+                if item.digest not in seen:
+                    seen.add(item.digest)
+                    found.append((call.call, item))
+        found.sort(key=lambda pair: -pair[1].tokens)
+        return [
+            {"call": c, "category": i.category, "name": i.name, "tokens": i.tokens}
+            for c, i in found[:n]
+        ]
+
+    def breaks(self) -> list[dict[str, Any]]:
+        """The calls where caching broke, and why."""
+        return [
+            {"call": r["call"], "reason": r["cache_break"], "stable_prefix": r["stable_prefix"]}
+            for r in self.rows()
+            if r["cache_break"]
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rows, the breaks, the largest items, and every call's anatomy."""
+        return {
+            "source": self.source,
+            "rows": self.rows(),
+            "breaks": self.breaks(),
+            "largest": self.largest(),
+            "calls": [c.to_dict() for c in self.calls],
+            "warnings": list(self.warnings),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SessionAnatomy:
+        """The inverse of :meth:`to_dict`."""
+        calls = tuple(RequestAnatomy.from_dict(c) for c in data.get("calls", ()))
+        rows = data.get("rows", ())
+        diffs = tuple(
+            None
+            if i == 0
+            else CallDiff(
+                r["new"], r["carried"], r["dropped"], r["stable_prefix"], r["cache_break"]
+            )
+            for i, r in enumerate(rows)
+        )
+        return cls(
+            data["source"],
+            calls,
+            diffs,
+            tuple(r.get("replayed") for r in rows),
+            tuple(data.get("warnings", ())),
+        )
+
+    _COLUMNS = ("call", "total", "new", "carried", "dropped", "stable_prefix", "reported_input",
+                "difference", "cache_read", "cache_break")  # fmt: skip
+
+    def _table(self) -> list[list[object]]:
+        return [["" if r[c] is None else r[c] for c in self._COLUMNS] for r in self.rows()]
+
+    def to_text(self) -> str:
+        """A table per call, then the breaks and the largest items."""
+        parts = [
+            f"{self.source}: {len(self.calls)} calls",
+            text_table(list(self._COLUMNS), self._table()),
+        ]
+        largest = ", ".join(
+            f"call {x['call']} {x['category']} {x['name'] or ''} {x['tokens']:,}".replace("  ", " ")
+            for x in self.largest(5)
+        )
+        parts.append(f"largest items: {largest}")
+        return "\n".join(parts)
+
+    def to_csv(self) -> str:
+        """Every row's columns."""
+        rows = self.rows()
+        columns = list(rows[0]) if rows else ["call"]
+        return csv_text(columns, [[r[c] for c in columns] for r in rows])
+
+    def render(self, fmt: str = "text") -> str:
+        """``text``, ``csv`` or ``json``."""
+        if fmt == "csv":
+            return self.to_csv()
+        return super().render(fmt)
+
+    def html_body(self) -> str:
+        """The per-call table."""
+        head = f"<h4 data-ctx-anatomy-session>{escape(self.source)}: {len(self.calls)} calls</h4>"
+        return head + html_table(list(self._COLUMNS), self._table(), numeric=(1, 2, 3, 4, 5, 6))
+
+    def ledger(self) -> Any:
+        """A DataFrame: one row per call."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows())
+
+    def plot(self, ax: Any = None) -> Any:
+        """The categories over time (stacked area) with the window, budget and autocompact
+        lines, and what ctx_lab would have kept. Returns the Figure."""
+        from ._plots import plot_session
+
+        return plot_session(self, ax=ax)
