@@ -22,6 +22,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .mcp_server._cli import main as mcp_main
 
         return mcp_main(args[1:])
+    if args[:1] == ["capture"]:  # likewise: the recording proxy
+        from .capture._cli import main as capture_main
+
+        return capture_main(args[1:])
     try:
         outcome = invoke(args, Invocation(stdin=sys.stdin, surface="cli"))
         for warning in outcome.warnings:

@@ -31,9 +31,28 @@ CORE = {
     "tokens",
     "validate",
 }
-ENGINES = {"analysis", "anatomy", "builder", "conversation", "doctor", "packet", "paging", "read", "tools"}
+ENGINES = {
+    "analysis",
+    "anatomy",
+    "builder",
+    "conversation",
+    "doctor",
+    "packet",
+    "paging",
+    "read",
+    "tools",
+}
 COMMANDS = {"commands"}
-ADAPTERS = {"__init__", "__main__", "cli", "mcp_server", "notebook", "server", "labextension"}
+ADAPTERS = {
+    "__init__",
+    "__main__",
+    "capture",
+    "cli",
+    "mcp_server",
+    "notebook",
+    "server",
+    "labextension",
+}
 LAYER = {
     **dict.fromkeys(CORE, 0),
     **dict.fromkeys(ENGINES, 1),

@@ -24,7 +24,7 @@ _TOOL_PROMPT = {"auto": 346, "none": 346, "any": 313, "tool": 313}
 def anthropic_pieces(body: Mapping[str, Any], mcp: set[str]) -> list[Piece]:
     """The pieces of an Anthropic Messages request body."""
     out: list[Piece] = []
-    tools = [t for t in body.get("tools") or () if isinstance(t, Mapping)]
+    tools = _list(body.get("tools"), "tools")
     for tool in tools:
         breakpoint = "cache_control" in tool
         piece = _tool_piece(str(tool.get("name", "")), tool, mcp, breakpoint)

@@ -139,6 +139,12 @@ class CaptureStore:
         """Close the file."""
         self.db.close()
 
+    def __enter__(self) -> CaptureStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def record(
         self,
         *,

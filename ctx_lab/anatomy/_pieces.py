@@ -112,6 +112,8 @@ def detect_format(body: Mapping[str, Any]) -> str:
     if "input" in body or "instructions" in body:
         return "openai-responses"
     messages = body.get("messages")
+    if messages is not None and not isinstance(messages, list):
+        raise UsageError("messages must be a list")
     if "system" in body or any(
         isinstance(m, Mapping) and isinstance(m.get("content"), list)
         and any(isinstance(b, Mapping) and b.get("type") in ("tool_use", "tool_result", "thinking")
@@ -120,7 +122,9 @@ def detect_format(body: Mapping[str, Any]) -> str:
     ):  # fmt: skip
         return "anthropic-messages"
     tools = body.get("tools") or ()
-    if any(isinstance(t, Mapping) and "input_schema" in t for t in tools):
+    if isinstance(tools, list) and any(
+        isinstance(t, Mapping) and "input_schema" in t for t in tools
+    ):
         return "anthropic-messages"
     if messages is not None:
         return "openai-chat"
@@ -134,17 +138,26 @@ def pieces_of(
     body: Mapping[str, Any], format: str | None = None, mcp_tools: Iterable[str] = ()
 ) -> tuple[str, list[Piece]]:
     """``(format, pieces)`` of a request body."""
+    if not isinstance(body, Mapping):
+        raise UsageError("a request body must be a JSON object")
     chosen = format or detect_format(body)
     mcp = set(mcp_tools)
+    try:
+        return chosen, _pieces(body, chosen, mcp)
+    except (TypeError, AttributeError, ValueError) as exc:  # a field of the wrong shape
+        raise UsageError(f"malformed {chosen} request body ({type(exc).__name__}: {exc})") from None
+
+
+def _pieces(body: Mapping[str, Any], chosen: str, mcp: set[str]) -> list[Piece]:
     if chosen == "openai-chat":
-        return chosen, _chat(body, mcp)
+        return _chat(body, mcp)
     if chosen == "openai-responses":
-        return chosen, _responses(body, mcp)
+        return _responses(body, mcp)
     if chosen == "anthropic-messages":
         from ._anthropic import anthropic_pieces
 
-        return chosen, anthropic_pieces(body, mcp)
-    raise UsageError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
+        return anthropic_pieces(body, mcp)
+    raise UsageError(f"format must be one of {', '.join(FORMATS)}, not {chosen!r}")
 
 
 # -- OpenAI Chat Completions ------------------------------------------------------------------
@@ -188,7 +201,7 @@ def _openai_tool(tool: Mapping[str, Any], mcp: set[str]) -> Piece:
 
 def _chat(body: Mapping[str, Any], mcp: set[str]) -> list[Piece]:
     out: list[Piece] = []
-    tools = [t for t in body.get("tools") or () if isinstance(t, Mapping)]
+    tools = _list(body.get("tools"), "tools")
     out.extend(_openai_tool(tool, mcp) for tool in tools)
     if tools:
         out.append(Piece("framing", "tools", "", -1, extra=_FUNCTIONS_END, rendered=True,
@@ -260,7 +273,7 @@ def _chat_content(content: Any, index: int, role: str) -> list[Piece]:
 
 def _responses(body: Mapping[str, Any], mcp: set[str]) -> list[Piece]:
     out: list[Piece] = []
-    for tool in body.get("tools") or ():
+    for tool in _list(body.get("tools"), "tools"):
         if isinstance(tool, Mapping):
             name = str(tool.get("name") or tool.get("server_label") or tool.get("type", ""))
             if tool.get("type") == "mcp":

@@ -30,11 +30,12 @@ from ._registry import (
     invoke,
     mcp_tools,
 )
-from ._servers import McpServeOptions, mcp_serve
+from ._servers import CaptureOptions, McpServeOptions, capture_serve, mcp_serve
 from ._session import Session, local_reader, tool
 from ._tokens import counters, tokens
 
 __all__ = [
+    "CaptureOptions",
     "Command",
     "CounterList",
     "Invocation",
@@ -49,6 +50,7 @@ __all__ = [
     "build",
     "build_parser",
     "calibrate",
+    "capture_serve",
     "command",
     "commands",
     "compress",

@@ -15,7 +15,9 @@ from ..limits import DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS
 from ._param import CLI, Param
 from ._params import Budget, Model
 
-__all__ = ["McpServeOptions", "mcp_serve"]
+__all__ = ["CaptureOptions", "McpServeOptions", "capture_serve", "mcp_serve"]
+
+UPSTREAMS = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com"}
 
 PathArg = str | os.PathLike[str]
 
@@ -157,3 +159,69 @@ def mcp_serve(
         log,
         watch_interval,
     )
+
+
+@dataclass(frozen=True)
+class CaptureOptions:
+    """What ``ctx-lab capture`` was asked for, checked."""
+
+    provider: str
+    upstream: str
+    port: int
+    db: PathArg
+    max_body: int
+
+
+def capture_serve(
+    *,
+    provider: Annotated[
+        str,
+        Param(
+            "the API the agent speaks: anthropic (Messages) or openai (Chat Completions, "
+            "Responses)",
+            choices=tuple(UPSTREAMS),
+            surfaces=CLI,
+        ),
+    ],
+    db: Annotated[
+        PathArg,
+        Param("the capture file (SQLite) every call is recorded in", metavar="FILE", surfaces=CLI),
+    ],
+    upstream: Annotated[
+        str | None,
+        Param(
+            "where calls are forwarded",
+            metavar="URL",
+            surfaces=CLI,
+            default_text="the provider's API: https://api.anthropic.com or https://api.openai.com",
+        ),
+    ] = None,
+    port: Annotated[
+        int,
+        Param(
+            "the port on 127.0.0.1 to listen on (0: any free one, printed)",
+            metavar="N",
+            surfaces=CLI,
+        ),
+    ] = 8787,
+    max_body: Annotated[
+        int,
+        Param(
+            "bytes of a request or response body kept in the file (more is forwarded whole "
+            "but stored cut, and flagged)",
+            metavar="BYTES",
+            minimum=1024,
+            surfaces=CLI,
+        ),
+    ] = 16 * 1024 * 1024,
+) -> CaptureOptions:
+    """The options of ``ctx-lab capture``, checked (the proxy itself is the adapter's)."""
+    from urllib.parse import urlsplit
+
+    chosen = (upstream or UPSTREAMS[provider]).rstrip("/")
+    parts = urlsplit(chosen)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"--upstream must be an http(s) URL, not {chosen!r}")
+    if not 0 <= port <= 65_535:
+        raise UsageError(f"--port must be 0–65535, not {port}")
+    return CaptureOptions(provider, chosen, port, db, max_body)
