@@ -10,6 +10,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from cachetools import LRUCache
+
 from ..conversation.transcripts import Transcript, Usage, load_transcript, records
 from ..errors import TranscriptError, UsageError
 from ..files import read_text
@@ -97,7 +99,26 @@ def _raw_calls(path: str) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | N
     return found
 
 
+# a captured call never changes once written: its anatomy is kept (a monitor polling a file
+# every second counts only the calls it has not seen)
+_CAPTURED: LRUCache[tuple[Any, ...], tuple[RequestAnatomy, str] | None] = LRUCache(4096)
+
+
 def _captured(
+    path: str,
+    real: str,
+    call: CapturedCall,
+    model: str | None,
+    counter: str | None,
+    registry: str | None,
+) -> tuple[RequestAnatomy, str] | None:
+    key = (path, real, call.id, call.started, call.request_bytes, model, counter, registry)
+    if key not in _CAPTURED:
+        _CAPTURED[key] = _made(path, call, model, counter, registry)
+    return _CAPTURED[key]
+
+
+def _made(
     path: str, call: CapturedCall, model: str | None, counter: str | None, registry: str | None
 ) -> tuple[RequestAnatomy, str] | None:
     body = call.request()
@@ -154,6 +175,7 @@ def anatomy_of(
     — from a capture file, a file of request bodies, or a transcript."""
     name = label or os.fspath(path)
     if is_capture(path):
+        real = os.path.realpath(path)
         store = CaptureStore(path, readonly=True)
         try:
             calls = store.calls()
@@ -161,11 +183,13 @@ def anatomy_of(
             store.close()
         if session:
             chosen_calls = calls[-last:] if last else calls
-            made = [m for c in chosen_calls if (m := _captured(name, c, model, counter, registry))]
+            made = [
+                m for c in chosen_calls if (m := _captured(name, real, c, model, counter, registry))
+            ]
             skipped = len(chosen_calls) - len(made)
             notes = [f"{skipped} captured call(s) are not model requests"] if skipped else []
             return _session(name, made, (), notes)
-        found = _captured(name, _pick(calls, call, name), model, counter, registry)
+        found = _captured(name, real, _pick(calls, call, name), model, counter, registry)
         if found is None:
             raise UsageError(f"{name}: that captured call is not a model request")
         return found[0]

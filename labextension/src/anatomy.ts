@@ -45,9 +45,10 @@ export function anatomyHead(p: AnatomyPayload): HTMLElement {
   return head;
 }
 
-/** Two rows against the budget: the categories, then the named parts within each. */
+/** Two rows of the request's own composition: the categories, then the named parts within
+ * each (the fill against the budget is the meter's). */
 export function icicle(p: AnatomyPayload): HTMLElement {
-  const scale = Math.max(p.budget, p.total, 1);
+  const scale = Math.max(p.total, 1);
   const top = el('div', { class: 'ctx-icicle-row', 'data-ctx-icicle': 'categories' });
   const parts = el('div', { class: 'ctx-icicle-row', 'data-ctx-icicle': 'parts' });
   for (const [category, tokens] of Object.entries(p.categories)) {
@@ -113,7 +114,8 @@ export function timeline(rows: readonly SessionRow[]): SVGElement {
   const height = 200;
   const pad = { left: 56, right: 12, top: 10, bottom: 24 };
   const n = Math.max(rows.length - 1, 1);
-  const tops = rows.map(r => Math.max(r.total, r.budget));
+  // the budget line shows when it is near the calls' sizes; far above them it would flatten them
+  const tops = rows.map(r => Math.max(r.total, Math.min(r.budget, 2 * r.total), r.replayed ?? 0));
   const top = Math.max(1, ...tops);
   const x = (i: number) => pad.left + (i / n) * (width - pad.left - pad.right);
   const y = (tokens: number) => height - pad.bottom - (Math.min(tokens, top) / top) * (height - pad.top - pad.bottom);
@@ -149,29 +151,29 @@ export function timeline(rows: readonly SessionRow[]): SVGElement {
       })
     );
   };
-  if (rows.length) {
+  if (rows.some(r => r.budget <= top)) {
     line(
       rows.map(r => r.budget),
       ACCENT.budget,
       '5 4',
       'budget'
     );
-    if (rows.some(r => r.autocompact_at)) {
-      line(
-        rows.map(r => r.autocompact_at ?? 0),
-        ACCENT.outline,
-        '2 3',
-        'autocompact'
-      );
-    }
-    if (rows.some(r => r.replayed !== null && r.replayed !== undefined)) {
-      line(
-        rows.map(r => r.replayed ?? 0),
-        ACCENT.used,
-        '1 2',
-        'replayed'
-      );
-    }
+  }
+  if (rows.some(r => r.autocompact_at && r.autocompact_at <= top)) {
+    line(
+      rows.map(r => r.autocompact_at ?? 0),
+      ACCENT.outline,
+      '2 3',
+      'autocompact'
+    );
+  }
+  if (rows.some(r => r.replayed !== null && r.replayed !== undefined)) {
+    line(
+      rows.map(r => r.replayed ?? 0),
+      ACCENT.used,
+      '1 2',
+      'replayed'
+    );
   }
   rows.forEach((r, i) => {
     if (r.cache_break) {

@@ -11,16 +11,21 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
 import { SETTINGS_DEFAULTS } from './generated';
 import { ContextPanel, contextIcon } from './panel';
+import { ContextMonitor } from './monitor';
 import { BINARY_EXTENSIONS, PagerView, extensionOf } from './pager';
 
-export { ContextPanel, PagerView, contextIcon };
+export { ContextMonitor, ContextPanel, PagerView, contextIcon };
 
 const COMMANDS = {
   open: 'ctx-lab:open-context-panel',
   insert: 'ctx-lab:insert-packet-cell',
   page: 'ctx-lab:page-file',
-  refresh: 'ctx-lab:refresh-context-panel'
+  refresh: 'ctx-lab:refresh-context-panel',
+  monitor: 'ctx-lab:monitor-capture'
 };
+
+/** Capture files of `ctx-lab capture` (SQLite). */
+const CAPTURE_EXTENSIONS = new Set(['db', 'sqlite', 'sqlite3']);
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'ctx-lab:plugin',
@@ -126,6 +131,35 @@ const plugin: JupyterFrontEndPlugin<void> = {
         app.shell.add(widget, 'main');
         content.node.focus();
       }
+    });
+    app.commands.addCommand(COMMANDS.monitor, {
+      label: 'Monitor Context with ctx-lab',
+      caption: 'Follow a capture file of ctx-lab capture: what fills each request, live',
+      icon: contextIcon,
+      isVisible: args => {
+        const path = (args.path as string | undefined) ?? selectedPath();
+        return !path || CAPTURE_EXTENSIONS.has(extensionOf(path));
+      },
+      execute: args => {
+        const path = (args.path as string | undefined) ?? selectedPath();
+        if (!path) {
+          Notification.info('ctx-lab: select a capture file (ctx-lab capture --db FILE) to monitor.', {
+            autoClose: 5000
+          });
+          return;
+        }
+        const content = new ContextMonitor(path);
+        const widget = new MainAreaWidget({ content });
+        widget.id = content.id;
+        widget.title.label = `Context: ${path.split('/').pop()}`;
+        widget.title.icon = contextIcon;
+        app.shell.add(widget, 'main');
+      }
+    });
+    app.contextMenu.addItem({
+      command: COMMANDS.monitor,
+      selector: '.jp-DirListing-item[data-isdir="false"]',
+      rank: 21
     });
     app.contextMenu.addItem({
       command: COMMANDS.page,

@@ -6,6 +6,8 @@ Screenshots go to test-artifacts/.
 from __future__ import annotations
 
 import json
+import time
+from pathlib import Path
 
 import pytest
 from labtools import ARTIFACTS, HOSTILE_TITLE, Lab
@@ -15,6 +17,7 @@ from ctx_lab.examples import EXAMPLE_DIR, EXAMPLE_NOW
 from ctx_lab.packet import assemble_packet, load_context
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def open_lab(page, lab: Lab, path: str = "") -> None:
@@ -417,3 +420,53 @@ def test_dark_theme_renders(page, lab: Lab) -> None:
             "/lab/api/settings/@jupyterlab/apputils-extension:themes",
             {"raw": json.dumps({"theme": "JupyterLab Light"})},
         )
+
+
+# -- the Context monitor follows a capture file live --------------------------------------
+
+
+def test_context_monitor_updates_within_two_seconds_of_a_captured_call(page, lab: Lab) -> None:
+    import openai
+
+    from ctx_lab.anatomy import CaptureStore
+    from ctx_lab.capture import Answer, CaptureProxy, FakeUpstream, Served
+
+    real = REPO.parent / "shared" / "real-data" / "transcripts" / "pydantic__pydantic-ai"
+    first, second = (
+        json.loads(line)
+        for line in (real / "test_openai_tool_output.jsonl").read_text().splitlines()
+    )
+    upstream = Served(
+        FakeUpstream([Answer.json(first["response"]), Answer.json(second["response"])]).app()
+    )
+    (lab.root / "capture").mkdir(exist_ok=True)
+    store = CaptureStore(lab.root / "capture" / "calls.db")
+    proxy = Served(CaptureProxy("openai", upstream.url, store).app())
+    client = openai.OpenAI(base_url=f"{proxy.url}/v1", api_key="sk-test", max_retries=0)
+    try:
+        body = {k: v for k, v in first["request"].items() if k != "stream"}
+        client.chat.completions.create(**body)
+        open_lab(page, lab, "capture")
+        item = page.locator(".jp-DirListing-item", has_text="calls.db").first
+        item.click(button="right")
+        page.locator(".lm-Menu-itemLabel", has_text="Monitor Context with ctx-lab").first.click()
+        monitor = page.locator("[data-ctx-monitor='capture/calls.db']")
+        page.wait_for_function(
+            "() => document.querySelector('[data-ctx-monitor]')?.dataset.ctxMonitorCalls === '1'",
+            timeout=15_000,
+        )
+        assert "68" in monitor.locator("[data-ctx-anatomy-reported]").inner_text()
+        body = {k: v for k, v in second["request"].items() if k != "stream"}
+        client.chat.completions.create(**body)
+        started = time.monotonic()
+        page.wait_for_function(
+            "() => document.querySelector('[data-ctx-monitor]')?.dataset.ctxMonitorCalls === '2'",
+            timeout=2_000,
+        )
+        assert time.monotonic() - started < 2.0
+        assert monitor.locator("[data-ctx-timeline] polygon").count() >= 2
+        assert "89" in monitor.locator("[data-ctx-anatomy-reported]").inner_text()
+        monitor.screenshot(path=str(ARTIFACTS / "context-monitor.png"))
+    finally:
+        proxy.stop()
+        upstream.stop()

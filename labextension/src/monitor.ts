@@ -1,0 +1,118 @@
+/**
+ * The Context monitor: follows a capture file of `ctx-lab capture` live — the latest request's
+ * anatomy, its fill against the model's window, what the prompt cache served, and the timeline
+ * of every call — polling the anatomy route while it is visible, without reloading.
+ */
+import { Widget } from '@lumino/widgets';
+
+import { renderAnatomy, timeline } from './anatomy';
+import { ctxlab } from './api';
+import { el, fmt, meter } from './dom';
+import { AnatomyPayload, AnatomySessionPayload } from './generated';
+
+/** How many of the latest calls the timeline shows. */
+export const MONITOR_CALLS = 50;
+
+export class ContextMonitor extends Widget {
+  private readonly status = el('div', { class: 'ctx-muted', 'data-ctx-monitor-status': '' }, 'Waiting for calls…');
+  private readonly fill = el('div', { 'data-ctx-monitor-fill': '' });
+  private readonly cache = el('div', { 'data-ctx-monitor-cache': '' });
+  private readonly chart = el('div', { 'data-ctx-monitor-timeline': '' });
+  private readonly latest = el('div', { 'data-ctx-monitor-latest': '' });
+  private timer: number | undefined;
+  private seen = '';
+  private busy = false;
+
+  constructor(
+    readonly path: string,
+    readonly pollMs = 1000
+  ) {
+    super();
+    this.addClass('ctx-lab');
+    this.addClass('ctx-monitor');
+    this.id = `ctx-lab-monitor-${Date.now()}`;
+    this.node.dataset.ctxMonitor = path;
+    this.node.append(
+      el('h3', {}, 'Context monitor'),
+      el('div', { class: 'ctx-muted' }, `following ${path}`),
+      this.status,
+      this.fill,
+      this.cache,
+      this.chart,
+      this.latest
+    );
+    this.timer = window.setInterval(() => void this.refresh(), this.pollMs);
+    void this.refresh();
+  }
+
+  dispose(): void {
+    window.clearInterval(this.timer);
+    super.dispose();
+  }
+
+  /** Read the capture file again and redraw when a call was added. */
+  async refresh(): Promise<void> {
+    if (this.busy || this.isDisposed || (this.isAttached && !this.isVisible)) {
+      return;
+    }
+    this.busy = true;
+    try {
+      const session = await ctxlab.anatomy({ file: this.path, session: true, last: MONITOR_CALLS });
+      if (!('rows' in session)) {
+        return;
+      }
+      const rows = session.rows;
+      const signature = `${rows.length}:${rows.length ? rows[rows.length - 1].call : ''}`;
+      if (signature !== this.seen) {
+        this.seen = signature;
+        this.render(session);
+      }
+      this.status.removeAttribute('data-ctx-monitor-error');
+    } catch (error) {
+      this.status.textContent = String(error).replace(/^Error: /, '');
+      this.status.setAttribute('data-ctx-monitor-error', '');
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private render(session: AnatomySessionPayload): void {
+    const rows = session.rows;
+    this.node.dataset.ctxMonitorCalls = String(rows.length);
+    if (!rows.length) {
+      this.status.textContent = 'No calls yet: point an agent at the proxy.';
+      return;
+    }
+    const last = session.calls[session.calls.length - 1] as AnatomyPayload;
+    this.status.textContent = `${rows.length} call${rows.length === 1 ? '' : 's'} · latest: call ${last.call} (${last.model})`;
+    this.fill.textContent = '';
+    this.fill.append(
+      meter(
+        last.total,
+        last.budget,
+        `${fmt(last.total)} of ${fmt(last.budget)} tokens · window ${fmt(last.window)}`,
+        last.severity ?? 'ok'
+      )
+    );
+    this.cache.textContent = '';
+    if (last.reported_input) {
+      const read = last.cache_read ?? 0;
+      const share = ((read / last.reported_input) * 100).toFixed(0);
+      this.cache.append(
+        el(
+          'span',
+          { 'data-ctx-monitor-cache-read': read },
+          `prompt cache: ${fmt(read)} of ${fmt(last.reported_input)} input tokens read from cache (${share}%), ${fmt(last.cache_write ?? 0)} written`
+        )
+      );
+    }
+    const broke = session.breaks[session.breaks.length - 1];
+    if (broke) {
+      this.cache.append(el('div', { class: 'ctx-warn' }, `last cache break: call ${broke.call} — ${broke.reason}`));
+    }
+    this.chart.textContent = '';
+    this.chart.append(timeline(rows));
+    this.latest.textContent = '';
+    this.latest.append(renderAnatomy(last));
+  }
+}
