@@ -75,7 +75,9 @@ def test_in_memory_tools_resources_reading_paging_and_errors(project: Path) -> N
     async def session() -> None:
         async with Client(build_server(state)) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert set(tools) == {"read", "page", "budget", "packet", "build", "count_tokens"}
+            assert set(tools) == {
+                *("read", "page", "budget", "packet", "build", "count_tokens", "anatomy")
+            }
             assert tools["read"].input_schema == commands.commands()["read"].input_schema()
             assert "next_cursor" in tools["read"].description
             assert "truncated=false" in tools["read"].description
@@ -212,7 +214,7 @@ def test_stdio_server_and_its_call_log(project: Path) -> None:
 
     async def session() -> None:
         async with Client(params) as client:
-            assert len((await client.list_tools()).tools) == 6
+            assert len((await client.list_tools()).tools) == 7  # anatomy too
             chunks = await walk(client, "guide.html", 4000)
             assert chunks[-1]["truncated"] is False
             bad = await client.call_tool("read", {"uri": "/etc/passwd"})

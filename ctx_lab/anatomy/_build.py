@@ -14,7 +14,7 @@ from cachetools import LRUCache
 
 from ..conversation.transcripts import Transcript, Usage, load_transcript, records
 from ..errors import TranscriptError, UsageError
-from ..files import read_text
+from ..files import read_text, real_path
 from ._capture import CapturedCall, CaptureStore, is_capture
 from ._pieces import Piece, pieces_of, pieces_of_transcript
 from ._request import RequestAnatomy, anatomize
@@ -175,7 +175,7 @@ def anatomy_of(
     — from a capture file, a file of request bodies, or a transcript."""
     name = label or os.fspath(path)
     if is_capture(path):
-        real = os.path.realpath(path)
+        real = os.fspath(real_path(path))
         store = CaptureStore(path, readonly=True)
         try:
             calls = store.calls()
