@@ -20,6 +20,7 @@ subclasses) and 1 for every other :class:`CtxLabError`; the REST routes map them
     │   ├── FetchError
     │   ├── LimitExceeded                       HTTP 413
     │   ├── CursorInvalid                       (internal: the reader resets)
+    │   ├── ResourceNotFound (also ArtifactNotFound) HTTP 404: no such file
     │   └── AccessDenied                        HTTP 403
     │       └── PathOutsideRoot (also ArtifactNotFound)
     ├── ArtifactNotFound                        HTTP 404
@@ -72,6 +73,7 @@ __all__ = [
     "PathOutsideRoot",
     "ReadError",
     "RecentMessagesTooLarge",
+    "ResourceNotFound",
     "SkeletonError",
     "SummarizationNeeded",
     "SummarizerError",
@@ -199,6 +201,10 @@ class AccessDenied(ReadError):
 
 class ArtifactNotFound(CtxLabError):
     """The store has no artifact with this id."""
+
+
+class ResourceNotFound(ReadError, ArtifactNotFound):
+    """A file to read that does not exist (404 on every route, like a missing page)."""
 
 
 class PathOutsideRoot(AccessDenied, ArtifactNotFound):

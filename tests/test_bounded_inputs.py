@@ -175,7 +175,12 @@ def test_a_mangled_paging_state_is_a_clear_error(run_cli, tmp_path: Path, state:
     (tmp_path / "state.json").write_text(state)
     (tmp_path / "a.txt").write_text("a\nb\n")
     code, _, err = run_cli(
-        "page", "a.txt", "--root", str(tmp_path), "--state", str(tmp_path / "state.json")
+        "page",
+        str(tmp_path / "a.txt"),
+        "--root",
+        str(tmp_path),
+        "--state",
+        str(tmp_path / "state.json"),
     )
     assert code == 1 and "not a paging" in err and "Traceback" not in err
 

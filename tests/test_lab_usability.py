@@ -93,3 +93,17 @@ def test_explorer_keeps_bars_readable_after_a_model_choice() -> None:
     assert any("budget 106,036" in t.get_text() for t in axis.texts)
     assert "data-ctx-ledger-scroll" in explorer.table.value
     assert "NaN" not in explorer.table.value
+
+
+def test_completion_offers_no_python_names_on_ctx_lines(ip) -> None:
+    """`%ctx ` lists commands, not `and, if, in …`; a flag position lists the command's flags,
+    not builtins; other lines complete as Python still."""
+    ip.run_line_magic("load_ext", "ctx_lab")
+    commands_only = completions(ip, "%ctx ")
+    assert commands_only[:2] == ["anatomy", "budget"] and "and" not in commands_only
+    flags = completions(ip, "%ctx packet --")
+    assert flags and all(f.startswith("--") for f in flags) and "--abs" not in flags
+    assert completions(ip, "%ctx packet --co") == ["--compare", "--counter"]
+    assert completions(ip, "%%ctx tokens --co") == ["--counter"]
+    ip.user_ns["ctx_lab_probe_value"] = 1
+    assert "ctx_lab_probe_value" in completions(ip, "ctx_lab_probe_v")

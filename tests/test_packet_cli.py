@@ -92,3 +92,17 @@ def test_packet_magic(ip) -> None:
     assert payload["version"] == 1 and payload["ledger"] and payload["allocation"]
     entries = ip.run_line_magic("ctx", "entries --example --budget 2000")
     assert entries.json_data()[0]["section"] == "constitution"
+
+
+def test_a_folder_inside_a_project_packs_the_nearest_project_above(run_cli, tmp_path) -> None:
+    import shutil
+
+    from ctx_lab.examples import EXAMPLE_DIR
+
+    shutil.copytree(EXAMPLE_DIR, tmp_path / "proj")
+    (tmp_path / "proj" / "src" / "deep").mkdir(parents=True)
+    code, out, err = run_cli("packet", str(tmp_path / "proj" / "src" / "deep"), "--budget", "800")
+    assert code == 0 and out.startswith("# Context Packet")
+    assert "has no .context/: the nearest project above it" in err
+    code, _, err = run_cli("packet", str(tmp_path), "--budget", "800")  # none above: as before
+    assert code == 1 and ".context" in err

@@ -12,8 +12,11 @@ FIVE = "line1\nline2\nline3\nline4\nline5\n"
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
+def root(tmp_path: Path, monkeypatch) -> Path:
+    """The root, and the working directory: relative paths are taken from it, the root only
+    confines."""
     (tmp_path / "five.txt").write_text(FIVE)
+    monkeypatch.chdir(tmp_path)
     return tmp_path
 
 
@@ -96,6 +99,25 @@ def test_read_errors(run_cli, root: Path) -> None:
     assert code == 0
 
 
+def test_paths_are_taken_from_the_working_directory_and_the_root_only_confines(
+    run_cli, root: Path, monkeypatch
+) -> None:
+    """`--root .. ../scratch/x` reads what the shell means; the root does not re-anchor, and a
+    path outside it names the flag that allows it."""
+    (root / "scratch").mkdir()
+    (root / "scratch" / "x.txt").write_text("scratch text\n")
+    (root / "work").mkdir()
+    monkeypatch.chdir(root / "work")
+    code, out, err = run_cli("read", "../scratch/x.txt", "--root", "..")
+    assert code == 0 and "scratch text" in out, err
+    code, _, err = run_cli("read", "scratch/x.txt", "--root", "..")  # not re-anchored at the root
+    assert code == 1 and "no such file" in err.lower()
+    code, _, err = run_cli("read", "../scratch/x.txt")
+    assert code == 1 and "outside the working directory" in err and "--root DIR" in err
+    code, out, _ = run_cli("page", "../scratch/x.txt", "--root", "..", "--format", "json")
+    assert code == 0 and json.loads(out)["content"] == "scratch text"
+
+
 def test_magics(root: Path, monkeypatch, ip) -> None:
     from ctx_lab.paging import PageResult, PagingBudget
     from ctx_lab.read import ReadResult
@@ -109,3 +131,34 @@ def test_magics(root: Path, monkeypatch, ip) -> None:
     assert "application/vnd.ctx-lab.read+json" in read._repr_mimebundle_()
     budget = ip.run_line_magic("ctx", "budget")
     assert isinstance(budget, PagingBudget)
+
+
+def test_a_read_is_followed_from_cells_with_at_last_and_a_variable(root: Path, ip, capsys) -> None:
+    text = "".join(f"sentence {i} of the document.\n" for i in range(60))
+    (root / "doc.txt").write_text(text)
+    first = ip.run_line_magic("ctx", "read doc.txt --max-chars 300")
+    assert first.truncated and "--cursor @last" in first.to_text()
+    pieces, result = [first.content], first
+    while result.truncated:  # what a person does: run the next cell
+        result = ip.run_line_magic("ctx", "read doc.txt --max-chars 300 --cursor @last")
+        assert not result.cursor_reset
+        pieces.append(result.content)
+    assert "".join(pieces) == text
+    capsys.readouterr()
+    assert ip.run_line_magic("ctx", "read doc.txt --max-chars 300 --cursor @last") is None
+    assert "was its end" in capsys.readouterr().err
+    ip.user_ns["earlier"] = first
+    again = ip.run_line_magic("ctx", "read doc.txt --max-chars 300 --cursor @earlier")
+    assert again.content == pieces[1]
+    ip.user_ns["c"] = first.next_cursor
+    assert ip.run_line_magic("ctx", "read doc.txt --max-chars 300 --cursor @c").content == pieces[1]
+    for bad, message in [
+        ("@nope", "no variable nope"),
+        ("@os.system", "use @last or @name"),
+    ]:
+        capsys.readouterr()
+        assert ip.run_line_magic("ctx", f"read doc.txt --max-chars 300 --cursor {bad}") is None
+        assert message in capsys.readouterr().err
+    (root / "unread.txt").write_text("never read in this kernel\n")
+    assert ip.run_line_magic("ctx", "read unread.txt --cursor @last") is None
+    assert "no earlier read of unread.txt" in capsys.readouterr().err

@@ -70,10 +70,10 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
         "profiles": [payload_of(["packet", "--example", "--compare", "ctx-0.8"])],
         "entries": [payload_of(["entries", "--example"])],
         "budget": [payload_of(["budget"])],
-        "page": [payload_of(["page", "a.txt", "--root", str(tmp), "--lines", "2-4"])],
+        "page": [payload_of(["page", str(tmp / "a.txt"), "--root", str(tmp), "--lines", "2-4"])],
         "read": [
-            payload_of(["read", "a.txt", "--root", str(tmp), "--max-chars", "50"]),
-            payload_of(["read", "d.pdf", "--root", str(tmp)]),
+            payload_of(["read", str(tmp / "a.txt"), "--root", str(tmp), "--max-chars", "50"]),
+            payload_of(["read", str(tmp / "d.pdf"), "--root", str(tmp)]),
         ],
         "build": [build_context("task", [str(tmp / "a.txt")], budget=200).payload()],
         "compress": [payload_of(["compress", str(tmp / "a.txt")])],

@@ -169,5 +169,6 @@ command(
         epilog="examples:\n"
         "  ctx-lab sweep ~/src/*/ --budget 4000 --budget 8000 --model gpt-4o -o sweep.parquet\n"
         "  ctx-lab sweep projects/* --model claude-sonnet-4-5 --scheduler tcp://10.0.0.5:8786",
+        group="corpus",
     )
 )

@@ -96,5 +96,6 @@ command(
         epilog="examples:\n  ctx-lab anatomy capture.db\n"
         "  ctx-lab anatomy ~/.claude/projects/x/session.jsonl --session --format csv\n"
         "  ctx-lab anatomy request.json --model gpt-4o",
+        group="sessions",
     )
 )

@@ -149,6 +149,7 @@ command(
         '  ctx-lab build --task "Add retries to the fetcher" ctx_lab/ --budget 4000\n'
         "  ctx-lab build --task-file task.md 'src/**/*.py' docs/ --memory . --format json",
         prepare=_prepare_build,
+        group="prompts",
     )
 )
 command(
@@ -158,5 +159,6 @@ command(
         compress,
         epilog="examples:\n  ctx-lab compress ctx_lab/paging/_pager.py\n"
         "  ctx-lab compress README.md --policy summarizable --counter cl100k",
+        group="prompts",
     )
 )

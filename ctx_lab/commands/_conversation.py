@@ -271,6 +271,7 @@ command(
         history,
         epilog="examples:\n  ctx-lab history chat.json\n"
         "  ctx-lab history chat.json --model gpt-4o --check",
+        group="sessions",
     )
 )
 command(
@@ -280,6 +281,7 @@ command(
         journal,
         epilog="examples:\n  ctx-lab journal recover ~/.agent/stream.db\n"
         "  ctx-lab journal stats ~/.agent/stream.db --format json",
+        group="sessions",
     )
 )
 command(
@@ -295,6 +297,7 @@ command(
         "  ctx-lab replay chat-log.jsonl --model gpt-4.1 --format csv -o replay.csv\n"
         "  ctx-lab replay ~/.claude/projects/*/*.jsonl --model claude-sonnet-4-5 "
         "--model gpt-4.1 -o sessions.parquet",
+        group="sessions",
     )
 )
 command(
@@ -307,5 +310,6 @@ command(
         "  ctx-lab calibrate chat-log.jsonl --model gpt-4o --counter bytes/4\n"
         "  ctx-lab calibrate --list\n"
         "  ctx-lab calibrate --forget claude-sonnet-4-5",
+        group="sessions",
     )
 )

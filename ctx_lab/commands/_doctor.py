@@ -25,5 +25,6 @@ command(
         "check counters, Node, Chromium and the Jupyter extensions, with fixes",
         doctor,
         epilog="example:\n  ctx-lab doctor",
+        group="context",
     )
 )

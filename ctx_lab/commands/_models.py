@@ -56,5 +56,6 @@ command(
         epilog="examples:\n  ctx-lab models gpt-4o --format json\n"
         "  ctx-lab models claude-sonnet-4-20250514 --reserve 4096\n"
         "  ctx-lab models anthropic/claude-opus-4-1-20250805 --registry models-dev",
+        group="tokens",
     )
 )

@@ -135,6 +135,7 @@ def packet(
         choice(compare, [p for p in PROFILES if p != "design"], "--compare")
         if profile != "design":
             raise UsageError("--compare compares the design profile with another: drop --profile")
+    extra_warnings: list[str] = []
     if example:
         ctx = load_context(EXAMPLE_DIR)
         now = now or EXAMPLE_NOW
@@ -142,7 +143,11 @@ def packet(
         # no directory named: the nearest .context/ at or above here, as the sidebar finds it
         ctx = load_context(_nearest_context())
     else:
-        ctx = load_context(directory or (root if root is not None else "."), root=root)
+        start = directory or (root if root is not None else ".")
+        found, note = _project_of(start, root)
+        ctx = load_context(found, root=root)
+        if note:
+            extra_warnings.append(note)
     if display_dir is None and root is not None:  # never an absolute path over REST
         display_dir = ".context" if example else display_path(ctx.context_dir, root)
     if compare is not None:
@@ -160,7 +165,34 @@ def packet(
         display_dir=display_dir,
         registry=registry,
     )
-    return with_counter(made, counting)
+    made = with_counter(made, counting)
+    if extra_warnings:
+        from dataclasses import replace
+
+        made = replace(made, warnings=(*made.warnings, *extra_warnings))
+    return made
+
+
+def _project_of(start: PathArg, root: PathArg | None) -> tuple[PathArg, str]:
+    """``start``, or — when it is a folder inside a project but holds no ``.context/`` of its
+    own (``src/``) — the nearest folder above it that does (never above ``root``), with a
+    note saying so. Anything else is left to :func:`load_context` to refuse in its words."""
+    from pathlib import Path
+
+    from ..files import confine, real_path
+    from ..packet import find_context
+
+    path = confine(root, start, what="dir") if root is not None else Path(start)
+    if path.name == ".context" or (path / ".context").is_dir() or not path.is_dir():
+        return start, ""
+    absolute = real_path(path)
+    base = Path(root) if root is not None else Path(absolute.anchor)
+    found = find_context(absolute, root=base)
+    if not found.found or found.directory is None:
+        return start, ""
+    project = base / found.directory if found.directory != "." else base
+    shown = found.directory if root is not None else os.fspath(project)
+    return project, f"{os.fspath(start)} has no .context/: the nearest project above it, {shown}"
 
 
 def entries(
@@ -226,7 +258,8 @@ def _nearest_context() -> str:
 
 def context(
     directory: Annotated[
-        PathArg, Param("where to start", positional=True, metavar="DIR", max_length=4096)
+        PathArg,
+        Param("where to start", positional=True, metavar="DIR", max_length=4096, path=True),
     ] = ".",
     *,
     root: Annotated[
@@ -259,6 +292,7 @@ command(
         "  ctx-lab packet . --steering release-checklist\n"
         "  ctx-lab packet . --profile ctx-0.8 --budget 8000 --format json\n"
         "  ctx-lab packet . --compare ctx-0.8 --budget 8000",
+        group="packets",
     )
 )
 command(
@@ -271,6 +305,7 @@ command(
         epilog="examples:\n  ctx-lab entries --example --budget 2000\n"
         "  ctx-lab entries . --format csv\n"
         '  ctx-lab entries . --focus "webhook retries" --relevance bm25',
+        group="packets",
     )
 )
 command(
@@ -280,5 +315,6 @@ command(
         context,
         surfaces=frozenset({"cli", "rest"}),
         epilog="example:\n  ctx-lab context src/billing --root ~/src",
+        group="context",
     )
 )

@@ -4,8 +4,9 @@ web pages and PDFs."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ..errors import AccessDenied, UsageError
 from ..files import resolve_root
@@ -14,7 +15,7 @@ from ..limits import DEFAULT_MAX_CHARS, DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS, M
 from . import _params as params
 from ._param import ALL, CLI, SERVED, Param, hidden
 from ._params import AllowPrivate, AllowRemote, parse_lines
-from ._registry import Command, command
+from ._registry import Command, Invocation, command
 from ._session import local_reader
 
 if TYPE_CHECKING:
@@ -72,10 +73,11 @@ def page(
     artifact_id: Annotated[
         str,
         Param(
-            "a path under the root, or a URI (file:, http(s))",
+            "a path (from the working directory, inside the root), or a URI (file:, http(s))",
             positional=True,
             metavar="ID",
             max_length=8192,
+            path=True,
         ),
     ],
     *,
@@ -258,13 +260,21 @@ def budget(
 def read(
     uri: Annotated[
         str,
-        Param("a path, file: URI, or http(s) URL", positional=True, metavar="URI", max_length=8192),
+        Param(
+            "a path (from the working directory, inside the root), file: URI, or http(s) URL",
+            positional=True,
+            metavar="URI",
+            max_length=8192,
+            path=True,
+        ),
     ],
     *,
     cursor: Annotated[
         str | None,
         Param(
-            "the next_cursor of the previous result, to continue reading",
+            "the next_cursor of the previous result, to continue reading (in %ctx also "
+            "@last, the last read of this URI in the kernel, or @name, a variable holding a "
+            "cursor or a read result)",
             metavar="C",
             max_length=4096,
         ),
@@ -294,6 +304,7 @@ command(
         agent_help=PAGE_HELP,
         epilog="examples:\n  ctx-lab page src/app.py --lines 40-80 --state .ctx-paging.json\n"
         "  ctx-lab page notes.md --lines 120- --max-tokens 2000",
+        group="reading",
     )
 )
 command(
@@ -305,8 +316,53 @@ command(
         agent_help="What is used and left of a paging quota (pages and tokens): this "
         "connection's, or budget_id's.",
         epilog="example:\n  ctx-lab budget --state .ctx-paging.json",
+        group="reading",
     )
 )
+_REFERENCE = re.compile(r"^@([A-Za-z_][A-Za-z0-9_]*)$")
+
+
+def _cursor_key(kwargs: dict[str, Any]) -> tuple[str, str, str]:
+    return ("read", str(kwargs.get("uri", "")), os.fspath(kwargs.get("root") or "."))
+
+
+def _prepare_read(kwargs: dict[str, Any], inv: Invocation) -> dict[str, Any]:
+    """``--cursor @last`` (the last read of this URI in the kernel) and ``--cursor @name`` (a
+    variable of the kernel holding a cursor or a read result) — looked up, never evaluated."""
+    cursor = kwargs.get("cursor")
+    if not isinstance(cursor, str) or not cursor.startswith("@"):
+        return kwargs
+    found = _REFERENCE.match(cursor)
+    if found is None:
+        raise UsageError(f"--cursor {cursor!r}: use @last or @name (a variable's name)")
+    name = found[1]
+    if name == "last":
+        if inv.state is None:
+            raise UsageError(
+                "--cursor @last is the last read of this URI in a kernel (%ctx); here, pass the "
+                "next_cursor the previous read printed"
+            )
+        if _cursor_key(kwargs) not in inv.state:
+            raise UsageError(f"--cursor @last: no earlier read of {kwargs.get('uri')} here")
+        value: Any = inv.state[_cursor_key(kwargs)]
+        if value is None:
+            raise UsageError(f"--cursor @last: the last read of {kwargs.get('uri')} was its end")
+    else:
+        if inv.namespace is None or name not in inv.namespace:
+            raise UsageError(f"--cursor @{name}: no variable {name} in this kernel")
+        value = inv.namespace[name]
+        value = getattr(value, "next_cursor", value)
+        if not isinstance(value, str):
+            raise UsageError(f"--cursor @{name}: {name} holds no cursor (a string or a read)")
+    return {**kwargs, "cursor": value}
+
+
+def _remember_read(kwargs: dict[str, Any], result: Any, inv: Invocation) -> None:
+    """Keep the read's next cursor, for ``--cursor @last``."""
+    if inv.state is not None:
+        inv.state[_cursor_key(kwargs)] = getattr(result, "next_cursor", None)
+
+
 command(
     Command(
         "read",
@@ -314,7 +370,10 @@ command(
         read,
         surfaces=ALL,
         agent_help=READ_INSTRUCTIONS,
+        prepare=_prepare_read,
+        remember=_remember_read,
         epilog="examples:\n  ctx-lab read docs/guide.pdf --max-chars 4000\n"
         "  ctx-lab read docs/guide.pdf --cursor <next_cursor of the previous call>",
+        group="reading",
     )
 )

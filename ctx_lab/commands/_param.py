@@ -69,7 +69,8 @@ class Param:
     ``max_length`` bounds a string; ``needed`` names surfaces where a parameter with a default
     must still be given (a task, where no file or cell body can stand in for it);
     ``flag_help`` is the CLI's wording where a flag says the opposite of the parameter
-    (``--no-caching``).
+    (``--no-caching``); ``path`` marks a local path, which the CLI takes from the working
+    directory.
     """
 
     help: str
@@ -88,6 +89,7 @@ class Param:
     max_length: int | None = None
     needed: frozenset[str] = frozenset()
     flag_help: str | None = None
+    path: bool = False
 
 
 _EMPTY = inspect.Parameter.empty

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import inspect
+import os
 import re
 import sys
 import typing
@@ -20,7 +21,7 @@ from typing import Any, TextIO
 
 from .._version import __version__
 from ..display import RichResult
-from ..errors import ParserExit, UsageError
+from ..errors import ParserExit, PathOutsideRoot, UsageError
 from ._param import Spec, specs
 
 __all__ = [
@@ -73,11 +74,15 @@ class _Parser(argparse.ArgumentParser):
 
 @dataclass
 class Invocation:
-    """Where a command's input comes from: a cell body (``%%ctx``) or standard input."""
+    """Where a command's input comes from: a cell body (``%%ctx``) or standard input — and,
+    in a kernel, the user's namespace (``@name`` reads a variable, never evaluating code) and
+    the kernel's state (``@last``: what the last call left, such as a read's cursor)."""
 
     cell: str | None = None
     stdin: TextIO | None = None
     surface: str = "cli"  # "cli" or "magic"
+    namespace: Mapping[str, Any] | None = None
+    state: dict[Any, Any] | None = None
 
     def read_stdin(self) -> str:
         """The text of standard input (the cell body when invoked as a cell magic)."""
@@ -96,8 +101,10 @@ class Command:
     type are all derived from them (:meth:`specs`). ``surfaces`` names the adapters that serve
     the command (``cli`` covers ``ctx-lab`` and ``%ctx``); ``mcp_name`` and ``agent_help`` are
     its tool name and description for agents. ``output`` is the help of ``-o FILE`` where the
-    command writes files. ``prepare`` adapts what only the CLI and magic know (standard input,
-    a cell body) before the call.
+    command writes files; ``group`` is where ``--help`` lists it. ``prepare`` adapts what only
+    the CLI and magic know (standard input, a cell body) before the call; ``remember`` keeps
+    what a later call may refer to (a read's cursor, for ``--cursor @last``) in the kernel's
+    state.
     """
 
     name: str
@@ -107,7 +114,9 @@ class Command:
     description: str = ""
     epilog: str = ""
     prepare: Callable[[dict[str, Any], Invocation], dict[str, Any]] | None = None
+    remember: Callable[[dict[str, Any], RichResult, Invocation], None] | None = None
     surfaces: frozenset[str] = frozenset({"cli"})
+    group: str = "other"
     mcp_name: str | None = None
     agent_help: str = ""
     output: str | None = None
@@ -131,12 +140,34 @@ class Command:
             parser.add_argument("-o", "--output", metavar="FILE", help=self.output)
 
     def call(self, args: argparse.Namespace, invocation: Invocation) -> RichResult:
-        """Call the function with the parsed flags that are its parameters."""
+        """Call the function with the parsed flags that are its parameters.
+
+        Where the command takes ``--root``, a relative path means what it means in a shell —
+        relative to the working directory — and the root only confines: the path is handed
+        over relative to the root, and a path outside it is refused with a hint naming the
+        flag that allows it.
+        """
         kwargs = {k: v for k, v in vars(args).items() if k not in _ADAPTER_FLAGS}
+        roots = [s for s in self.specs("cli") if s.param.session == "root"]
+        if roots:
+            _anchor(kwargs, self.specs("cli"), kwargs.get(roots[0].name))
         if self.prepare is not None:
             kwargs = self.prepare(kwargs, invocation)
         accepted = inspect.signature(self.function).parameters
-        return self.function(**{k: v for k, v in kwargs.items() if k in accepted})
+        try:
+            result = self.function(**{k: v for k, v in kwargs.items() if k in accepted})
+        except PathOutsideRoot as exc:
+            if not roots:
+                raise
+            given = kwargs.get(roots[0].name)
+            where = f"{roots[0].flag} {given}" if given else "the working directory"
+            raise PathOutsideRoot(
+                f"{exc}: it is outside {where}; pass {roots[0].flag} DIR (a folder that holds "
+                "it) to allow it"
+            ) from None
+        if self.remember is not None and invocation.state is not None:
+            self.remember(kwargs, result, invocation)
+        return result
 
     def check_arguments(self, given: Mapping[str, Any], surface: str) -> None:
         """Unknown names and missing required parameters of one call, as usage errors naming
@@ -208,6 +239,22 @@ class Command:
         return self.formats if "md" in self.formats else ()
 
 
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _anchor(kwargs: dict[str, Any], specs: tuple[Spec, ...], root: Any) -> None:
+    """Relative local paths (``Param(path=True)``) taken from the working directory and
+    handed over relative to ``root`` (unchanged when the root is the working directory)."""
+    base = os.path.abspath(os.fspath(root)) if root else os.getcwd()
+    for spec in specs:
+        value = kwargs.get(spec.name)
+        if not spec.param.path or not isinstance(value, str) or not value:
+            continue
+        if os.path.isabs(value) or _URL.match(value) or value.startswith("~"):
+            continue
+        kwargs[spec.name] = os.path.relpath(os.path.join(os.getcwd(), value), base)
+
+
 def add_declared(parser: argparse.ArgumentParser, function: Callable[..., Any]) -> None:
     """Add the CLI flags a declared function's parameters ask for (absent flags are left out,
     so the function's own defaults apply)."""
@@ -265,15 +312,55 @@ def commands() -> dict[str, Command]:
     return dict(_COMMANDS)
 
 
+# how `ctx-lab --help` groups the commands, in this order; the servers are adapters of their own
+GROUPS = (
+    ("context", "where a project's .context/ is, and whether ctx-lab works here"),
+    ("tokens", "counting tokens, and models' limits"),
+    ("packets", "budgeted context packets and their ledgers"),
+    ("reading", "paging and reading large files, web pages and PDFs"),
+    ("prompts", "building and compressing prompts"),
+    ("sessions", "conversations, recorded sessions and what fills each request"),
+    ("corpus", "many projects or sessions at once"),
+)
+# within a group: the everyday command first
+ORDER = ("context", "doctor", "tokens", "counters", "models", "packet", "entries", "read", "page",
+         "budget", "build", "compress", "anatomy", "replay", "calibrate", "history", "journal",
+         "sweep")  # fmt: skip
+SERVERS = (
+    ("mcp serve", "serve the tools to agents over MCP (ctx-lab mcp serve --help)"),
+    ("capture", "record an agent's model calls through a proxy (ctx-lab capture --help)"),
+)
+
+
+def _overview(prog: str) -> str:
+    """The grouped list of commands ``--help`` ends with."""
+    lines = ["commands:"]
+    width = max((len(n) for n in _COMMANDS), default=8) + 2
+    for group, about in GROUPS:
+        members = [c for c in _COMMANDS.values() if c.group == group and "cli" in c.surfaces]
+        members.sort(key=lambda c: ORDER.index(c.name) if c.name in ORDER else len(ORDER))
+        if not members:
+            continue
+        lines.append(f"\n  {about}:")
+        lines += [f"    {c.name.ljust(width)}{c.help}" for c in members]
+    others = [c for c in _COMMANDS.values() if c.group not in dict(GROUPS) and "cli" in c.surfaces]
+    if others:
+        lines.append("\n  other:")
+        lines += [f"    {c.name.ljust(width)}{c.help}" for c in others]
+    if prog == "ctx-lab":
+        lines.append("\n  servers:")
+        lines += [f"    {name.ljust(width)}{about}" for name, about in SERVERS]
+    lines.append(f"\n{prog} COMMAND --help shows a command's flags, defaults and examples.")
+    return "\n".join(lines)
+
+
 def build_parser(prog: str = "ctx-lab") -> argparse.ArgumentParser:
     """The one argument parser behind ``ctx-lab <cmd>`` and ``%ctx <cmd>``."""
     parser = _Parser(
         prog=prog,
         description="ctx-lab: LLM context-window management — tokens, models, packets, paging.",
-        # the MCP server is an adapter of its own (ctx_lab.mcp_server), named here for discovery
-        epilog="ctx-lab mcp serve: serve the tools to agents over MCP (ctx-lab mcp serve --help)"
-        if prog == "ctx-lab"
-        else None,
+        epilog=_overview(prog),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"ctx-lab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -281,9 +368,8 @@ def build_parser(prog: str = "ctx-lab") -> argparse.ArgumentParser:
     for cmd in _COMMANDS.values():
         if "cli" not in cmd.surfaces:
             continue
-        p = sub.add_parser(
+        p = sub.add_parser(  # no help=: the grouped list in the epilog names every command
             cmd.name,
-            help=cmd.help,
             description=cmd.description or cmd.help,
             # help examples in the syntax of where they are read: %ctx in IPython
             epilog=(cmd.epilog.replace("ctx-lab ", f"{prog} ") or None),

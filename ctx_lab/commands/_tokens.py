@@ -123,6 +123,7 @@ command(
         "count is exact.",
         epilog="examples:\n  ctx-lab tokens README.md --counter all\n  echo hi | ctx-lab tokens -",
         prepare=_prepare_tokens,
+        group="tokens",
     )
 )
 command(
@@ -132,5 +133,6 @@ command(
         counters,
         surfaces=frozenset({"cli", "rest"}),
         epilog="example:\n  ctx-lab counters --format json",
+        group="tokens",
     )
 )

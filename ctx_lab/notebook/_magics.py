@@ -23,7 +23,11 @@ from ._completion import complete_line
 __all__ = ["CtxMagics", "load_ipython_extension", "run_magic"]
 
 
-def run_magic(line: str, cell: str | None = None) -> Any:
+# what one %ctx call leaves for a later one in this kernel (a read's cursor, for @last)
+_STATE: dict[Any, Any] = {}
+
+
+def run_magic(line: str, cell: str | None = None, namespace: Any = None) -> Any:
     """Run one ``%ctx`` invocation and return its result object (None after an error)."""
     try:
         argv = shlex.split(line)
@@ -33,7 +37,8 @@ def run_magic(line: str, cell: str | None = None) -> Any:
     if cell is not None and cell.endswith("\n"):
         cell = cell[:-1]  # IPython appends a newline the user did not write
     try:
-        outcome = invoke(argv, Invocation(cell=cell, surface="magic"), prog="%ctx")
+        invocation = Invocation(cell=cell, surface="magic", namespace=namespace, state=_STATE)
+        outcome = invoke(argv, invocation, prog="%ctx")
         if outcome.output:
             write_output(outcome.output, outcome.result.file_output(outcome.output, outcome.format))
             print(f"wrote {outcome.output}")
@@ -61,21 +66,42 @@ class CtxMagics(Magics):
         for ``%ctx``, so a path containing braces or dollars is never evaluated as code. Pass
         computed values through :mod:`ctx_lab.commands` instead.
         """
-        return run_magic(line, cell)
+        return run_magic(line, cell, self.shell.user_ns if self.shell is not None else None)
 
 
-def _completer(shell: Any, event: Any) -> list[str]:
-    """IPython's custom completer hook for ``%ctx``."""
-    text = getattr(event, "line", "") or ""
-    after = text.split("%ctx", 1)[1].lstrip("%") if "%ctx" in text else ""
-    return complete_line(after.lstrip())
+def _ctx_matcher() -> Any:
+    """An IPython completion matcher for ``%ctx`` lines that offers only commands, their flags
+    and their values — and suppresses every other matcher (Python names, keywords, files) on
+    those lines."""
+    from IPython.core.completer import SimpleCompletion, context_matcher
+
+    @context_matcher()  # type: ignore[untyped-decorator]
+    def ctx_lab_matcher(context: Any) -> dict[str, Any]:
+        lines = context.full_text.split("\n")
+        line = lines[context.cursor_line][: context.cursor_position] if lines else ""
+        stripped = line.lstrip()
+        for prefix in ("%%ctx", "%ctx"):
+            if stripped.startswith(prefix) and (
+                len(stripped) == len(prefix) or stripped[len(prefix)] in " \t"
+            ):
+                after = stripped[len(prefix) :].lstrip()
+                current = "" if not after or after[-1] in " \t" else after.split()[-1]
+                found = complete_line(after)
+                return {
+                    "completions": [SimpleCompletion(text=w, type="ctx") for w in found],
+                    "suppress": True,
+                    "matched_fragment": current,
+                }
+        return {"completions": [], "suppress": False}
+
+    return ctx_lab_matcher
 
 
 def load_ipython_extension(ipython: Any) -> None:
     """Register the magics with an IPython shell, and tab completion for ``%ctx``."""
     ipython.register_magics(CtxMagics)
-    try:
-        ipython.set_hook("complete_command", _completer, str_key="%ctx")
-        ipython.set_hook("complete_command", _completer, str_key="%%ctx")
-    except Exception:  # a shell without completion hooks still runs the magic
-        pass
+    completer = getattr(ipython, "Completer", None)
+    if completer is not None and hasattr(completer, "custom_matchers"):
+        matchers = completer.custom_matchers
+        if not any(getattr(m, "__name__", "") == "ctx_lab_matcher" for m in matchers):
+            matchers.append(_ctx_matcher())

@@ -22,6 +22,7 @@ from ..errors import (
     LimitExceeded,
     PathOutsideRoot,
     ReadError,
+    ResourceNotFound,
 )
 from ..files import confine, read_bytes
 from ..limits import LIMITS
@@ -95,7 +96,7 @@ def read_local(path: Path, max_bytes: int) -> tuple[bytes, tuple[str, ...]]:
         stat = path.stat()
         data = read_bytes(path, limit=max_bytes, kind="read")
     except FileNotFoundError:
-        raise ReadError(f"{path}: no such file") from None
+        raise ResourceNotFound(f"{path}: no such file") from None
     except FileTooLarge as exc:
         raise LimitExceeded(str(exc)) from None
     except (OSError, InputFileError) as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shlex
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -90,8 +91,16 @@ class ReadResult(RichResult):
                 f"\nnote: max_chars {self.max_chars_asked:,} is over the limit: chunks of "
                 f"{self.max_chars:,}"
             )
-        tail = f"\n\n--cursor {self.next_cursor}" if self.truncated else "\n\n(end)"
+        tail = (
+            f"\n\n--cursor {self.next_cursor}\n(next chunk: {self.next_line()})"
+            if self.truncated
+            else "\n\n(end)"
+        )
         return f"{head}\n\n{self.content}{tail}"
+
+    def next_line(self) -> str:
+        """The ``%ctx`` line that reads the next chunk (``@last``: this read's cursor)."""
+        return f"%ctx read {shlex.quote(self.uri)} --cursor @last"
 
     def html_body(self) -> str:
         """Kind, page info, position bar, and the chunk as text."""
@@ -112,11 +121,17 @@ class ReadResult(RichResult):
             else ""
         )
         more = "more follows" if self.truncated else "end of document"
+        follow = (
+            f"<div data-ctx-read-next>next chunk: <code>{escape(self.next_line())}</code> "
+            f'<span class="ctx-muted">(cursor <code>{escape(self.next_cursor)}</code>)</span></div>'
+            if self.truncated
+            else ""
+        )
         return (
             f'<h4 data-ctx-read="{escape(self.kind)}">{escape(self.uri)} '
             f'<span class="ctx-muted">{escape(self.kind)} · {escape(self.content_type)} · '
             f"{escape(self._where())} · {more}</span></h4>{bar}{reset}"
-            f"<pre>{escape(self.content)}</pre>"
+            f"<pre>{escape(self.content)}</pre>{follow}"
         )
 
 

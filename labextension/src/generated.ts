@@ -915,7 +915,7 @@ export interface ContextQuery {
 
 /** The query of GET /ctx-lab/api/page (ctx-lab page). */
 export interface PageQuery {
-  /** a path under the root, or a URI (file:, http(s)) */
+  /** a path (from the working directory, inside the root), or a URI (file:, http(s)) */
   artifact_id: string;
   /** line range, 1-based inclusive: A-B, A- (to the end) or A (default all) */
   lines?: string;
@@ -949,9 +949,9 @@ export interface BudgetQuery {
 
 /** The query of GET /ctx-lab/api/read (ctx-lab read). */
 export interface ReadQuery {
-  /** a path, file: URI, or http(s) URL */
+  /** a path (from the working directory, inside the root), file: URI, or http(s) URL */
   uri: string;
-  /** the next_cursor of the previous result, to continue reading */
+  /** the next_cursor of the previous result, to continue reading (in %ctx also @last, the last read of this URI in the kernel, or @name, a variable holding a cursor or a read result) */
   cursor?: string;
   /** characters per chunk (default 8000) */
   max_chars?: number;

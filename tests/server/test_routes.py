@@ -634,3 +634,14 @@ async def test_rest_parameters_fuzz(jp_fetch, project) -> None:
             assert code < 500, (route, params)
             statuses[code] = statuses.get(code, 0) + 1
     assert statuses.get(200) and len(statuses) > 2
+
+
+async def test_a_missing_file_is_404_on_every_route(jp_fetch, project) -> None:
+    for route, params in [
+        ("read", {"uri": "missing.txt"}),
+        ("page", {"artifact_id": "missing.txt"}),
+        ("tokens", {"paths": "missing.txt"}),
+        ("anatomy", {"file": "missing.jsonl"}),
+    ]:
+        body = await error(jp_fetch, route, 404, **params)
+        assert "missing" in body["message"] and body["status"] == 404
