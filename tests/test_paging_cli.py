@@ -162,3 +162,25 @@ def test_a_read_is_followed_from_cells_with_at_last_and_a_variable(root: Path, i
     (root / "unread.txt").write_text("never read in this kernel\n")
     assert ip.run_line_magic("ctx", "read unread.txt --cursor @last") is None
     assert "no earlier read of unread.txt" in capsys.readouterr().err
+
+
+def test_the_next_chunk_line_runs_as_shown_from_a_subfolder(
+    root: Path, ip, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The line a read shows for its next chunk names the path as typed and repeats --root
+    and --max-chars, so running it continues the read (and never leaks the absolute root)."""
+    (root / "deep" / "er").mkdir(parents=True)
+    (root / "doc.txt").write_text("".join(f"sentence {i} of the document.\n" for i in range(60)))
+    monkeypatch.chdir(root / "deep" / "er")
+    result = ip.run_line_magic("ctx", "read ../../doc.txt --root ../.. --max-chars 400")
+    assert result.uri == "../../doc.txt"
+    line = result.next_line()
+    assert line == "%ctx read ../../doc.txt --root ../.. --max-chars 400 --cursor @last"
+    assert result.to_dict()["next_line"] == line and str(root) not in line
+    seen = [result.position["chunk"]]
+    while result.truncated:
+        result = ip.run_line_magic("ctx", result.next_line().removeprefix("%ctx "))
+        assert not result.cursor_reset
+        seen.append(result.position["chunk"])
+    assert seen == list(range(1, result.position["chunks"] + 1))
+    assert result.to_dict()["next_line"] is None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import contextlib
+import io
 import json
 import re
 import tempfile
@@ -51,6 +53,8 @@ def test_text_in_chunks_with_cursor(tmp_path: Path) -> None:
         "start": 0,
         "end": len(chunks[0].content),
         "total": len(text),
+        "chunk": 1,
+        "chunks": len(chunks),
     }
 
 
@@ -291,3 +295,58 @@ def test_random_cursors_only_reset(cursor: str) -> None:
         first = reader.read("t.txt", None, 64)
         r = reader.read("t.txt", cursor or "x", 64)
         assert r.cursor_reset and r.content == first.content
+
+
+@given(
+    st.text(alphabet=st.sampled_from(list("ab c\n\t→é日")), max_size=600),
+    st.integers(1, 120),
+    st.integers(1, 40),
+)
+def test_a_page_is_the_chunk_a_walk_reaches(text: str, max_chars: int, page: int) -> None:
+    """``page=k`` of a text document is the k-th chunk of the cursor walk (past the end: the
+    last, with a note), and every chunk says its number and the count."""
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "t.txt").write_bytes(text.encode("utf-8"))
+        reader = Reader([tmp])
+        chunks = walk(reader, "t.txt", max_chars)
+        assert [c.position["chunk"] for c in chunks] == list(range(1, len(chunks) + 1))
+        assert {c.position["chunks"] for c in chunks} == {len(chunks)}
+        jumped = reader.read("t.txt", None, max_chars, page=page)
+        expected = chunks[min(page, len(chunks)) - 1]
+        assert (jumped.content, jumped.next_cursor) == (expected.content, expected.next_cursor)
+        assert (jumped.note is not None) == (page > len(chunks))
+
+
+def test_a_pdf_page_starts_a_chunk_there_and_clamps(tmp_path: Path) -> None:
+    make_pdf(tmp_path / "m.pdf", [f"Page {n} text." for n in range(1, 8)])
+    reader = Reader([tmp_path])
+    seventh = reader.read("m.pdf", None, 40, page=7)
+    assert seventh.page_info == {"page_start": 7, "page_end": 7, "total_pages": 7}
+    assert seventh.content.startswith("[page 7 of 7]") and not seventh.truncated
+    third = reader.read("m.pdf", None, 40, page=3)
+    assert third.page_info["page_start"] == 3 and third.note is None
+    assert reader.read("m.pdf", third.next_cursor, 40).page_info["page_start"] == 4
+    past = reader.read("m.pdf", None, 40, page=99)
+    assert past.content == seventh.content
+    assert past.note == "page 99 is past the end (7 pages): the last page"
+    assert "note: page 99 is past the end" in past.to_text()
+    with pytest.raises(UsageError, match="page must be ≥ 1"):
+        reader.read("m.pdf", None, 40, page=0)
+    with pytest.raises(UsageError, match="not both"):
+        reader.read("m.pdf", third.next_cursor, 40, page=2)
+
+
+def test_the_read_command_takes_a_page_and_refuses_it_with_a_cursor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctx_lab import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.txt").write_text("".join(f"line {i}\n" for i in range(2000)))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli.main(["read", "t.txt", "--page", "3", "--max-chars", "1000"])
+    assert code == 0 and "chunk 3 of" in out.getvalue()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = cli.main(["read", "t.txt", "--page", "3", "--cursor", "x"])
+    assert code == 2  # a usage error: --page and --cursor are one or the other

@@ -277,6 +277,17 @@ def read(
             "cursor or a read result)",
             metavar="C",
             max_length=4096,
+            exclusive="start",
+        ),
+    ] = None,
+    page: Annotated[
+        int | None,
+        Param(
+            "start at this page of a PDF, or at the Nth chunk of another document (1-based; "
+            "past the end: the last, with a note)",
+            metavar="N",
+            minimum=1,
+            exclusive="start",
         ),
     ] = None,
     max_chars: Annotated[
@@ -288,11 +299,12 @@ def read(
     reader: Reading = None,
 ) -> ReadResult:
     """One chunk of ``uri`` (a path under ``root``, a ``file:`` URI or an http(s) URL) of at
-    most ``max_chars`` characters; pass the previous ``next_cursor`` to continue."""
+    most ``max_chars`` characters; pass the previous ``next_cursor`` to continue, or ``page``
+    to start at a page (PDF) or chunk."""
     if _is_http(uri) and not allow_remote:
         raise AccessDenied("remote reads are off here (CtxLab.allow_remote_reads)")
     use = reader or local_reader(root, allow_private, allow_remote)
-    return use.read(uri, cursor, max_chars)
+    return use.read(uri, cursor, max_chars, page=page)
 
 
 command(
@@ -357,10 +369,24 @@ def _prepare_read(kwargs: dict[str, Any], inv: Invocation) -> dict[str, Any]:
     return {**kwargs, "cursor": value}
 
 
-def _remember_read(kwargs: dict[str, Any], result: Any, inv: Invocation) -> None:
-    """Keep the read's next cursor, for ``--cursor @last``."""
+def _remember_read(kwargs: dict[str, Any], result: Any, inv: Invocation) -> Any:
+    """Keep the read's next cursor, for ``--cursor @last``; the result names the path as typed
+    and its next chunk's line repeats what @last needs (``--root``) and the chunk size."""
     if inv.state is not None:
         inv.state[_cursor_key(kwargs)] = getattr(result, "next_cursor", None)
+    from ..read import ReadResult
+
+    if not isinstance(result, ReadResult):
+        return None
+    given = inv.given or {}
+    again: list[str] = []
+    if given.get("root") not in (None, "", "."):
+        again += ["--root", os.fspath(given["root"])]
+    if result.max_chars is not None and result.max_chars != DEFAULT_MAX_CHARS:
+        again += ["--max-chars", str(result.max_chars)]
+    typed = given.get("uri")
+    uri = typed if isinstance(typed, str) and typed else result.uri
+    return replace(result, uri=uri, next_flags=tuple(again))
 
 
 command(

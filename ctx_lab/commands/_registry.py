@@ -83,6 +83,8 @@ class Invocation:
     surface: str = "cli"  # "cli" or "magic"
     namespace: Mapping[str, Any] | None = None
     state: dict[Any, Any] | None = None
+    # the arguments as typed, before relative paths are re-anchored at the root
+    given: Mapping[str, Any] | None = None
 
     def read_stdin(self) -> str:
         """The text of standard input (the cell body when invoked as a cell magic)."""
@@ -104,7 +106,8 @@ class Command:
     command writes files; ``group`` is where ``--help`` lists it. ``prepare`` adapts what only
     the CLI and magic know (standard input, a cell body) before the call; ``remember`` keeps
     what a later call may refer to (a read's cursor, for ``--cursor @last``) in the kernel's
-    state.
+    state, and may return the result completed with what only the kernel knows (the line
+    that continues it, as typed).
     """
 
     name: str
@@ -114,7 +117,7 @@ class Command:
     description: str = ""
     epilog: str = ""
     prepare: Callable[[dict[str, Any], Invocation], dict[str, Any]] | None = None
-    remember: Callable[[dict[str, Any], RichResult, Invocation], None] | None = None
+    remember: Callable[[dict[str, Any], RichResult, Invocation], RichResult | None] | None = None
     surfaces: frozenset[str] = frozenset({"cli"})
     group: str = "other"
     mcp_name: str | None = None
@@ -148,6 +151,7 @@ class Command:
         flag that allows it.
         """
         kwargs = {k: v for k, v in vars(args).items() if k not in _ADAPTER_FLAGS}
+        invocation.given = dict(kwargs)
         roots = [s for s in self.specs("cli") if s.param.session == "root"]
         if roots:
             _anchor(kwargs, self.specs("cli"), kwargs.get(roots[0].name))
@@ -166,7 +170,7 @@ class Command:
                 "it) to allow it"
             ) from None
         if self.remember is not None and invocation.state is not None:
-            self.remember(kwargs, result, invocation)
+            result = self.remember(kwargs, result, invocation) or result
         return result
 
     def check_arguments(self, given: Mapping[str, Any], surface: str) -> None:

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PdfChunk", "TextChunk", "chunk_pdf", "chunk_text", "cut_point", "page_marker"]
+__all__ = [
+    "PdfChunk",
+    "TextChunk",
+    "chunk_pdf",
+    "chunk_starts",
+    "chunk_text",
+    "cut_point",
+    "page_marker",
+]
 
 
 def cut_point(window: str, limit: int) -> int:
@@ -45,6 +53,16 @@ def chunk_text(text: str, offset: int, max_chars: int) -> TextChunk:
     take = cut_point(window, max_chars)
     end = offset + take
     return TextChunk(text[offset:end], offset, end, end if end < len(text) else None)
+
+
+def chunk_starts(text: str, max_chars: int) -> list[int]:
+    """Where each chunk of ``text`` starts when read from the beginning (``[0]`` for no text)."""
+    starts = [0]
+    offset: int | None = chunk_text(text, 0, max_chars).next_offset
+    while offset is not None:
+        starts.append(offset)
+        offset = chunk_text(text, offset, max_chars).next_offset
+    return starts
 
 
 def page_marker(page: int, total: int, continued: bool = False) -> str:

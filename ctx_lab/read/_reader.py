@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import secrets
-import shlex
 import time
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
-from ..display import RichResult, escape
+from cachetools import LRUCache
+
 from ..errors import CursorInvalid, ReadError, UsageError
 from ..files import real_path
 from ..limits import DEFAULT_MAX_CHARS, LIMITS, MAX_CHARS_LIMIT
@@ -29,110 +29,10 @@ from ._extract import (
     make_document,
 )
 from ._fetch import HttpFetcher, Resolver, is_http, read_local, resolve_local
-from ._paginate import chunk_pdf, chunk_text, page_marker
+from ._paginate import chunk_pdf, chunk_starts, chunk_text, page_marker
+from ._result import ReadResult
 
 __all__ = ["DEFAULT_MAX_CHARS", "MAX_CHARS_LIMIT", "ReadResult", "Reader", "read"]
-
-
-@dataclass(frozen=True)
-class ReadResult(RichResult):
-    """One chunk of a resource, how to continue, and what the resource is."""
-
-    uri: str
-    content: str
-    truncated: bool
-    next_cursor: str | None
-    content_type: str
-    kind: str
-    page_info: dict[str, int] | None = None
-    cursor_reset: bool = False
-    cursor_reason: str | None = None
-    position: dict[str, Any] = field(default_factory=dict)
-    cache_hit: bool = False
-    max_chars: int | None = None  # the chunk size used
-    max_chars_asked: int | None = None  # what was asked, when it was clamped to the limit
-
-    payload_kind = "read"
-
-    def to_dict(self) -> dict[str, Any]:
-        """The read JSON (the design's response shape plus reset and position details)."""
-        return {
-            "uri": self.uri,
-            "content": self.content,
-            "truncated": self.truncated,
-            "next_cursor": self.next_cursor,
-            "content_type": self.content_type,
-            "kind": self.kind,
-            "page_info": self.page_info,
-            "cursor_reset": self.cursor_reset,
-            "cursor_reason": self.cursor_reason,
-            "position": self.position,
-            "cache_hit": self.cache_hit,
-            "max_chars": self.max_chars,
-            "max_chars_asked": self.max_chars_asked,
-        }
-
-    def _where(self) -> str:
-        if self.page_info:
-            p = self.page_info
-            return f"pages {p['page_start']}–{p['page_end']} of {p['total_pages']}"
-        pos = self.position
-        if pos:
-            return f"characters {pos['start']}–{pos['end']} of {pos['total']}"
-        return ""
-
-    def to_text(self) -> str:
-        """A header line (kind, position, how to continue), then the chunk."""
-        head = f"{self.uri} [{self.kind}, {self.content_type}] {self._where()}"
-        if self.cursor_reset:
-            head += f"\nnote: restarted from the beginning: {self.cursor_reason}"
-        if self.max_chars_asked is not None:
-            head += (
-                f"\nnote: max_chars {self.max_chars_asked:,} is over the limit: chunks of "
-                f"{self.max_chars:,}"
-            )
-        tail = (
-            f"\n\n--cursor {self.next_cursor}\n(next chunk: {self.next_line()})"
-            if self.truncated
-            else "\n\n(end)"
-        )
-        return f"{head}\n\n{self.content}{tail}"
-
-    def next_line(self) -> str:
-        """The ``%ctx`` line that reads the next chunk (``@last``: this read's cursor)."""
-        return f"%ctx read {shlex.quote(self.uri)} --cursor @last"
-
-    def html_body(self) -> str:
-        """Kind, page info, position bar, and the chunk as text."""
-        pos = self.position
-        share_start = pos.get("start", 0) / pos["total"] if pos.get("total") else 0
-        share_end = pos.get("end", 0) / pos["total"] if pos.get("total") else 1
-        bar = (
-            '<div data-ctx-position style="position:relative;width:240px;height:6px;'
-            'background:var(--jp-layout-color3,#e5e7eb);border-radius:3px">'
-            f'<div style="position:absolute;left:{share_start * 100:.1f}%;'
-            f"width:{max(share_end - share_start, 0.01) * 100:.1f}%;height:6px;"
-            'background:var(--jp-brand-color1,#2563eb);border-radius:3px"></div></div>'
-        )
-        reset = (
-            f'<div class="ctx-warn" data-ctx-cursor-reset>restarted from the beginning: '
-            f"{escape(self.cursor_reason)}</div>"
-            if self.cursor_reset
-            else ""
-        )
-        more = "more follows" if self.truncated else "end of document"
-        follow = (
-            f"<div data-ctx-read-next>next chunk: <code>{escape(self.next_line())}</code> "
-            f'<span class="ctx-muted">(cursor <code>{escape(self.next_cursor)}</code>)</span></div>'
-            if self.truncated
-            else ""
-        )
-        return (
-            f'<h4 data-ctx-read="{escape(self.kind)}">{escape(self.uri)} '
-            f'<span class="ctx-muted">{escape(self.kind)} · {escape(self.content_type)} · '
-            f"{escape(self._where())} · {more}</span></h4>{bar}{reset}"
-            f"<pre>{escape(self.content)}</pre>{follow}"
-        )
 
 
 def _check_max_chars(max_chars: int) -> int:
@@ -194,6 +94,7 @@ class Reader:
         )
         self._secret = secret or secrets.token_bytes(16)
         self.disk_cache = disk_cache
+        self._chunk_starts: LRUCache[tuple[str, int], list[int]] = LRUCache(maxsize=32)
 
     # -- documents --------------------------------------------------------------------------
 
@@ -302,13 +203,25 @@ class Reader:
     # -- reading ----------------------------------------------------------------------------
 
     def read(
-        self, uri: str, cursor: str | None = None, max_chars: int = DEFAULT_MAX_CHARS
+        self,
+        uri: str,
+        cursor: str | None = None,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        *,
+        page: int | None = None,
     ) -> ReadResult:
-        """The chunk of ``uri`` at ``cursor`` (the start when None). A cursor that is malformed,
-        forged, for another resource, expired or outdated restarts from the beginning with
-        ``cursor_reset=True`` and the reason."""
+        """The chunk of ``uri`` at ``cursor`` (the start when None), or from ``page``: a PDF's
+        page, or the ``page``-th chunk of another document (1-based; past the end: the last,
+        with a note). A cursor that is malformed, forged, for another resource, expired or
+        outdated restarts from the beginning with ``cursor_reset=True`` and the reason."""
         asked = max_chars
         max_chars = _check_max_chars(max_chars)
+        if page is not None:
+            whole_number(page, "page")
+            if page < 1:
+                raise UsageError(f"page must be ≥ 1, got {page}")
+            if cursor:
+                raise UsageError("give a cursor or a page, not both")
         parsed: Cursor | None = None
         reason: str | None = None
         if cursor:
@@ -324,7 +237,34 @@ class Reader:
                 reason, parsed = "the cursor is for another representation", None
             elif not self._in_bounds(doc, parsed):
                 reason, parsed = "the cursor points outside the document", None
-        return self._chunk(uri, doc, parsed, max_chars, hit, reason, asked)
+        note = None
+        if page is not None:
+            parsed, note = self._at_page(doc, page, max_chars)
+        return self._chunk(uri, doc, parsed, max_chars, hit, reason, asked, note)
+
+    def _starts(self, doc: Document, max_chars: int) -> list[int]:
+        """Where each chunk of a text document starts (kept per extraction and chunk size)."""
+        key = (doc.cache_id, max_chars)
+        starts = self._chunk_starts.get(key)
+        if starts is None:
+            starts = self._chunk_starts[key] = chunk_starts(doc.text, max_chars)
+        return starts
+
+    def _at_page(self, doc: Document, page: int, max_chars: int) -> tuple[Cursor, str | None]:
+        """The position of ``page`` (clamped to the last, with a note saying so)."""
+        if doc.kind == "pdf":
+            total, unit = len(doc.pages), "pages"
+        else:
+            starts = self._starts(doc, max_chars)
+            total, unit = len(starts), "chunks"
+        note = None
+        if page > max(total, 1):
+            word = "page" if doc.kind == "pdf" else "chunk"
+            note = f"{word} {page:,} is past the end ({total:,} {unit}): the last {word}"
+            page = max(total, 1)
+        if doc.kind == "pdf":
+            return Cursor("pdf", doc.cache_id, 0, min(page, total) - 1 if total else 0), note
+        return Cursor(doc.kind, doc.cache_id, starts[page - 1]), note
 
     @staticmethod
     def _in_bounds(doc: Document, cursor: Cursor) -> bool:
@@ -341,8 +281,10 @@ class Reader:
         hit: bool,
         reason: str | None,
         asked: int | None = None,
+        note: str | None = None,
     ) -> ReadResult:
         common: dict[str, Any] = {
+            "note": note,
             "max_chars": max_chars,
             "max_chars_asked": asked if asked is not None and asked != max_chars else None,
             "uri": uri,
@@ -381,6 +323,7 @@ class Reader:
             following = encode_cursor(
                 Cursor(doc.kind, doc.cache_id, text_chunk.next_offset), uri, self._secret
             )
+        starts = self._starts(doc, max_chars)
         return ReadResult(
             content=text_chunk.content,
             truncated=following is not None,
@@ -390,6 +333,8 @@ class Reader:
                 "start": text_chunk.start,
                 "end": text_chunk.end,
                 "total": len(doc.text),
+                "chunk": max(bisect_right(starts, text_chunk.start), 1),
+                "chunks": len(starts),
             },
             **common,
         )

@@ -656,6 +656,8 @@ export type ReadPayload = {
   cache_hit: boolean;
   max_chars?: number | null;
   max_chars_asked?: number | null;
+  note?: string | null;
+  next_line?: string | null;
 };
 
 /** application/vnd.ctx-lab.replay+json (version 1) */
@@ -953,6 +955,8 @@ export interface ReadQuery {
   uri: string;
   /** the next_cursor of the previous result, to continue reading (in %ctx also @last, the last read of this URI in the kernel, or @name, a variable holding a cursor or a read result) */
   cursor?: string;
+  /** start at this page of a PDF, or at the Nth chunk of another document (1-based; past the end: the last, with a note) */
+  page?: number;
   /** characters per chunk (default 8000) */
   max_chars?: number;
 }

@@ -9,10 +9,12 @@ import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { INotebookTracker, NotebookActions } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
+import { ctxlab } from './api';
 import { SETTINGS_DEFAULTS } from './generated';
 import { ContextPanel, contextIcon } from './panel';
 import { ContextMonitor } from './monitor';
 import { BINARY_EXTENSIONS, PagerView, extensionOf } from './pager';
+import { loadSettings } from './settings';
 
 export { ContextMonitor, ContextPanel, PagerView, contextIcon };
 
@@ -78,8 +80,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       name: widget => widget.content.path
     });
     if (settingRegistry) {
-      void settingRegistry
-        .load(plugin.id)
+      const counters = ctxlab.counters().then(listing => listing.counters);
+      void loadSettings(settingRegistry, plugin.id, counters)
         .then(settings => {
           const apply = (): void => {
             const values = settings.composite as Record<string, unknown>;

