@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -23,6 +24,7 @@ from .files import hide_root
 __all__ = [
     "MIME_PREFIX",
     "PAYLOAD_VERSION",
+    "TITLE_MARKUP",
     "RichResult",
     "csv_cell",
     "csv_text",
@@ -31,6 +33,7 @@ __all__ = [
     "html_table",
     "meter_html",
     "mime_type",
+    "plain_title",
     "text_table",
     "warnings_html",
 ]
@@ -66,9 +69,27 @@ _STYLE = (
 )
 
 
+# Markdown's emphasis and code marks, which a title shown as text leaves out (the lab's
+# renderers take the same pattern from generated.ts)
+TITLE_MARKUP = r"\*\*|__|`"
+_TITLE_MARKUP = re.compile(TITLE_MARKUP)
+# a cell that starts with an ISO date (2026-06-02…) is never broken at its hyphens
+_DATE_CELL = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def plain_title(title: str) -> str:
+    """A title as text, without Markdown emphasis and code marks (``**Money**`` → ``Money``)."""
+    return _TITLE_MARKUP.sub("", title)
+
+
 def _cell(value: object) -> str:
     numeric = isinstance(value, int | float) and not isinstance(value, bool)
-    css = ' class="num"' if numeric else ""
+    if numeric:
+        css = ' class="num"'
+    elif isinstance(value, str) and _DATE_CELL.match(value):
+        css = ' style="white-space:nowrap"'
+    else:
+        css = ""
     return f"<td{css}>{escape(value)}</td>"
 
 

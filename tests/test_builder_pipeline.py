@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 from pathlib import Path
@@ -283,3 +284,26 @@ def test_cell_magic_build(tmp_path: Path, monkeypatch, ip) -> None:
         "## Task\nSummarize the notes\n"
     )
     assert "application/vnd.ctx-lab.build+json" in result._repr_mimebundle_()
+
+
+def test_a_refill_note_counts_as_the_degrade_note_and_tokens_after_do() -> None:
+    """Degrade and refill notes give a block's own tokens, the numbers tokens_after shows."""
+    import re
+
+    data = Path(__file__).resolve().parent.parent / "notebooks" / "data"
+    files = [str(data / n) for n in ("code.py", "ledger.go", "cart.ts", "data.json", "prose.md")]
+    task = "Add a refund method to the ledger and show refunds in the cart total."
+    climbed = []
+    for budget in range(300, 2000, 100):
+        for block in build_context(task, files, budget=budget).blocks:
+            if "refilled:" in block.reason:
+                climbed.append(block)
+    assert climbed
+    for block in climbed:
+        steps = re.findall(r"refilled: \w+ \((\d+) tokens\) → \w+ \((\d+) tokens\)", block.reason)
+        assert steps, block.reason
+        assert int(steps[-1][1]) == block.tokens_after  # the last climb is where it ended
+        for (_, reached), (start, _) in itertools.pairwise(steps):
+            assert reached == start  # each climb starts where the one before ended
+        down = re.findall(r"\w+ → \w+ \((\d+) → (\d+) tokens\)", block.reason)
+        assert int(down[-1][1]) == int(steps[0][0])  # the first climb undoes the last step down

@@ -314,3 +314,15 @@ def test_clock_is_injectable() -> None:
     m = ContextManager("x", clock=lambda: fixed)
     m.push_message(Message.user("hi"))
     assert m.history.entries[0].created_at == fixed
+
+
+def test_usage_in_words_spells_out_the_summary_marker() -> None:
+    assert ContextUsage(50_000, 200_000, 2).describe() == (
+        "50k / 200k (25%), 2 summarized segments in context"
+    )
+    assert ContextUsage(50_000, 200_000, 1).describe().endswith("1 summarized segment in context")
+    assert ContextUsage(950, 3892).describe() == "950 / 3.9k (24%)"
+    usage = ContextUsage(50_000, 200_000, 1)
+    assert "[1S]" not in usage.to_text() and "[1S]" not in usage.html_body()
+    assert usage.to_dict()["compact"].endswith("[1S]")  # the design's terse form stays
+    assert usage.to_dict()["described"] == usage.describe()

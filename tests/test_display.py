@@ -47,3 +47,12 @@ def test_text_table_aligns_numbers() -> None:
     table = text_table(["name", "n"], [["a", 1], ["bbb", 100]])
     lines = table.splitlines()
     assert lines[1].endswith("  1") and lines[2].endswith("100")
+
+
+def test_titles_show_as_text_and_dates_do_not_wrap() -> None:
+    from ctx_lab.display import html_table, plain_title
+
+    assert plain_title("**Money** is `Decimal`, __never__ float") == "Money is Decimal, never float"
+    table = html_table(["date", "title"], [["2026-06-02", "a-b-c"]])
+    assert '<td style="white-space:nowrap">2026-06-02</td>' in table
+    assert "<td>a-b-c</td>" in table

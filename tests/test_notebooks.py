@@ -63,6 +63,58 @@ def test_every_notebook_has_checked_cells_with_outputs() -> None:
         assert all(c.outputs for c in checked), f"{path.name} was committed without outputs"
 
 
+def _outputs(cell: nbformat.NotebookNode) -> list[dict]:
+    return [o for o in cell.get("outputs", []) if o.get("output_type") != "error"]
+
+
+def test_the_quickstart_shows_its_results_through_their_renderers() -> None:
+    """Each packet the quickstart makes is displayed as itself (its committed output holds
+    the native payload), the first one before its Markdown is printed."""
+    nb = nbformat.read(NOTEBOOKS / "01_quickstart.ipynb", as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    kinds = [
+        [
+            k
+            for o in _outputs(c)
+            for k in o.get("data", {})
+            if k.startswith("application/vnd.ctx-lab")
+        ]
+        for c in code
+    ]
+    packets = [i for i, k in enumerate(kinds) if "application/vnd.ctx-lab.packet+json" in k]
+    assert len(packets) >= 3  # assemble_packet, %ctx packet, a model's packet
+    printed = next(i for i, c in enumerate(code) if "to_markdown()" in c.source)
+    assert packets[0] < printed
+    assert any("application/vnd.ctx-lab.entries+json" in k for k in kinds)
+
+
+def test_the_refill_demo_shows_a_block_climbing_back_up() -> None:
+    nb = nbformat.read(NOTEBOOKS / "04_compression.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and "refilled" in c.source)
+    assert CHECK_TAG in cell.metadata.get("tags", [])  # the same output on every run
+    text = "".join(o.get("text", "") for o in _outputs(cell))
+    climbed = int(text.split(" block(s) climbed back up")[0].rsplit(" ", 1)[-1])
+    assert climbed >= 1 and "refilled:" in text
+
+
+def test_every_path_a_notebook_names_in_the_repository_exists() -> None:
+    """Notebooks that read this repository's own files (``../ctx_lab/...``) name files that
+    are still there (a renamed module would leave an error message as a committed output)."""
+    import re
+
+    named = re.compile(r"\.\./ctx_lab/[\w./-]+")
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            for found in named.findall(cell.source):
+                assert (NOTEBOOKS / found).exists(), f"{path.name} names {found}, which is gone"
+        for cell in nb.cells:
+            for o in cell.get("outputs", []):
+                assert "no such file" not in "".join(o.get("text", "")), path.name
+
+
 @pytest.mark.kernel
 @pytest.mark.slow
 def test_nbval_catches_an_altered_key_output(tmp_path: Path) -> None:

@@ -402,3 +402,27 @@ def test_superseded_absent_when_not_everything_fits() -> None:
     markdown = packet.to_markdown()
     assert all(r.title not in markdown for r in superseded)
     assert all(r.score == 0.0 for r in superseded)
+
+
+def test_a_lower_scored_entry_that_fits_in_full_says_first_fit() -> None:
+    """Entries fill by score; one that fits in full after higher-scored ones did not says so
+    in words (first fit), and its score is on the ledger as the reason shows it."""
+    packet = assemble_packet(load_context(EXAMPLE_DIR), 1500, EXAMPLE_NOW)
+    rows = [r for r in packet.ledger_rows if r.section in ("decisions", "learnings")]
+    first_fit = [r for r in rows if r.action == "full" and r.reason.startswith("first fit:")]
+    assert first_fit
+    for row in first_fit:
+        same = [r for r in rows if r.section == row.section and r.score is not None]
+        higher = [r for r in same if r.score > row.score and r.action != "full"]
+        assert higher  # there really were higher-scored entries left out of full
+        assert f"{len(higher)} higher-scored" in row.reason or "higher-scored" in row.reason
+        assert f"(score {row.score:.2f})" in row.reason
+    plain = [r for r in rows if r.action == "full" and not r.reason.startswith("first fit:")]
+    assert all(r.reason.startswith("score ") for r in plain)
+    # ledger scores are as displayed: recency + relevance at four decimals (superseded: 0)
+    for r in rows:
+        if r.action == "superseded":
+            continue
+        if r.score is not None and r.recency is not None and r.relevance is not None:
+            assert r.score == round(r.score, 4)
+            assert abs(r.score - (r.recency + r.relevance)) < 1e-3

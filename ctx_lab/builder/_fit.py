@@ -190,12 +190,13 @@ def refill(states: list[State], builder: Fitter, budget: int) -> None:
         for state in candidates:
             policy, text, tokens = state.ladder[-1]
             saved = (state.policy, state.text, state.tokens, state.dropped)
-            before = "dropped" if state.dropped else f"{state.policy} ({state.tokens} tokens)"
             state.policy, state.text, state.tokens, state.dropped = policy, text, tokens, False
             if builder.total(states) <= budget:
+                # the text's own tokens, as the degrade notes and tokens_after count them
+                before = "dropped" if saved[3] else f"{saved[0]} ({builder.count(saved[1])} tokens)"
                 state.ladder.pop()
                 state.exhausted = False
-                state.notes.append(f"refilled: {before} → {policy} ({tokens} tokens)")
+                state.notes.append(f"refilled: {before} → {policy} ({builder.count(text)} tokens)")
                 climbed = True
                 break
             state.policy, state.text, state.tokens, state.dropped = saved

@@ -49,6 +49,18 @@ class ContextUsage(RichResult):
         )
         return f"{text} [{self.summarized_segments}S]" if self.summarized_segments else text
 
+    def describe(self) -> str:
+        """The compact form with its marker spelled out: ``"50k / 200k (25%), 2 summarized
+        segments in context"`` (what views show; ``[nS]`` is the design's terse form)."""
+        text = (
+            f"{compact_number(self.used_tokens)} / {compact_number(self.budget_tokens)} "
+            f"({int(self.percentage() + 0.5)}%)"
+        )
+        n = self.summarized_segments
+        if not n:
+            return text
+        return f"{text}, {n} summarized segment{'' if n == 1 else 's'} in context"
+
     def level(self) -> Severity:
         """``ok`` below 70 %, ``warn`` below 90 %, ``bad`` from 90 % (:func:`ctx_lab.severity`)."""
         return severity(self.used_tokens, self.budget_tokens)
@@ -72,15 +84,16 @@ class ContextUsage(RichResult):
             "percentage": round(self.percentage(), 2),
             "severity": self.level(),
             "compact": self.format_compact(),
+            "described": self.describe(),
             "model": self.model,
             "input_price_per_mtok": self.input_price_per_mtok,
             "estimated_cost_usd": self.estimated_cost(),
         }
 
     def to_text(self) -> str:
-        """The compact form, plus the cost when known."""
+        """The usage in words, plus the cost when known."""
         cost = self.estimated_cost()
-        return self.format_compact() + (f"  ~${cost:.4f} per call" if cost is not None else "")
+        return self.describe() + (f"  ~${cost:.4f} per call" if cost is not None else "")
 
     def html_body(self) -> str:
         """A gauge coloured by severity."""
@@ -91,15 +104,5 @@ class ContextUsage(RichResult):
             f'<div style="width:260px;height:12px;border-radius:6px;'
             f'background:var(--jp-layout-color3,#e5e7eb)"><div style="width:{pct:.1f}%;'
             f'height:12px;border-radius:6px;background:{color}"></div></div>'
-            f"<span>{escape(self.to_text())}</span>{self._legend()}</div>"
-        )
-
-    def _legend(self) -> str:
-        """What the compact form's ``[nS]`` marker means, where it appears."""
-        if not self.summarized_segments:
-            return ""
-        n = self.summarized_segments
-        return (
-            f' <span class="ctx-muted" data-ctx-usage-legend>[{n}S] = {n} summarized '
-            f"segment{'' if n == 1 else 's'} in context</span>"
+            f"<span>{escape(self.to_text())}</span></div>"
         )

@@ -111,15 +111,7 @@ class ConversationSimulator:
         if status.needed is not None:
             words = escape(status.state.replace("_", " "))
             need = f" — <b data-ctx-state='{status.state}'>{words}</b>"
-        legend = (
-            f' <span title="summarized segments in context">({usage.summarized_segments} '
-            "summarized)</span>"
-            if usage.summarized_segments
-            else ""
-        )
-        self.status.value = (
-            f"<span data-ctx-usage>{escape(usage.format_compact())}</span>{legend}{need}"
-        )
+        self.status.value = f"<span data-ctx-usage>{escape(usage.describe())}</span>{need}"
         self.strip.value = self._strip()
         items = "".join(f"<li>{escape(e)}</li>" for e in self.log[-8:])
         self.events.value = f"<ul style='margin:0'>{items}</ul>"

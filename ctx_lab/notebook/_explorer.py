@@ -16,7 +16,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..clock import utc_now
-from ..display import escape, warnings_html
+from ..display import escape, plain_title, warnings_html
 from ..models import BUILTIN_MODELS
 from ..packet._assemble import (
     PROFILES,
@@ -28,6 +28,7 @@ from ..packet._assemble import (
 from ..packet._context import ProjectContext, load_context
 from ..packet._packet import Packet
 from ..tokens import available_counters
+from ._html import widget_html
 
 __all__ = ["BudgetExplorer"]
 
@@ -191,12 +192,25 @@ class BudgetExplorer:
         frame = packet.ledger()[["section", "title", "score", "tokens", "action", "reason"]]
         styled = (
             frame.style.hide(axis="index")
-            .format({"score": lambda v: "" if v != v or v is None else f"{v:.2f}"})
+            .format(
+                {
+                    "score": lambda v: "" if v != v or v is None else f"{v:.2f}",
+                    "title": plain_title,
+                }
+            )
             .set_table_attributes('class="ctx-ledger" data-ctx-ledger')
-            .set_properties(**{"text-align": "left", "padding": "2px 8px", "font-size": "12px"})
+            .set_properties(
+                **{
+                    "text-align": "left",
+                    "vertical-align": "top",
+                    "padding": "2px 8px",
+                    "font-size": "12px",
+                }
+            )
+            .set_properties(subset=["reason"], **{"min-width": "18em"})
             .to_html()
         )
-        self.table.value = (
+        self.table.value = widget_html(
             f'<div style="max-height:420px;overflow:auto" data-ctx-ledger-scroll>{styled}</div>'
         )
         # the packet's own MIME bundle: the lab shows it with the native packet renderer

@@ -10,6 +10,7 @@ from ..errors import CtxLabError
 from ..paging import Pager, PageRequest, PageResult
 from ..read import Reader, ReadResult
 from ..severity import severity
+from ._html import widget_html
 
 __all__ = ["PagerWidget", "ReaderWidget", "meter_level"]
 
@@ -79,11 +80,16 @@ class PagerWidget:
         note = " (cut short by the token quota)" if result.truncated else ""
         self.status.value = f"<span data-ctx-page>{escape(self.artifact_id)}: {shown}{note}</span>"
         rows = "".join(
-            f'<tr><td style="color:gray;text-align:right">{n}</td><td><code>{escape(line)}</code>'
+            '<tr><td style="color:gray;text-align:right;vertical-align:top;padding:0 6px">'
+            f'{n}</td><td style="white-space:pre-wrap;padding:0 6px"><code>{escape(line)}</code>'
             "</td></tr>"
             for n, line in enumerate(result.content.split("\n"), result.start_line)
         )
-        self.view.value = f"<table>{rows}</table>" if result.lines else "<i>no lines here</i>"
+        self.view.value = widget_html(
+            f'<table style="border-collapse:collapse" data-ctx-lines>{rows}</table>'
+            if result.lines
+            else "<i>no lines here</i>"
+        )
         self.previous.disabled = start <= 1
         self.next.disabled = result.end_line >= result.total_lines
         self._refresh_meter()
@@ -164,7 +170,9 @@ class ReaderWidget:
         self.status.value = (
             f"<span data-ctx-read>{escape(chunk.kind)} · {escape(where)}{cached}{reset}</span>"
         )
-        self.view.value = f"<pre>{escape(chunk.content)}</pre>"
+        self.view.value = widget_html(
+            f'<pre style="white-space:pre-wrap" data-ctx-chunk>{escape(chunk.content)}</pre>'
+        )
         self.previous.disabled = self.index == 0
         self.next.disabled = self.index == len(self.chunks) - 1 and not chunk.truncated
         return chunk

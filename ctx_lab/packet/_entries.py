@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..display import RichResult, csv_text, escape, html_table, text_table
+from ..display import RichResult, csv_text, escape, html_table, plain_title, text_table
 from ._packet import LEDGER_COLUMNS, Packet
 
 __all__ = ["EntriesReport"]
@@ -15,14 +14,6 @@ __all__ = ["EntriesReport"]
 
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-_MARKUP = re.compile(r"\*\*|__|`")
-
-
-def _plain(title: str) -> str:
-    """A title without Markdown emphasis and code marks (``**Money**`` → ``Money``)."""
-    return _MARKUP.sub("", title)
 
 
 def _number(value: float | None) -> str:
@@ -99,7 +90,7 @@ class EntriesReport(RichResult):
         for r in self.rows:
             row: list[object] = [
                 r.section,
-                _cut(_plain(r.title), width),
+                _cut(plain_title(r.title), width),
                 r.date or "",
                 _number(r.score),
                 r.tokens,

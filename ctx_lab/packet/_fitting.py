@@ -314,12 +314,21 @@ class Fitter:
                 break
             extra = entry_cost(e) + (0 if side.full else header)
             if used + extra <= full_room:
-                fates[key(side.name, e)] = Fate(
-                    "full",
-                    f"score {side.scores[e.key].score:.2f}: needs {extra}"
-                    f"{'' if side.full else ' with the heading'}, {full_room - used} left "
-                    f"of {FULL_SHARE_PERCENT} % of the {side.name} share ({full_room} of {share})",
+                room = (
+                    f"{full_room - used} left of {FULL_SHARE_PERCENT} % of the {side.name} share "
+                    f"({full_room} of {share})"
                 )
+                needs = f"needs {extra}{'' if side.full else ' with the heading'}"
+                score = side.scores[e.key].score
+                if rest:  # higher-scored entries were too large for what was left: first fit
+                    higher = f"{len(rest)} higher-scored {'entry' if len(rest) == 1 else 'entries'}"
+                    why = (
+                        f"first fit: {higher} did not fit in full, but this one (score "
+                        f"{score:.2f}) {needs}, and {room}"
+                    )
+                else:
+                    why = f"score {score:.2f}: {needs}, {room}"
+                fates[key(side.name, e)] = Fate("full", why)
                 used += extra
                 side.full.append(e)
             else:

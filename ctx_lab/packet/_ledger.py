@@ -234,7 +234,7 @@ def ledger_rows(
                     recency=s.recency,
                     relevance=round(s.relevance, 4),
                     keywords=s.keywords or _ordered(hits.get(id(e), ()), position),
-                    score=s.score,
+                    score=round(s.score, 4),
                     tokens=prices.entry_cost(e),
                     action=fate.action,
                     reason=reason,

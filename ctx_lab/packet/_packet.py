@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
-from ..display import RichResult, escape, html_table
+from ..display import RichResult, escape, html_table, plain_title
 from ..severity import fit_severity
 from ._layout import INSTRUCTION, SECTION_TITLES, counted_line, render_parts
 
@@ -373,7 +373,7 @@ class Packet(RichResult):
         """A DataFrame with one row per item and why it was kept, summarized or left out."""
         import pandas as pd
 
-        return pd.DataFrame(
+        frame = pd.DataFrame(
             [
                 {
                     **r.to_dict(),
@@ -384,6 +384,8 @@ class Packet(RichResult):
             ],
             columns=list(LEDGER_COLUMNS),
         )
+        # whole days and line numbers stay whole where some rows have none
+        return frame.astype({"age_days": "Int64", "line": "Int64"})
 
     def allocation(self) -> Any:
         """A DataFrame of tokens per section: cap, used, and item counts by action."""
@@ -409,11 +411,12 @@ class Packet(RichResult):
                 ' <span class="ctx-bad" data-ctx-over-budget>'
                 "over budget: tier 1 alone does not fit</span>"
             )
+        cost = f", ~${self.est_cost_usd:.4f} to send" if self.est_cost_usd is not None else ""
         head = (
             f"<h4 data-ctx-packet>Context packet: <span data-ctx-tokens-used>{self.tokens_used:,}"
             f"</span> / <span data-ctx-budget>{self.budget:,}</span> tokens "
-            f'<span class="ctx-muted">({escape(self.counter)}, generated {escape(self.generated)})'
-            f"</span>{flag}</h4>"
+            f'<span class="ctx-muted">({escape(self.counter)}, generated {escape(self.generated)}'
+            f"{cost})</span>{flag}</h4>"
         )
         allocation = html_table(
             ["section", "tier", "cap", "used", "full", "summary", "counted"],
@@ -436,7 +439,7 @@ class Packet(RichResult):
             [
                 [
                     r.section,
-                    r.title,
+                    plain_title(r.title),
                     "" if r.score is None else f"{r.score:.2f}",
                     r.tokens,
                     r.action,

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..display import PAYLOAD_VERSION
+from ..display import PAYLOAD_VERSION, TITLE_MARKUP
 from ..packet._layout import SECTION_LABELS, SECTION_TITLES
 from ..plotting import ACCENT, CATEGORY_COLORS, SECTION_COLORS, SERIES_COLORS
 from ..schemas import KINDS, load_schema
@@ -103,6 +103,9 @@ def render_typescript() -> str:
         "export const ACCENT: Record<string, string> = "
         + json.dumps(ACCENT, ensure_ascii=False, indent=2)
         + ";",
+        "/** Markdown's emphasis and code marks, left out of titles shown as text "
+        "(ctx_lab.display.plain_title). */",
+        f"export const TITLE_MARKUP = new RegExp({json.dumps(TITLE_MARKUP)}, 'g');",
         "/** The same sections as displays name them. */",
         "export const SECTION_LABELS: Record<string, string> = "
         + json.dumps(SECTION_LABELS, ensure_ascii=False, indent=2)

@@ -38,6 +38,9 @@ export function fmt(value: number | null | undefined, digits = 0): string {
   return digits ? value.toFixed(digits) : Math.round(value).toLocaleString('en-US');
 }
 
+/** A cell that starts with an ISO date (2026-06-02…) is never broken at its hyphens. */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}/;
+
 /** A table whose columns sort when their header is clicked. */
 export function sortableTable(
   headers: string[],
@@ -73,7 +76,7 @@ export function sortableTable(
         tr.appendChild(
           el(
             'td',
-            { class: typeof cell === 'number' ? 'ctx-num' : '' },
+            { class: typeof cell === 'number' ? 'ctx-num' : ISO_DATE.test(String(cell ?? '')) ? 'ctx-nowrap' : '' },
             typeof cell === 'number' ? fmt(cell, Number.isInteger(cell) ? 0 : 2) : (cell ?? '')
           )
         );

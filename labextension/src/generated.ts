@@ -60,6 +60,8 @@ export const ACCENT: Record<string, string> = {
   "border": "#374151",
   "other": "#888888"
 };
+/** Markdown's emphasis and code marks, left out of titles shown as text (ctx_lab.display.plain_title). */
+export const TITLE_MARKUP = new RegExp("\\*\\*|__|`", 'g');
 /** The same sections as displays name them. */
 export const SECTION_LABELS: Record<string, string> = {
   "read_order": "Read These Files",
@@ -417,6 +419,7 @@ export type HistoryPayload = {
     compact: string;
     model: string | null;
     estimated_cost_usd: number | null;
+    described?: string;
   };
   segments: ({
     kind: "original" | "summary";
@@ -745,6 +748,7 @@ export type UsagePayload = {
   percentage: number;
   severity: "ok" | "warn" | "bad";
   compact: string;
+  described?: string;
   model: string | null;
   estimated_cost_usd: number | null;
   version: 1;

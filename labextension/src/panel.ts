@@ -5,7 +5,7 @@ import { Widget } from '@lumino/widgets';
 
 import { BudgetInput } from './budget-input';
 import { el, fmt, meter, select, warningList } from './dom';
-import { PacketPayload, QUERY_DEFAULTS, SECTION_LABELS, SETTINGS_DEFAULTS } from './generated';
+import { PacketPayload, QUERY_DEFAULTS, SECTION_LABELS, SETTINGS_DEFAULTS, TITLE_MARKUP } from './generated';
 import { ModelPicker } from './model-picker';
 import { PanelClient } from './panel-client';
 import { PanelModel, PanelSettings, PROFILES, Profile, RELEVANCE_RULES, Relevance } from './panel-model';
@@ -375,7 +375,7 @@ export class ContextPanel extends Widget {
           },
           el('span', { class: 'ctx-entry-action' }, row.action),
           ' ',
-          el('span', { class: 'ctx-entry-title' }, row.title),
+          el('span', { class: 'ctx-entry-title' }, row.title.replace(TITLE_MARKUP, '')),
           row.score !== null && row.score !== undefined
             ? el('span', { class: 'ctx-muted' }, ` ${Number(row.score).toFixed(2)}`)
             : null,
@@ -475,7 +475,7 @@ export class ContextPanel extends Widget {
     return el(
       'div',
       { class: 'ctx-panel-detail' },
-      el('h4', {}, row.title),
+      el('h4', {}, row.title.replace(TITLE_MARKUP, '')),
       el('div', {}, `${row.section} · ${row.action} · ${row.tokens} tokens`),
       el('div', { class: 'ctx-muted' }, row.reason),
       row.source ? el('div', { class: 'ctx-muted', 'data-ctx-entry-source': '' }, row.source) : '',

@@ -29,6 +29,7 @@ import {
   SECTION_COLORS,
   SECTION_LABELS,
   SERIES_COLORS,
+  TITLE_MARKUP,
   Severity,
   TokensPayload,
   UsagePayload
@@ -118,7 +119,7 @@ function ledgerTable(rows: readonly LedgerRow[]): HTMLElement {
     rows.map(r => {
       const cells: (string | number)[] = [
         r.section,
-        r.title,
+        r.title.replace(TITLE_MARKUP, ''),
         r.date ?? '',
         r.score === null || r.score === undefined ? '' : Number(r.score).toFixed(2),
         r.tokens,
@@ -477,7 +478,7 @@ export function gauge(p: Usage): HTMLElement {
     'div',
     { class: 'ctx-gauge', 'data-ctx-usage': '', 'data-ctx-severity': String(severity) },
     el('div', { class: 'ctx-gauge-track' }, fill),
-    el('span', {}, p.compact ?? ''),
+    el('span', {}, p.described ?? p.compact ?? ''),
     p.estimated_cost_usd !== null && p.estimated_cost_usd !== undefined
       ? el('span', { class: 'ctx-muted' }, ` ~$${Number(p.estimated_cost_usd).toFixed(4)} per call`)
       : null

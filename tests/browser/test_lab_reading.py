@@ -124,3 +124,40 @@ def test_html_reader_counts_chunks_and_long_lines_wrap(page, lab: Lab) -> None:
     rows = pager.locator("[data-ctx-lines] tr")
     assert rows.nth(1).evaluate("e => e.getBoundingClientRect().height") > 40
     pager.screenshot(path=str(ARTIFACTS / "pager-long-lines.png"))
+
+
+def test_widget_tables_are_single_spaced_and_keep_their_reasons(page, lab: Lab) -> None:
+    """ipywidgets' HTML sets a 28 px line height: the explorer's ledger and the PagerWidget's
+    lines read single-spaced, titles without Markdown marks, reasons wrapped, not clipped."""
+    from ctx_lab.examples import BUSY_DIR
+
+    lab.notebook(
+        "widgets.ipynb",
+        [
+            "from ctx_lab.examples import EXAMPLE_DIR, EXAMPLE_NOW\n"
+            "from ctx_lab.packet import load_context\n"
+            "from ctx_lab.notebook import BudgetExplorer, PagerWidget\n"
+            "from ctx_lab.paging import DirectoryStore, Pager, PagingBudget",
+            f"BudgetExplorer(load_context({str(BUSY_DIR)!r}), budget=3000, now=EXAMPLE_NOW)",
+            "PagerWidget(Pager(DirectoryStore('files'), PagingBudget(max_pages=8, "
+            "max_tokens=1500)), 'big.log', lines_per_page=10)",
+        ],
+    )
+    open_lab(page, lab, "widgets.ipynb")
+    run_all(page, "[data-ctx-page]")
+    ledger = page.locator("table.ctx-ledger[data-ctx-ledger]")
+    ledger.scroll_into_view_if_needed()
+    heights = ledger.locator("tbody tr").evaluate_all(
+        "rows => rows.map(r => r.getBoundingClientRect().height)"
+    )
+    assert min(heights) < 24  # one line of 12 px text, not 28 px per line
+    assert "`" not in ledger.inner_text() and "**" not in ledger.inner_text()
+    clipped = ledger.locator("td").evaluate_all(
+        "cells => cells.filter(c => c.scrollWidth > c.clientWidth + 1).length"
+    )
+    assert clipped == 0
+    lines = page.locator("table[data-ctx-lines]")
+    row = lines.locator("tr").first.evaluate("r => r.getBoundingClientRect().height")
+    assert row < 24
+    lines.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "widgets-single-spaced.png"))
