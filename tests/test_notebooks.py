@@ -112,7 +112,11 @@ def test_every_path_a_notebook_names_in_the_repository_exists() -> None:
                 assert (NOTEBOOKS / found).exists(), f"{path.name} names {found}, which is gone"
         for cell in nb.cells:
             for o in cell.get("outputs", []):
-                assert "no such file" not in "".join(o.get("text", "")), path.name
+                text = "".join(o.get("text", ""))
+                assert "no such file" not in text, path.name
+                # a committed %ctx error is a cell that stopped working (or one that names a
+                # path of the machine it ran on)
+                assert "%ctx: error" not in text, (path.name, cell.source)
 
 
 @pytest.mark.kernel

@@ -92,7 +92,7 @@ def test_read_errors(run_cli, root: Path) -> None:
     code, _, err = run_cli("read", "x.bin", "--root", str(root))
     assert code == 1 and "read supports text, HTML and PDF" in err
     code, _, err = run_cli("read", "/etc/hostname", "--root", str(root))
-    assert code == 1 and "outside the allowed roots" in err
+    assert code == 1 and "/etc/hostname: it is outside --root" in err
     code, _, err = run_cli("read", "five.txt", "--root", str(root), "--max-chars", "0")
     assert code == 2 and "max_chars" in err
     code, _, err = run_cli("read", "five.txt", "--root", str(root), "--cursor", "forged")
@@ -114,6 +114,9 @@ def test_paths_are_taken_from_the_working_directory_and_the_root_only_confines(
     assert code == 1 and "no such file" in err.lower()
     code, _, err = run_cli("read", "../scratch/x.txt")
     assert code == 1 and "outside the working directory" in err and "--root DIR" in err
+    assert "../scratch/x.txt: it is outside" in err and str(root) not in err  # as typed
+    code, _, err = run_cli("page", "x.txt", "--root", "../scratch")  # x.txt is work/x.txt
+    assert code == 1 and "x.txt: it is outside --root ../scratch" in err
     code, out, _ = run_cli("page", "../scratch/x.txt", "--root", "..", "--format", "json")
     assert code == 0 and json.loads(out)["content"] == "scratch text"
 

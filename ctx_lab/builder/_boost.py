@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..packet._scoring import DEFAULT_STOP_WORDS, Bm25, extract_keywords, terms, words
+from ..packet._scoring import DEFAULT_STOP_WORDS, Bm25, extract_keywords, term_counts, words
 from ._blocks import ContentBlock
 
 __all__ = ["NAMED_BOOST", "TASK_BOOST", "TEST_PENALTY", "boost_blocks"]
@@ -69,8 +69,8 @@ def boost_blocks(
     ]
     if not ranked:
         return blocks, {}
-    documents = [terms(f"{b.path.replace('/', ' ')}\n{b.text}") for _, b in ranked]
-    model = Bm25(documents)
+    documents = [term_counts(f"{b.path.replace('/', ' ')}\n{b.text}") for _, b in ranked]
+    model = Bm25(documents, only=query)
     scores = model.scores(query) if query else [0.0] * len(ranked)
     top = max(scores, default=0.0)
     holding = {t: model.frequencies(t) for t in dict.fromkeys(query)}

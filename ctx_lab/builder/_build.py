@@ -32,7 +32,16 @@ from ._blocks import ContentBlock
 from ._boost import boost_blocks
 from ._collect import collect_paths, display_path
 from ._compress import apply_policy
-from ._fit import Fitter, State, cap_list, outcome, refill, render_prompt, section_text
+from ._fit import (
+    Fitter,
+    Shrinker,
+    State,
+    cap_list,
+    outcome,
+    refill,
+    render_prompt,
+    section_text,
+)
 from ._memory import ContextMemory, MemorySource
 from ._result import BlockOutcome, BuildResult
 
@@ -213,7 +222,13 @@ def build_context(
         if compressed.note:
             state.notes.append(compressed.note)
         state.tokens = builder.part(state)
-        raw_section = builder.count(section_text(block, block.text))
+        # the original's section is counted only when the compressed form could be as large
+        # (a section costs about its text's tokens: far smaller is smaller)
+        raw_section = (
+            builder.count(section_text(block, block.text))
+            if 2 * state.tokens >= raw_tokens
+            else raw_tokens
+        )
         if compressed.policy != "exact" and state.tokens >= raw_section and not block.binary:
             state.text, state.tokens = block.text, raw_section  # the step would not shrink it
             state.start_policy = state.policy = block.policy
@@ -230,34 +245,16 @@ def build_context(
             budget_value,
         )
 
-    def over() -> bool:
-        return builder.total(states) > budget_value
-
-    def shrink() -> bool:
-        candidates = [
-            s for s in states if not s.dropped and s.policy != "exact" and not s.exhausted
-        ]
-        while candidates:
-            target = min(candidates, key=lambda s: (s.block.priority, -s.tokens, s.order))
-            if builder.degrade(target):
-                return True
-            candidates.remove(target)
-        droppable = [s for s in states if not s.dropped and s.policy != "exact"]
-        if not droppable:
-            return False
-        target = min(droppable, key=lambda s: (s.block.priority, -s.tokens, s.order))
-        target.ladder.append((target.policy, target.text, target.tokens))
-        target.dropped = True
-        target.notes.append("dropped: still over budget with every non-exact block a reference")
-        return True
-
-    while over() and shrink():
+    builder.track(states)
+    shrinker = Shrinker(states, builder)
+    while builder.total(states) > budget_value and shrinker.step():
         pass
     cap_list(states, builder)
     refill(states, builder, budget_value)
     prompt = builder.render(states)
     final = builder.count(prompt)
-    while final > budget_value and shrink():  # part sums may differ from the whole's count
+    shrinker.refresh()
+    while final > budget_value and shrinker.step():  # part sums may differ from the whole's
         prompt = builder.render(states)
         final = builder.count(prompt)
     listed = {id(s) for s in builder.listed(states)}

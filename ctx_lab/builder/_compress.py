@@ -68,9 +68,17 @@ _CACHE: LRUCache[tuple[str, str, str, bool, int | None], tuple[Compressed, int]]
 _CACHE_LOCK = threading.Lock()
 
 
-def apply_policy(block: ContentBlock, policy: str, size: int | None = None) -> Compressed:
+def apply_policy(
+    block: ContentBlock,
+    policy: str,
+    size: int | None = None,
+    *,
+    skeleton: Compressed | None = None,
+) -> Compressed:
     """``policy`` applied to the block's original text. A structural form that cannot be made
-    (parse failure, no grammar) falls to summarizable, and the note says why.
+    (parse failure, no grammar) falls to summarizable, and the note says why. ``skeleton``:
+    the block's structural form, when the caller holds it (a summary of code is made from it,
+    so it is not parsed again).
 
     Results are kept by (path, policy, text): building the same files again at another budget
     parses nothing twice."""
@@ -79,7 +87,7 @@ def apply_policy(block: ContentBlock, policy: str, size: int | None = None) -> C
         cached = _CACHE.get(key)
     if cached is not None:
         return cached[0]
-    found = _apply_policy(block, policy, size)
+    found = _apply_policy(block, policy, size, skeleton)
     weight = len(block.text) + len(found.text) + 1
     if weight <= _CACHE.maxsize:
         with _CACHE_LOCK:
@@ -87,7 +95,9 @@ def apply_policy(block: ContentBlock, policy: str, size: int | None = None) -> C
     return found
 
 
-def _apply_policy(block: ContentBlock, policy: str, size: int | None = None) -> Compressed:
+def _apply_policy(
+    block: ContentBlock, policy: str, size: int | None = None, skeleton: Compressed | None = None
+) -> Compressed:
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
     label = block.path or block.id
@@ -116,6 +126,6 @@ def _apply_policy(block: ContentBlock, policy: str, size: int | None = None) -> 
     if file_kind(block.path) != "code":
         return Compressed(summarize(block.text), "summarizable")
     # the skeleton a structural step made (or makes now, cached for it) is the one summarized
-    made = apply_policy(block, "structural", size)
-    skeleton = made.text if made.policy == "structural" else None
-    return Compressed(summary_of_skeleton(block.path, block.text, skeleton), "summarizable")
+    made = skeleton if skeleton is not None else apply_policy(block, "structural", size)
+    structure = made.text if made.policy == "structural" else None
+    return Compressed(summary_of_skeleton(block.path, block.text, structure), "summarizable")

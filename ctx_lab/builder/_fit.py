@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from heapq import heapify, heappop, heappush
 
 from ..tokens import CountingCache, TokenCounter
 from ._blocks import DEGRADATION, ContentBlock
-from ._compress import apply_policy
+from ._compress import Compressed, apply_policy
 from ._result import BlockOutcome
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "MEMORY_HEADER",
     "REFERENCE_SHARE",
     "Fitter",
+    "Shrinker",
     "State",
     "cap_list",
     "list_line",
@@ -97,6 +99,36 @@ class Fitter:
         self.counter = counter
         self.count = CountingCache(counter).count
         self.budget = budget
+        # the running sums of :meth:`total` over the tracked states (see :meth:`track`)
+        self._tracked: Sequence[State] | None = None
+        self._parts: dict[int, tuple[int, int, int, int]] = {}
+        self._sums = [0, 0, 0, 0]  # other sections, reference sections, list lines, memories
+
+    def track(self, states: Sequence[State]) -> None:
+        """Keep :meth:`total` of ``states`` as running sums: every change to a state goes
+        through :meth:`changed`, so a total costs nothing however many blocks there are."""
+        self._tracked, self._parts, self._sums = states, {}, [0, 0, 0, 0]
+        for state in states:
+            part = self._parts[id(state)] = self._part(state)
+            for i, value in enumerate(part):
+                self._sums[i] += value
+
+    def _part(self, s: State) -> tuple[int, int, int, int]:
+        if s.dropped:
+            return 0, 0, 0, 0
+        memory = 1 if s.block.source == "memory" else 0
+        if s.policy == "reference" and s.block.source == "file":
+            return 0, s.tokens, self.list_tokens(s), memory
+        return s.tokens, 0, 0, memory
+
+    def changed(self, state: State) -> None:
+        """Take a tracked state's new form (or its dropping) into the running sums."""
+        if self._tracked is None:
+            return
+        old = self._parts.get(id(state), (0, 0, 0, 0))
+        new = self._parts[id(state)] = self._part(state)
+        for i in range(4):
+            self._sums[i] += new[i] - old[i]
 
     def part(self, state: State) -> int:
         return self.count(section_text(state.block, state.text))
@@ -119,19 +151,21 @@ class Fitter:
         return state.listed_tokens
 
     def total(self, states: Sequence[State]) -> int:
-        """The prompt's tokens as the parts add up (one pass: the degrade loop asks often)."""
-        other = sections = as_list = 0
-        memory = False
-        for s in states:
-            if s.dropped:
-                continue
-            memory = memory or s.block.source == "memory"
-            if s.policy == "reference" and s.block.source == "file":
-                sections += s.tokens
-                as_list += self.list_tokens(s)
-            else:
-                other += s.tokens
-        header = self.count(MEMORY_HEADER) if memory else 0
+        """The prompt's tokens as the parts add up (from the running sums when ``states`` are
+        the tracked ones, else one pass)."""
+        if states is self._tracked:
+            other, sections, as_list, memories = self._sums
+        else:
+            other = sections = as_list = memories = 0
+            for s in states:
+                o, r, li, m = self._part(s)
+                other, sections, as_list, memories = (
+                    other + o,
+                    sections + r,
+                    as_list + li,
+                    memories + m,
+                )
+        header = self.count(MEMORY_HEADER) if memories else 0
         if sections > self.budget * REFERENCE_SHARE:  # the rule of listed()
             return header + other + self.count(LIST_HEADER) + as_list
         return header + other + sections
@@ -149,7 +183,12 @@ class Fitter:
         policy = state.policy
         while policy in DEGRADATION:
             policy = DEGRADATION[policy]
-            candidate = apply_policy(state.block, policy, state.size)
+            held = (  # the structural form it has now: a summary of it parses nothing again
+                Compressed(state.text, "structural")
+                if state.policy == "structural" and state.text is not state.block.text
+                else None
+            )
+            candidate = apply_policy(state.block, policy, state.size, skeleton=held)
             section = self.count(section_text(state.block, candidate.text))
             if section < state.tokens:
                 # the text's own tokens, as tokens_before and tokens_after count them
@@ -160,8 +199,62 @@ class Fitter:
                 state.ladder.append((state.policy, state.text, state.tokens))
                 state.policy, state.text, state.tokens = candidate.policy, candidate.text, section
                 state.partial = candidate.partial
+                self.changed(state)
                 return True
         state.exhausted = True
+        return False
+
+
+class Shrinker:
+    """One step of making a build smaller: degrade the least important block — the lowest
+    priority, then the largest, then the latest — one step down; once no block can go further,
+    drop the least important. The next block comes from heaps (stale entries skipped), so a
+    step costs log n, not a scan of every block."""
+
+    def __init__(self, states: Sequence[State], builder: Fitter) -> None:
+        self.states = states
+        self.builder = builder
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Rebuild the heaps (after changes made elsewhere, such as a refill)."""
+        self._degradable: list[tuple[int, int, int, int]] = []
+        self._droppable: list[tuple[int, int, int, int]] = []
+        for i, state in enumerate(self.states):
+            if state.policy != "exact" and not state.dropped:
+                entry = self._entry(i)
+                self._droppable.append(entry)
+                if not state.exhausted:
+                    self._degradable.append(entry)
+        heapify(self._degradable)
+        heapify(self._droppable)
+
+    def _entry(self, i: int) -> tuple[int, int, int, int]:
+        state = self.states[i]
+        return state.block.priority, -state.tokens, state.order, i
+
+    def step(self) -> bool:
+        """Degrade (or else drop) one block; False when nothing is left to give."""
+        while self._degradable:
+            entry = heappop(self._degradable)
+            state = self.states[entry[3]]
+            if state.dropped or state.exhausted or -state.tokens != entry[1]:
+                continue  # changed since it was queued: its current entry is queued too
+            if self.builder.degrade(state):
+                new = self._entry(entry[3])
+                heappush(self._degradable, new)
+                heappush(self._droppable, new)
+                return True
+        while self._droppable:
+            entry = heappop(self._droppable)
+            target = self.states[entry[3]]
+            if target.dropped or -target.tokens != entry[1]:
+                continue
+            target.ladder.append((target.policy, target.text, target.tokens))
+            target.dropped = True
+            target.notes.append("dropped: still over budget with every non-exact block a reference")
+            self.builder.changed(target)
+            return True
         return False
 
 
@@ -176,32 +269,43 @@ def cap_list(states: list[State], builder: Fitter) -> None:
             return
         used -= builder.list_tokens(state)
         state.dropped = True  # no ladder: refilling must not bring it back into the list
+        builder.changed(state)
         state.notes.append("dropped: the list of other files is at a quarter of the budget")
 
 
 def refill(states: list[State], builder: Fitter, budget: int) -> None:
     """Climb degraded (and dropped) blocks back up their ladder, highest priority first, while
-    the prompt fits: spare budget is never left unused when an upgrade would fit."""
-    while True:
+    the prompt fits: spare budget is never left unused when an upgrade would fit.
+
+    A block that climbs tries its next rung at once; one that does not fit is skipped until the
+    total falls below what it was then (a climb only adds tokens, except where references leave
+    the collapsed list) — another pass retries those — so a refill costs about one pass."""
+    candidates = sorted((s for s in states if s.ladder), key=lambda s: (-s.block.priority, s.order))
+    failed_at: dict[int, int] = {}  # candidate → the total when its climb did not fit
+    climbed = True
+    while climbed:
         climbed = False
-        candidates = sorted(
-            (s for s in states if s.ladder), key=lambda s: (-s.block.priority, s.order)
-        )
         for state in candidates:
-            policy, text, tokens = state.ladder[-1]
-            saved = (state.policy, state.text, state.tokens, state.dropped)
-            state.policy, state.text, state.tokens, state.dropped = policy, text, tokens, False
-            if builder.total(states) <= budget:
+            while state.ladder:
+                total = builder.total(states)
+                if failed_at.get(id(state), total + 1) <= total:
+                    break  # it did not fit with this much room or more
+                policy, text, tokens = state.ladder[-1]
+                saved = (state.policy, state.text, state.tokens, state.dropped)
+                state.policy, state.text, state.tokens, state.dropped = policy, text, tokens, False
+                builder.changed(state)
+                if builder.total(states) > budget:
+                    state.policy, state.text, state.tokens, state.dropped = saved
+                    builder.changed(state)
+                    failed_at[id(state)] = total
+                    break
                 # the text's own tokens, as the degrade notes and tokens_after count them
                 before = "dropped" if saved[3] else f"{saved[0]} ({builder.count(saved[1])} tokens)"
                 state.ladder.pop()
                 state.exhausted = False
                 state.notes.append(f"refilled: {before} → {policy} ({builder.count(text)} tokens)")
+                failed_at.pop(id(state), None)
                 climbed = True
-                break
-            state.policy, state.text, state.tokens, state.dropped = saved
-        if not climbed:
-            return
 
 
 def outcome(state: State, builder: Fitter, listed: bool = False) -> BlockOutcome:

@@ -165,8 +165,17 @@ class Command:
                 raise
             given = kwargs.get(roots[0].name)
             where = f"{roots[0].flag} {given}" if given else "the working directory"
+            typed = [
+                v
+                for spec in self.specs("cli")
+                if spec.param.path
+                for v in [(invocation.given or {}).get(spec.name)]
+                if isinstance(v, str) and v
+            ]
+            # the path as it was typed (the engine names it relative to the root, or absolute)
+            what = ", ".join(typed) if typed else str(exc)
             raise PathOutsideRoot(
-                f"{exc}: it is outside {where}; pass {roots[0].flag} DIR (a folder that holds "
+                f"{what}: it is outside {where}; pass {roots[0].flag} DIR (a folder that holds "
                 "it) to allow it"
             ) from None
         if self.remember is not None and invocation.state is not None:

@@ -7,7 +7,11 @@ Two kinds of memo, each bounded:
   owns the context (a new context gets a new assembler, see ``assembler_for``);
 - per request shape (a keyword set, a day, a rule, a set of tasks): :class:`Memo`, least
   recently used dropped beyond ``maxsize`` — so a thousand different requests cost at most
-  ``maxsize`` entries, never a thousand.
+  ``maxsize`` entries, never a thousand;
+- per term set, a vector over the entries that sums each term's share (match counts, BM25
+  scores): :func:`nearest`, which starts from the kept vector of the nearest set and adds and
+  removes the terms that differ — a slider or a focus box changes a few terms at a time. The
+  shares are integers, so the sum is the same whatever the path to it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Generic, TypeVar
 
 from cachetools import LRUCache
 
-__all__ = ["Memo"]
+__all__ = ["Memo", "nearest"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -37,3 +41,30 @@ class Memo(LRUCache[K, V], Generic[K, V]):
             value = make(key)
             self[key] = value
             return value
+
+
+def nearest(
+    known: Memo[frozenset[str], list[int]],
+    wanted: frozenset[str],
+    size: int,
+    shift: Callable[[list[int], str, int], None],
+) -> list[int]:
+    """The vector (of ``size`` integers) for the term set ``wanted``: kept, or made from the
+    kept vector whose set is nearest — ``shift(vector, term, 1)`` adds a term's share,
+    ``shift(vector, term, -1)`` removes it — or from zeros when that is nearer."""
+    found = known.get(wanted)
+    if found is not None:
+        return found
+    base: frozenset[str] = frozenset()
+    start: list[int] | None = None
+    distance = len(wanted)  # from zeros
+    for terms, vector in known.items():
+        if len(terms ^ wanted) < distance:
+            base, start, distance = terms, vector, len(terms ^ wanted)
+    made = list(start) if start is not None else [0] * size
+    for term in base - wanted:
+        shift(made, term, -1)
+    for term in wanted - base:
+        shift(made, term, 1)
+    known[wanted] = made
+    return made

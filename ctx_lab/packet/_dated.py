@@ -56,7 +56,7 @@ class Entry:
     source: str = ""
     in_comment: bool = False
 
-    @property
+    @cached_property
     def key(self) -> tuple[str, int]:
         """``(source, line)``: unique among the entries of one context."""
         return self.source, self.line

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
+from itertools import accumulate
 from typing import TypeVar
 
 from ..errors import UsageError
@@ -37,6 +38,8 @@ class Fitter:
         self._totals: dict[tuple[str, bool], int] = {}  # per side, with or without superseded
         self._task_order: list[Task] | None = None  # pending tasks by rank
         self._by_date: dict[str, list[Entry]] = {}  # each side newest first, then file order
+        # each side's entry keys in file order, and its by-date order as positions in them
+        self._layout: dict[str, tuple[list[tuple[str, int]], list[int]]] = {}
         self._gone: dict[str, list[Entry]] = {}  # each side's superseded entries
         self._keywords: Memo[tuple[int, ...], list[str]] = Memo(64)  # included tasks → keywords
 
@@ -46,6 +49,7 @@ class Fitter:
             "ranked": self._ranked,
             "totals": self._totals,
             "by_date": self._by_date,
+            "layout": self._layout,
             "gone": self._gone,
             "keywords": self._keywords,
         }
@@ -226,7 +230,22 @@ class Fitter:
 
             by_date = self._by_date[side.name] = sorted(side.entries, key=newest)
         scores = side.scores
-        ranked = sorted(by_date, key=lambda e: -scores[e.key].score)  # stable: ties by date
+        layout = self._layout.get(side.name)
+        if layout is None or len(layout[0]) != len(side.entries):  # one context: its sides
+            position = {e.key: i for i, e in enumerate(side.entries)}
+            layout = self._layout[side.name] = (
+                [e.key for e in side.entries],
+                [position[e.key] for e in by_date],
+            )
+        keys, in_date_order = layout
+        if list(scores) == keys:  # scores made in the entries' order: read them by position
+            values = list(scores.values())
+            negated = [-values[i].score for i in in_date_order]
+        else:
+            negated = [-scores[e.key].score for e in by_date]
+        # positions sorted by score (a stable sort: ties stay newest first)
+        order = sorted(range(len(by_date)), key=negated.__getitem__)
+        ranked = [by_date[i] for i in order]
         self._ranked[(side.name, id(side.scores), "ranked")] = (side.scores, ranked)
         return ranked
 
@@ -237,10 +256,11 @@ class Fitter:
         if known is not None and known[0] is side.scores:
             return known[1], known[2]  # type: ignore[return-value]
         live = [e for e in self.rank(side) if not e.superseded]
-        suffix = [0] * (len(live) + 1)
-        suffix[len(live)] = math.inf  # type: ignore[call-overload]
-        for i in range(len(live) - 1, -1, -1):
-            suffix[i] = min(self.prices.entry_cost(live[i]), suffix[i + 1])
+        cost = self.prices.entry_cost
+        costs = [cost(e) for e in live]
+        suffix = list(accumulate(reversed(costs), min))
+        suffix.reverse()
+        suffix.append(math.inf)  # type: ignore[arg-type]
         self._ranked[(side.name, id(side.scores), "live")] = (side.scores, live, suffix)
         return live, suffix
 

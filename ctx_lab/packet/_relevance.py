@@ -9,14 +9,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import date
 
-from ._cache import Memo
+from ._cache import Memo, nearest
 from ._markdown import Entry
 from ._scoring import (
     Age,
     Bm25,
     EntryScore,
     age_of,
-    extract_keywords,
     match_keys,
     relevance_score,
     score_with,
@@ -39,22 +38,24 @@ Scores = dict[str, dict[tuple[str, int], EntryScore]]  # side → entry key → 
 
 
 class _Hits:
-    """Which keywords each entry matches, read from its bit mask on demand."""
+    """Which of ``keywords`` each entry matches, in keyword order: made from the keywords'
+    posting lists when a ledger first asks (never a pass over every entry's words)."""
 
-    def __init__(self, masks: dict[int, int], keywords: list[str]) -> None:
-        self.masks = masks
-        self.keywords = keywords
+    def __init__(self, relevance: Relevance, keywords: Sequence[str]) -> None:
+        self.relevance = relevance
+        self.keywords = tuple(dict.fromkeys(keywords))
+        self._found: dict[int, list[str]] | None = None
 
     def get(self, key: int, default: tuple[str, ...] = ()) -> tuple[str, ...]:
-        mask = self.masks.get(key)
-        if not mask:
-            return default
-        found = []
-        while mask:
-            low = mask & -mask
-            found.append(self.keywords[low.bit_length() - 1])
-            mask ^= low
-        return tuple(found)
+        if self._found is None:
+            found: dict[int, list[str]] = {}
+            for keyword in self.keywords:
+                for i in self.relevance.entries_matching(keyword):
+                    found.setdefault(i, []).append(keyword)
+            self._found = found
+        position = self.relevance.position.get(key)
+        matched = self._found.get(position) if position is not None else None
+        return tuple(matched) if matched else default
 
 
 class _Bm25Hits:
@@ -75,9 +76,10 @@ class _Bm25Hits:
 class Relevance:
     """Scores of one context's decisions and learnings, kept per (keywords, day, rule).
 
-    Keyword matches are bit masks over a universe of keywords (every pending task's, plus any
-    asked for), computed once; a budget's scoring then only masks. BM25 statistics are built
-    once per context.
+    Keyword matching is incremental in the keyword set: every entry's words go once into an
+    index (word → the entries that hold it), and each keyword's entries are looked up there
+    once and kept, so a new focus costs the words that changed, never a pass over the
+    entries' text. BM25 statistics are built once per context.
     """
 
     def __init__(
@@ -91,9 +93,10 @@ class Relevance:
         self.entries = (*decisions, *learnings)
         self.pending_texts = tuple(pending_texts)
         self.stop_words = stop_words
-        self._universe: tuple[frozenset[str], _Hits] | None = None
-        self._bits: dict[str, int] = {}  # universe keyword → its bit in the masks
-        self._masks: dict[int, int] = {}  # entry → the bits of the universe keywords it matches
+        self.position = {id(e): i for i, e in enumerate(self.entries)}
+        self._postings: dict[str, list[int]] | None = None  # word → entry positions
+        self._matching: Memo[str, tuple[int, ...]] = Memo(4096)  # keyword → entry positions
+        self._counted: Memo[frozenset[str], list[int]] = Memo(8)  # keyword set → match counts
         self._ages: tuple[date | None, dict[int, Age]] = (None, {})
         self._words: dict[int, list[str]] = {}  # by entry identity: the context's own entries
         self._bm25: Bm25 | None = None
@@ -103,7 +106,9 @@ class Relevance:
     def caches(self) -> dict[str, object]:
         """Every cache this holds, by name (for the boundedness checks)."""
         return {
-            "masks": self._masks,
+            "postings": self._postings or {},
+            "matching": self._matching,
+            "counted": self._counted,
             "words": self._words,
             "ages": self._ages[1],
             "scores": self._scores,
@@ -132,10 +137,12 @@ class Relevance:
         matches = self._match_counts(keywords)
         made: dict[tuple[Age, int, bool], EntryScore] = {}
         found: Scores = {}
+        position = 0
         for side, entries in self.sides:
             scored: dict[tuple[str, int], EntryScore] = {}
             for e in entries:
-                shared = (ages[id(e)], matches[id(e)], e.superseded)
+                shared = (ages[id(e)], matches[position], e.superseded)
+                position += 1
                 known = made.get(shared)
                 if known is None:
                     known = made[shared] = score_with(
@@ -145,12 +152,18 @@ class Relevance:
             found[side] = scored
         return found
 
-    def _match_counts(self, keywords: tuple[str, ...]) -> dict[int, int]:
-        """Per entry, how many of ``keywords`` it matches (at most 3: more add nothing)."""
-        self.hits(keywords)
-        wanted = sum(1 << self._bits[k] for k in set(keywords))
-        masks = self._masks
-        return {id(e): min((masks[id(e)] & wanted).bit_count(), 3) for e in self.entries}
+    def _match_counts(self, keywords: tuple[str, ...]) -> list[int]:
+        """Per entry (by position), how many of ``keywords`` it matches (at most 3: more add
+        nothing). Worked out from the nearest keyword set already counted — the budget slider
+        moves the included tasks a few at a time, a focus box a few words at a time — adding
+        and removing the changed keywords' entries, so the cost is the change, not the
+        corpus."""
+        counts = nearest(self._counted, frozenset(keywords), len(self.entries), self._shift)
+        return [c if c < 3 else 3 for c in counts]
+
+    def _shift(self, counts: list[int], keyword: str, sign: int) -> None:
+        for i in self.entries_matching(keyword):
+            counts[i] += sign
 
     def rule(
         self, relevance: str, keywords: tuple[str, ...], today: date, focus: str | None
@@ -168,47 +181,59 @@ class Relevance:
 
     def _auto_rule(self, key: tuple[tuple[str, ...], date]) -> tuple[str, str]:
         keywords, today = key
-        # the keyword rule's relevance of every entry, from the match masks alone (no scores)
-        matches = self._match_counts(keywords)
-        values = [relevance_score(matches[id(e)]) for e in self.entries]
-        top = max(values, default=0.0)
-        at_top = sum(1 for v in values if v == top)
-        if top > 0 and at_top >= SATURATION_MIN and at_top >= SATURATION_SHARE * len(values):
+        # the keyword rule's relevance of every entry, from the match counts alone (no scores)
+        counts = self._match_counts(keywords)
+        most = max(counts, default=0)
+        values = [relevance_score(m) for m in range(4)]  # by match count (at most 3)
+        top, at_top = values[most], counts.count(most)
+        if top > 0 and at_top >= SATURATION_MIN and at_top >= SATURATION_SHARE * len(counts):
             return "bm25", (
-                f"auto: BM25, as keyword relevance saturates ({at_top} of {len(values)} "
+                f"auto: BM25, as keyword relevance saturates ({at_top} of {len(counts)} "
                 f"decisions and learnings at {top:.2f})"
             )
         ages = self.ages(today)
         distinct = len(
             {
-                (ages[id(e)][1], v)
-                for e, v in zip(self.entries, values, strict=True)
+                (ages[id(e)][1], c)
+                for e, c in zip(self.entries, counts, strict=True)
                 if not e.superseded
             }
         )
-        if top > 0 and len(values) >= DISCRIMINATE_MIN and distinct < DISCRIMINATE_SCORES:
+        total = len(counts)
+        if top > 0 and total >= DISCRIMINATE_MIN and distinct < DISCRIMINATE_SCORES:
             return "bm25", (
-                f"auto: BM25, as keyword relevance and recency give {len(values)} decisions and "
+                f"auto: BM25, as keyword relevance and recency give {total} decisions and "
                 f"learnings only {distinct} distinct scores"
             )
         return "keywords", (
-            f"auto: keywords ({at_top} of {len(values)} decisions and learnings at the top "
+            f"auto: keywords ({at_top} of {total} decisions and learnings at the top "
             f"relevance {top:.2f})"
         )
 
     def _bm25_scores(self, query: tuple[str, ...], ages: dict[int, Age]) -> Scores:
         """BM25 of every entry for ``query`` (IDF over the project's decisions and learnings),
         divided by the highest score so relevance lies in 0–1."""
-        model = self.bm25()
-        raw = model.scores(query)
-        top = max(raw, default=0.0)
-        scored = {}
+        raw = self.bm25().scores(query)
+        top = max(raw, default=0)
         # which query terms each entry holds is read from the index when a ledger asks
         # (_Bm25Hits), not worked out for every entry of every query
-        for e, value in zip(self.entries, raw, strict=True):
-            relevance = round(value / top, 6) if top > 0 else 0.0
-            scored[id(e)] = score_with(ages[id(e)], (), e.superseded, relevance)
-        return {side: {e.key: scored[id(e)] for e in es} for side, es in self.sides}
+        relevance = [round(v / top, 6) for v in raw] if top > 0 else [0.0] * len(raw)
+        found: Scores = {}
+        position = 0
+        for side, entries in self.sides:
+            scored: dict[tuple[str, int], EntryScore] = {}
+            for e in entries:
+                # score_with, inline: this runs for every entry of every new query
+                days, recency, note = ages[id(e)]
+                value = relevance[position]
+                position += 1
+                scored[e.key] = (
+                    EntryScore(days, recency, value, (), 0.0, "superseded")
+                    if e.superseded
+                    else EntryScore(days, recency, value, (), round(recency + value, 6), note)
+                )
+            found[side] = scored
+        return found
 
     def bm25(self) -> Bm25:
         """The BM25 statistics of the context's decisions and learnings (built once)."""
@@ -228,26 +253,32 @@ class Relevance:
             found = self._words[id(e)] = text_words(f"{e.title}\n{e.body}")
         return found
 
-    def hits(self, keywords: tuple[str, ...]) -> _Hits:
-        """Per entry, which keywords of every pending task (a superset of any budget's
-        keywords) match it, as a bit mask: computed once, so a budget's scoring only masks."""
-        if self._universe is None or not set(keywords) <= self._universe[0]:
-            words = set(keywords) | set(extract_keywords(self.pending_texts, self.stop_words))
-            ordered = sorted(words)
-            self._bits = {k: i for i, k in enumerate(ordered)}
-            form_bits: dict[str, int] = {}  # a word → the bits of the keywords it matches
-            for keyword, bit in self._bits.items():
-                for form in match_keys(keyword):
-                    form_bits[form] = form_bits.get(form, 0) | (1 << bit)
-            masks: dict[int, int] = {}
-            for e in self.entries:
-                mask = 0
+    def index(self) -> dict[str, list[int]]:
+        """Every word of the decisions and learnings → the positions of the entries that hold
+        it (built once per context)."""
+        if self._postings is None:
+            postings: dict[str, list[int]] = {}
+            for i, e in enumerate(self.entries):
                 for w in set(self.words(e)):
-                    mask |= form_bits.get(w, 0)
-                masks[id(e)] = mask
-            self._masks = masks
-            self._universe = (frozenset(words), _Hits(masks, ordered))
-        return self._universe[1]
+                    postings.setdefault(w, []).append(i)
+            self._postings = postings
+        return self._postings
+
+    def entries_matching(self, keyword: str) -> tuple[int, ...]:
+        """The positions of the entries a keyword matches (a whole word, plural -s/-es either
+        way: the words of :func:`match_keys`), looked up once per keyword."""
+        return self._matching.get_or_make(keyword, self._lookup)
+
+    def _lookup(self, keyword: str) -> tuple[int, ...]:
+        index = self.index()
+        found: set[int] = set()
+        for form in match_keys(keyword):
+            found.update(index.get(form, ()))
+        return tuple(sorted(found))
+
+    def hits(self, keywords: tuple[str, ...]) -> _Hits:
+        """Per entry, which of ``keywords`` it matches (read when a ledger is)."""
+        return _Hits(self, keywords)
 
     def matched(self, keywords: Sequence[str], rule: str) -> _Hits | _Bm25Hits:
         """Which of ``keywords`` each entry matched under ``rule`` (read when a ledger is)."""

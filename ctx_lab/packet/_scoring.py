@@ -9,9 +9,10 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
+from typing import NamedTuple
 
+from ._cache import Memo, nearest
 from ._markdown import Entry
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "relevance_score",
     "score_entry",
     "score_with",
+    "term_counts",
     "terms",
     "words",
 ]
@@ -112,6 +114,7 @@ def matched_keywords(keywords: Sequence[str], text: str) -> list[str]:
 
 BM25_K1 = 1.2
 BM25_B = 0.75
+_UNIT = 2**40  # BM25 shares are summed as integers of this many parts
 
 
 class Bm25:
@@ -124,24 +127,42 @@ class Bm25:
     of its :func:`match_keys` forms — the packet's keyword rule, so ``hook`` finds ``hooks``.
     """
 
-    def __init__(self, documents: Sequence[Sequence[str] | Mapping[str, int]]) -> None:
-        """``documents``: each a sequence of terms, or a mapping of term → count."""
+    def __init__(
+        self,
+        documents: Sequence[Sequence[str] | Mapping[str, int]],
+        only: Iterable[str] | None = None,
+    ) -> None:
+        """``documents``: each a sequence of terms, or a mapping of term → count. ``only``:
+        the query terms this model will be asked about (its postings then hold just their
+        forms — a model for one query over many large documents)."""
         counts = [doc if isinstance(doc, Mapping) else Counter(doc) for doc in documents]
         self.lengths = [sum(c.values()) for c in counts]
         self.count = len(documents)
         self.average = (sum(self.lengths) / self.count) if self.count else 0.0
         postings: defaultdict[str, list[tuple[int, int]]] = defaultdict(list)
-        for index, found in enumerate(counts):
-            for term, f in found.items():
-                postings[term].append((index, f))
+        if only is not None:
+            forms = set().union(*(match_keys(t) for t in only))
+            for index, found in enumerate(counts):
+                for term in forms:
+                    f = found.get(term)
+                    if f:
+                        postings[term].append((index, f))
+        else:
+            for index, found in enumerate(counts):
+                for term, f in found.items():
+                    postings[term].append((index, f))
         self.postings: dict[str, list[tuple[int, int]]] = dict(postings)
         average = self.average or 1.0
         self._norms = [BM25_K1 * (1 - BM25_B + BM25_B * n / average) for n in self.lengths]
+        self._only = None if only is None else frozenset(only)
         self._found: dict[str, dict[int, int]] = {}  # query term → frequencies (bounded below)
-        self._contributions: dict[str, dict[int, float]] = {}  # query term → its share
+        self._contributions: dict[str, dict[int, int]] = {}  # query term → its share
+        self._sums: Memo[frozenset[str], list[int]] = Memo(8)  # query → scores, in units
 
     def frequencies(self, term: str) -> dict[int, int]:
         """Per document (by index) holding ``term`` in any of its forms, how often."""
+        if self._only is not None and term not in self._only:
+            raise ValueError(f"this BM25 model was built for {sorted(self._only)}, not {term!r}")
         known = self._found.get(term)
         if known is not None:
             return known
@@ -159,28 +180,31 @@ class Bm25:
         n = len(self.frequencies(term))
         return math.log(1 + (self.count - n + 0.5) / (n + 0.5))
 
-    def _contribution(self, term: str) -> dict[int, float]:
-        """What ``term`` adds to each document holding it (kept for the next queries: the
-        included tasks change a few words at a time)."""
+    def _contribution(self, term: str) -> dict[int, int]:
+        """What ``term`` adds to each document holding it, in units of 2⁻⁴⁰ (integers, so a
+        score is the same sum whichever queries came before; kept for the next queries)."""
         known = self._contributions.get(term)
         if known is None:
             found = self.frequencies(term)
             n = len(found)
-            weight = math.log(1 + (self.count - n + 0.5) / (n + 0.5)) * (BM25_K1 + 1)
+            weight = math.log(1 + (self.count - n + 0.5) / (n + 0.5)) * (BM25_K1 + 1) * _UNIT
             norms = self._norms
-            known = {index: weight * f / (f + norms[index]) for index, f in found.items()}
+            known = {index: round(weight * f / (f + norms[index])) for index, f in found.items()}
             if len(self._contributions) >= 256:
                 self._contributions.clear()
             self._contributions[term] = known
         return known
 
+    def _shift(self, out: list[int], term: str, sign: int) -> None:
+        for index, value in self._contribution(term).items():
+            out[index] += sign * value
+
     def scores(self, query: Sequence[str]) -> list[float]:
-        """Every document's score for ``query``, in document order."""
-        out = [0.0] * self.count
-        for term in dict.fromkeys(query):
-            for index, value in self._contribution(term).items():
-                out[index] += value
-        return out
+        """Every document's score for ``query``, in document order: each query term counts
+        once; worked out from the nearest query already scored (a few terms change at a
+        time), so the cost is the terms that changed."""
+        sums = nearest(self._sums, frozenset(query), self.count, self._shift)
+        return [v / _UNIT for v in sums]
 
 
 def relevance_score(matches: int) -> float:
@@ -210,9 +234,9 @@ def local_date(now: datetime) -> date:
     return now.astimezone().date()
 
 
-@dataclass(frozen=True)
-class EntryScore:
-    """Why an entry scored what it did."""
+class EntryScore(NamedTuple):
+    """Why an entry scored what it did (a named tuple: a packet makes one per entry and per
+    keyword set)."""
 
     age_days: int | None
     recency: float
@@ -262,3 +286,9 @@ def score_with(
     if superseded:
         return EntryScore(days, recency, relevance, found, 0.0, "superseded")
     return EntryScore(days, recency, relevance, found, round(recency + relevance, 6), note)
+
+
+def term_counts(text: str, stop_words: frozenset[str] = DEFAULT_STOP_WORDS) -> dict[str, int]:
+    """:func:`terms` of ``text``, counted (distinct words filtered once, not every occurrence:
+    what BM25 needs of a large document)."""
+    return {w: f for w, f in Counter(words(text)).items() if len(w) >= 3 and w not in stop_words}
