@@ -228,7 +228,7 @@ def is_binary(source: bytes | Pathish) -> bool:
         data = bytes(source)
         if _sniff(data[:SNIFF_BYTES]):
             return True
-        return not data.startswith(_TEXT_BOMS) and b"\x00" in data[SNIFF_BYTES:]
+        return not data.startswith(_TEXT_BOMS) and data.find(b"\x00", SNIFF_BYTES) != -1
     try:
         with _open_regular(source) as handle:
             return _sniff(handle.read(SNIFF_BYTES))
@@ -264,6 +264,28 @@ def normalize_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def _read_capped(handle: BinaryIO, cap: int) -> bytes:
+    """At most ``cap + 1`` bytes (one more tells a file over the cap): as many as the file
+    holds asked for at once — never a buffer the size of the cap — then, if it grew or has no
+    size (a pipe, /proc), the rest a chunk at a time."""
+    try:
+        size = os.fstat(handle.fileno()).st_size
+    except (OSError, AttributeError, ValueError):
+        size = 0
+    want = min(size, cap) + 1
+    first = handle.read(want)
+    if len(first) < want:
+        return bytes(first)
+    parts, got = [first], len(first)
+    while got <= cap:
+        chunk = handle.read(min(1 << 20, cap + 1 - got))
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
 def read_bytes(path: Pathish, *, limit: int | None = None, kind: str = "file") -> bytes:
     """The bytes of ``path``, at most ``limit`` (default: the ``kind`` limit of
     :mod:`ctx_lab.limits`, e.g. ``file`` or ``page``).
@@ -276,7 +298,7 @@ def read_bytes(path: Pathish, *, limit: int | None = None, kind: str = "file") -
     name = os.fspath(path)
     try:
         with _open_regular(path) as handle:
-            data = handle.read(cap + 1)
+            data = _read_capped(handle, cap)
     except FileNotFoundError:
         raise InputFileError(f"{name}: no such file") from None
     except IsADirectoryError:

@@ -524,3 +524,22 @@ def test_no_module_over_400_lines_without_its_reason() -> None:
         if "Why one module over ~400 lines:" not in doc:
             long.append(f"{path.relative_to(PACKAGE)}: {lines} lines")
     assert not long, "split these or say why in their docstring:\n" + "\n".join(long)
+
+
+def test_import_ctx_lab_loads_only_what_it_touches() -> None:
+    """``import ctx_lab`` (every CLI call and worker) loads no engine, no tokenizer and no entry
+    points; the models and tokens APIs load on first use, and type checkers see them."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, ctx_lab\n"
+        "heavy = ['importlib.metadata', 'ctx_lab.models', 'ctx_lab.tokens', 'tiktoken']\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "ctx_lab.count_tokens('x')\n"
+        "print('ctx_lab.tokens' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.split("\n")[:2] == ["[]", "True"]

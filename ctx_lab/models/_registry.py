@@ -14,7 +14,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any
 
 from ..errors import ModelSourceError, UnknownRegistryError, UsageError
@@ -437,6 +436,8 @@ _lock = threading.RLock()
 
 
 def _plugin_sources() -> dict[str, Any]:
+    from importlib.metadata import entry_points  # only when plugins are looked for
+
     return {
         point.name: point
         for point in entry_points(group=MODEL_SOURCE_ENTRY_POINTS)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from ..errors import UsageError
 from ._cache import Memo
@@ -38,8 +38,9 @@ class Fitter:
         self._totals: dict[tuple[str, bool], int] = {}  # per side, with or without superseded
         self._task_order: list[Task] | None = None  # pending tasks by rank
         self._by_date: dict[str, list[Entry]] = {}  # each side newest first, then file order
-        # each side's entry keys in file order, and its by-date order as positions in them
-        self._layout: dict[str, tuple[list[tuple[str, int]], list[int]]] = {}
+        # each side's entry keys in file order, its by-date order as positions in them, and
+        # each by-date entry's cost in full (None: superseded)
+        self._layout: dict[str, tuple[list[tuple[str, int]], list[int], list[int | None]]] = {}
         self._gone: dict[str, list[Entry]] = {}  # each side's superseded entries
         self._keywords: Memo[tuple[int, ...], list[str]] = Memo(64)  # included tasks → keywords
 
@@ -230,14 +231,7 @@ class Fitter:
 
             by_date = self._by_date[side.name] = sorted(side.entries, key=newest)
         scores = side.scores
-        layout = self._layout.get(side.name)
-        if layout is None or len(layout[0]) != len(side.entries):  # one context: its sides
-            position = {e.key: i for i, e in enumerate(side.entries)}
-            layout = self._layout[side.name] = (
-                [e.key for e in side.entries],
-                [position[e.key] for e in by_date],
-            )
-        keys, in_date_order = layout
+        keys, in_date_order, _ = self._side_layout(side, by_date)
         if list(scores) == keys:  # scores made in the entries' order: read them by position
             values = list(scores.values())
             negated = [-values[i].score for i in in_date_order]
@@ -246,8 +240,24 @@ class Fitter:
         # positions sorted by score (a stable sort: ties stay newest first)
         order = sorted(range(len(by_date)), key=negated.__getitem__)
         ranked = [by_date[i] for i in order]
-        self._ranked[(side.name, id(side.scores), "ranked")] = (side.scores, ranked)
+        self._ranked[(side.name, id(side.scores), "ranked")] = (side.scores, ranked, order)
         return ranked
+
+    def _side_layout(
+        self, side: Side, by_date: list[Entry]
+    ) -> tuple[list[tuple[str, int]], list[int], list[int | None]]:
+        """A side's entry keys in file order, its by-date order as positions in them, and each
+        by-date entry's cost in full (None: superseded) — made once per context."""
+        layout = self._layout.get(side.name)
+        if layout is None or len(layout[0]) != len(side.entries):  # one context: its sides
+            position = {e.key: i for i, e in enumerate(side.entries)}
+            cost = self.prices.entry_cost
+            layout = self._layout[side.name] = (
+                [e.key for e in side.entries],
+                [position[e.key] for e in by_date],
+                [None if e.superseded else cost(e) for e in by_date],
+            )
+        return layout
 
     def live(self, side: Side) -> tuple[list[Entry], list[int]]:
         """The ranked entries that are not superseded, and the suffix minimum of their costs
@@ -255,9 +265,13 @@ class Fitter:
         known = self._ranked.get((side.name, id(side.scores), "live"))
         if known is not None and known[0] is side.scores:
             return known[1], known[2]  # type: ignore[return-value]
-        live = [e for e in self.rank(side) if not e.superseded]
-        cost = self.prices.entry_cost
-        costs = [cost(e) for e in live]
+        self.rank(side)
+        order = cast(list[int], self._ranked[(side.name, id(side.scores), "ranked")][2])
+        by_date = self._by_date[side.name]
+        costs_by_date = self._side_layout(side, by_date)[2]
+        kept = [i for i in order if costs_by_date[i] is not None]
+        live = [by_date[i] for i in kept]
+        costs = [cast(int, costs_by_date[i]) for i in kept]
         suffix = list(accumulate(reversed(costs), min))
         suffix.reverse()
         suffix.append(math.inf)  # type: ignore[arg-type]

@@ -5,9 +5,12 @@ by, the ``auto`` rule's choice between keywords and BM25, and which keywords eac
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import date
+from itertools import repeat
+from operator import truediv
 
 from ._cache import Memo, nearest
 from ._markdown import Entry
@@ -94,7 +97,8 @@ class Relevance:
         self.pending_texts = tuple(pending_texts)
         self.stop_words = stop_words
         self.position = {id(e): i for i, e in enumerate(self.entries)}
-        self._postings: dict[str, list[int]] | None = None  # word → entry positions
+        # word → the positions of the entries holding it, and how often each does
+        self._postings: dict[str, tuple[array[int], array[int]]] | None = None
         self._matching: Memo[str, tuple[int, ...]] = Memo(4096)  # keyword → entry positions
         self._counted: Memo[frozenset[str], list[int]] = Memo(8)  # keyword set → match counts
         self._ages: tuple[date | None, dict[int, Age]] = (None, {})
@@ -213,37 +217,45 @@ class Relevance:
     def _bm25_scores(self, query: tuple[str, ...], ages: dict[int, Age]) -> Scores:
         """BM25 of every entry for ``query`` (IDF over the project's decisions and learnings),
         divided by the highest score so relevance lies in 0–1."""
-        raw = self.bm25().scores(query)
+        raw = self.bm25().sums(query)  # exact integers: the ratio is the scores' ratio
         top = max(raw, default=0)
         # which query terms each entry holds is read from the index when a ledger asks
         # (_Bm25Hits), not worked out for every entry of every query
-        relevance = [round(v / top, 6) for v in raw] if top > 0 else [0.0] * len(raw)
+        # the exact ratio (the score it adds to is rounded; the ledger shows four places)
+        relevance = list(map(truediv, raw, repeat(top))) if top > 0 else [0.0] * len(raw)
+        in_order = [ages[id(e)] for e in self.entries]
+        make = tuple.__new__  # EntryScore's fields in order, without its Python-level __new__
         found: Scores = {}
         position = 0
         for side, entries in self.sides:
             scored: dict[tuple[str, int], EntryScore] = {}
             for e in entries:
                 # score_with, inline: this runs for every entry of every new query
-                days, recency, note = ages[id(e)]
+                days, recency, note = in_order[position]
                 value = relevance[position]
                 position += 1
                 scored[e.key] = (
-                    EntryScore(days, recency, value, (), 0.0, "superseded")
+                    make(EntryScore, (days, recency, value, (), 0.0, "superseded"))
                     if e.superseded
-                    else EntryScore(days, recency, value, (), round(recency + value, 6), note)
+                    else make(
+                        EntryScore, (days, recency, value, (), round(recency + value, 6), note)
+                    )
                 )
             found[side] = scored
         return found
 
     def bm25(self) -> Bm25:
-        """The BM25 statistics of the context's decisions and learnings (built once)."""
+        """The BM25 statistics of the context's decisions and learnings (built once, from the
+        same index keyword matching uses): the terms of :func:`terms`, counted."""
         if self._bm25 is None:
             stop = self.stop_words
-            documents = [
-                {w: f for w, f in Counter(self.words(e)).items() if len(w) >= 3 and w not in stop}
-                for e in self.entries
-            ]  # the terms of :func:`terms`, counted
-            self._bm25 = Bm25(documents)
+            postings = self._counts()
+            terms = {w: found for w, found in postings.items() if len(w) >= 3 and w not in stop}
+            lengths = [0] * len(self.entries)
+            for positions, counts in terms.values():
+                for i, f in zip(positions, counts, strict=True):
+                    lengths[i] += f
+            self._bm25 = Bm25.from_postings(terms, lengths)
         return self._bm25
 
     def words(self, e: Entry) -> list[str]:
@@ -253,16 +265,26 @@ class Relevance:
             found = self._words[id(e)] = text_words(f"{e.title}\n{e.body}")
         return found
 
-    def index(self) -> dict[str, list[int]]:
+    def _counts(self) -> dict[str, tuple[array[int], array[int]]]:
         """Every word of the decisions and learnings → the positions of the entries that hold
-        it (built once per context)."""
+        it and how often each does (built once per context; arrays, never walked by the
+        garbage collector)."""
         if self._postings is None:
-            postings: dict[str, list[int]] = {}
+            postings: dict[str, tuple[array[int], array[int]]] = {}
             for i, e in enumerate(self.entries):
-                for w in set(self.words(e)):
-                    postings.setdefault(w, []).append(i)
+                for w, f in Counter(self.words(e)).items():
+                    found = postings.get(w)
+                    if found is None:
+                        found = postings[w] = (array("i"), array("i"))
+                    found[0].append(i)
+                    found[1].append(f)
             self._postings = postings
         return self._postings
+
+    def index(self) -> dict[str, array[int]]:
+        """Every word of the decisions and learnings → the positions of the entries that hold
+        it."""
+        return {w: found[0] for w, found in self._counts().items()}
 
     def entries_matching(self, keyword: str) -> tuple[int, ...]:
         """The positions of the entries a keyword matches (a whole word, plural -s/-es either
@@ -270,10 +292,12 @@ class Relevance:
         return self._matching.get_or_make(keyword, self._lookup)
 
     def _lookup(self, keyword: str) -> tuple[int, ...]:
-        index = self.index()
+        postings = self._counts()
         found: set[int] = set()
         for form in match_keys(keyword):
-            found.update(index.get(form, ()))
+            held = postings.get(form)
+            if held is not None:
+                found.update(held[0])
         return tuple(sorted(found))
 
     def hits(self, keywords: tuple[str, ...]) -> _Hits:

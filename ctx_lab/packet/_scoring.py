@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter, defaultdict
+from array import array
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, datetime
 from typing import NamedTuple
@@ -115,6 +116,7 @@ def matched_keywords(keywords: Sequence[str], text: str) -> list[str]:
 BM25_K1 = 1.2
 BM25_B = 0.75
 _UNIT = 2**40  # BM25 shares are summed as integers of this many parts
+_NO_POSTINGS: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
 
 
 class Bm25:
@@ -136,27 +138,49 @@ class Bm25:
         the query terms this model will be asked about (its postings then hold just their
         forms — a model for one query over many large documents)."""
         counts = [doc if isinstance(doc, Mapping) else Counter(doc) for doc in documents]
-        self.lengths = [sum(c.values()) for c in counts]
-        self.count = len(documents)
-        self.average = (sum(self.lengths) / self.count) if self.count else 0.0
-        postings: defaultdict[str, list[tuple[int, int]]] = defaultdict(list)
-        if only is not None:
-            forms = set().union(*(match_keys(t) for t in only))
-            for index, found in enumerate(counts):
-                for term in forms:
-                    f = found.get(term)
-                    if f:
-                        postings[term].append((index, f))
-        else:
-            for index, found in enumerate(counts):
-                for term, f in found.items():
-                    postings[term].append((index, f))
-        self.postings: dict[str, list[tuple[int, int]]] = dict(postings)
+        # term → (document indexes, counts): arrays, which the garbage collector never walks
+        postings: dict[str, tuple[array[int], array[int]]] = {}
+        wanted = None if only is None else set().union(*(match_keys(t) for t in only))
+        for index, counted in enumerate(counts):
+            terms = (
+                counted.items()
+                if wanted is None
+                else ((t, counted[t]) for t in wanted if counted.get(t))
+            )
+            for term, f in terms:
+                found = postings.get(term)
+                if found is None:
+                    found = postings[term] = (array("i"), array("i"))
+                found[0].append(index)
+                found[1].append(f)
+        self._setup(postings, [sum(c.values()) for c in counts], only)
+
+    @classmethod
+    def from_postings(
+        cls, postings: dict[str, tuple[array[int], array[int]]], lengths: Sequence[int]
+    ) -> Bm25:
+        """A model from postings already made (term → document indexes and counts) and each
+        document's number of terms."""
+        model = cls.__new__(cls)
+        model._setup(postings, list(lengths), None)
+        return model
+
+    def _setup(
+        self,
+        postings: dict[str, tuple[array[int], array[int]]],
+        lengths: list[int],
+        only: Iterable[str] | None,
+    ) -> None:
+        self.postings = postings
+        self.lengths = lengths
+        self.count = len(lengths)
+        self.average = (sum(lengths) / self.count) if self.count else 0.0
         average = self.average or 1.0
         self._norms = [BM25_K1 * (1 - BM25_B + BM25_B * n / average) for n in self.lengths]
         self._only = None if only is None else frozenset(only)
         self._found: dict[str, dict[int, int]] = {}  # query term → frequencies (bounded below)
-        self._contributions: dict[str, dict[int, int]] = {}  # query term → its share
+        # query term → (document indexes, its share of each score in units)
+        self._contributions: dict[str, tuple[array[int], array[int]]] = {}
         self._sums: Memo[frozenset[str], list[int]] = Memo(8)  # query → scores, in units
 
     def frequencies(self, term: str) -> dict[int, int]:
@@ -168,7 +192,8 @@ class Bm25:
             return known
         found: dict[int, int] = {}
         for form in match_keys(term):
-            for index, f in self.postings.get(form, ()):
+            indexes, counts = self.postings.get(form, _NO_POSTINGS)
+            for index, f in zip(indexes, counts, strict=True):
                 found[index] = found.get(index, 0) + f
         if len(self._found) >= 4096:  # query terms come from tasks and focus texts
             self._found.clear()
@@ -180,7 +205,7 @@ class Bm25:
         n = len(self.frequencies(term))
         return math.log(1 + (self.count - n + 0.5) / (n + 0.5))
 
-    def _contribution(self, term: str) -> dict[int, int]:
+    def _contribution(self, term: str) -> tuple[array[int], array[int]]:
         """What ``term`` adds to each document holding it, in units of 2⁻⁴⁰ (integers, so a
         score is the same sum whichever queries came before; kept for the next queries)."""
         known = self._contributions.get(term)
@@ -189,22 +214,33 @@ class Bm25:
             n = len(found)
             weight = math.log(1 + (self.count - n + 0.5) / (n + 0.5)) * (BM25_K1 + 1) * _UNIT
             norms = self._norms
-            known = {index: round(weight * f / (f + norms[index])) for index, f in found.items()}
+            known = (
+                array("i", found),
+                array("q", [round(weight * f / (f + norms[i])) for i, f in found.items()]),
+            )
             if len(self._contributions) >= 256:
                 self._contributions.clear()
             self._contributions[term] = known
         return known
 
     def _shift(self, out: list[int], term: str, sign: int) -> None:
-        for index, value in self._contribution(term).items():
-            out[index] += sign * value
+        indexes, values = self._contribution(term)
+        if sign > 0:
+            for index, value in zip(indexes, values, strict=True):
+                out[index] += value
+        else:
+            for index, value in zip(indexes, values, strict=True):
+                out[index] -= value
 
     def scores(self, query: Sequence[str]) -> list[float]:
         """Every document's score for ``query``, in document order: each query term counts
         once; worked out from the nearest query already scored (a few terms change at a
         time), so the cost is the terms that changed."""
-        sums = nearest(self._sums, frozenset(query), self.count, self._shift)
-        return [v / _UNIT for v in sums]
+        return [v / _UNIT for v in self.sums(query)]
+
+    def sums(self, query: Sequence[str]) -> list[int]:
+        """:meth:`scores` in units of 2⁻⁴⁰ (the exact integers; do not modify the list)."""
+        return nearest(self._sums, frozenset(query), self.count, self._shift)
 
 
 def relevance_score(matches: int) -> float:

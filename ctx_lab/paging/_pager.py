@@ -178,8 +178,11 @@ class Pager:
             request = PageRequest(request)
         if not self.budget.can_page():
             raise BudgetExhausted(self._exhausted_message())
-        content = self.store.get_content(request.artifact_id)
-        index = self.index(request.artifact_id, content)
+        lines = getattr(self.store, "lines", None)  # a store that indexes its files itself
+        if lines is not None:
+            index: LineIndex = lines(request.artifact_id)
+        else:
+            index = self.index(request.artifact_id, self.store.get_content(request.artifact_id))
         total = index.total
         if request.start_line > total:
             return self._result(

@@ -3,6 +3,7 @@ paging budgets are kept between calls (a state file, or an in-memory table by id
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import threading
@@ -63,9 +64,9 @@ class MemoryStore:
             raise ArtifactNotFound(f"no artifact {artifact_id!r}") from None
 
 
-# Decoded texts and line indexes of paged files, by file identity, bounded by characters.
-_TEXTS: LRUCache[tuple[Any, ...], tuple[str, LineIndex]] = LRUCache(
-    maxsize=256 * 1024 * 1024, getsizeof=lambda entry: max(len(entry[0]), 1)
+# The line indexes of paged files (with their text or bytes), by file identity, bounded by size.
+_TEXTS: LRUCache[tuple[Any, ...], LineIndex] = LRUCache(
+    maxsize=256 * 1024 * 1024, getsizeof=lambda entry: max(len(entry.text), 1)
 )
 _TEXTS_LOCK = threading.Lock()
 
@@ -89,7 +90,7 @@ class DirectoryStore:
             raise ArtifactNotFound(f"no file {artifact_id!r} under {self.root}")
         return candidate
 
-    def _entry(self, artifact_id: str) -> tuple[str, LineIndex]:
+    def _entry(self, artifact_id: str) -> LineIndex:
         path = self.resolve(artifact_id)
         try:
             info = os.stat(path)
@@ -108,25 +109,47 @@ class DirectoryStore:
             raise ArtifactNotFound(f"{artifact_id!r}: {exc}") from None
         if is_binary(data):
             raise ArtifactNotFound(f"{artifact_id!r} is a binary file; page text files only")
-        text = normalize_newlines(decode_text(data, artifact_id, []))
-        if path.suffix.lower() == ".ipynb":
-            text = notebook_text(text)
-        entry = (text, LineIndex.build(text))
+        index = _index(data, artifact_id, path.suffix.lower() == ".ipynb")
+        del data  # the index holds the one copy it needs
         with _TEXTS_LOCK:
-            if len(text) <= _TEXTS.maxsize:
-                _TEXTS[identity] = entry
-        return entry
+            if len(index.text) <= _TEXTS.maxsize:
+                _TEXTS[identity] = index
+        return index
+
+    def lines(self, artifact_id: str) -> LineIndex:
+        """The file's line index (kept by file identity): the pager reads pages from it
+        without the whole text ever being decoded."""
+        return self._entry(artifact_id)
 
     def get_content(self, artifact_id: str) -> str:
-        """The file's text (UTF-8, bad bytes replaced); binary files are refused. Texts and
+        """The file's text (UTF-8, bad bytes replaced); binary files are refused. Files and
         their line indexes are kept by file identity (path, device, inode, size, mtime), so
         paging the same file again — a new pager per REST request included — reads nothing."""
-        return self._entry(artifact_id)[0]
+        index = self._entry(artifact_id)
+        text = index.text
+        if isinstance(text, str):
+            return text
+        return text[index.starts[0] if index.starts else 0 :].decode("utf-8", errors="replace")
 
     def line_index(self, artifact_id: str, content: str) -> LineIndex | None:
         """The kept line index of ``artifact_id`` when ``content`` is its current text."""
-        text, index = self._entry(artifact_id)
-        return index if text is content else None
+        index = self._entry(artifact_id)
+        return index if index.text is content else None
+
+
+def _index(data: bytes, label: str, notebook: bool) -> LineIndex:
+    """The line index of a file's bytes: UTF-8 text stays bytes (one copy; CR and CRLF made
+    LF), anything else — UTF-16/32, a notebook's cells — is decoded first."""
+    utf8_bom = data.startswith(codecs.BOM_UTF8)
+    wide = data.startswith(
+        (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
+    )
+    if notebook or (wide and not utf8_bom):
+        text = normalize_newlines(decode_text(data, label, []))
+        return LineIndex.build(notebook_text(text) if notebook else text)
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return LineIndex.of_bytes(data, 3 if utf8_bom else 0)
 
 
 class ReaderStore:

@@ -16,7 +16,6 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any
 
 from cachetools import LRUCache
@@ -152,6 +151,8 @@ class _Renamed:
 
 
 def _discover() -> None:
+    from importlib.metadata import entry_points  # only when plugins are looked for
+
     global _discovered
     if _discovered:
         return
