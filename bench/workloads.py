@@ -70,6 +70,19 @@ def pdf_file(path: Path, pages: list[str]) -> Path:
     return path
 
 
+def small_modules(root: Path, files: int, seed: int = 1) -> Path:
+    """Many small Python modules (2–6 short functions each): a build's per-file work is small,
+    so the degrade loop's own cost shows."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    for i in range(files):
+        lines = [f'"""Module {i}."""', "import os", ""]
+        for f in range(rng.randint(2, 6)):
+            lines += [f"def fn_{i}_{f}(value):", f"    '''Doc {f}.'''", "    return value * 2", ""]
+        (root / f"m{i:05d}.py").write_text("\n".join(lines))
+    return root
+
+
 def source_tree(root: Path, files: int, seed: int = 3) -> Path:
     """Python modules of realistic shape (~14 KB each)."""
     rng = random.Random(seed)
@@ -119,9 +132,10 @@ def code_file(suffix: str, lines: int) -> str:
     return "".join(parts)
 
 
-def agent_session(calls: int, seed: int = 2) -> object:
+def agent_session(calls: int, seed: int = 2, result_words: tuple[int, int] = (50, 900)) -> object:
     """A generated agent session as a Transcript: a user task every 15 calls, each call an
-    assistant note and a tool call whose result (50–900 words) comes before the next call."""
+    assistant note and a tool call whose result (``result_words``, 50–900 words by default)
+    comes before the next call."""
     from ctx_lab.conversation import Call, Message, Transcript
 
     rng = random.Random(seed)
@@ -136,6 +150,6 @@ def agent_session(calls: int, seed: int = 2) -> object:
         messages.append(Message.assistant(note))
         messages.append(Message.tool_use(f"c{i}", "Bash", {"command": "ls"}))
         made.append(Call(i, len(messages), "gpt-4o", None, None, prompt))
-        output = " ".join(rng.choice(words) for _ in range(rng.randint(50, 900)))
+        output = " ".join(rng.choice(words) for _ in range(rng.randint(*result_words)))
         messages.append(Message.tool_result(f"c{i}", output))
     return Transcript("openai-chat", tuple(messages), tuple(made))

@@ -47,6 +47,12 @@ def test_quick_bench_reports_every_target(tmp_path: Path) -> None:
         "corpus sweep, 2 worker processes",
         "corpus sweep per item",
         "replay",
+        "focus change",
+        "slider on first-seen keyword sets",
+        "small files vs",
+        "the standard library",
+        "-X importtime",
+        "memory peak / file size",
     ):
         assert any(expected in name for name in names), expected
     for row in report["rows"]:
@@ -59,6 +65,12 @@ def test_quick_bench_reports_every_target(tmp_path: Path) -> None:
             "target",
             "passed",
             "note",
+            "growth",
+            "interactive",
         }
         assert row["median_ms"] >= 0 and row["p90_ms"] >= 0 and isinstance(row["passed"], bool)
     assert "median ms" in done.stdout and ("pass" in done.stdout or "FAIL" in done.stdout)
+    # interactive rows are checked at their p90 too; the machine and its load are reported
+    assert any(row["interactive"] for row in report["rows"])
+    assert {"cpus", "load_average", "reference_loop_ms"} <= set(report["machine"])
+    assert "load after" in done.stdout

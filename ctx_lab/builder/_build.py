@@ -121,6 +121,100 @@ def _over_limit(size: int, room: int) -> str | None:
     return None
 
 
+def _state(
+    block: ContentBlock,
+    order: int,
+    size: int | None,
+    builder: Fitter,
+    boosts: Mapping[str, tuple[int, tuple[str, ...], str]],
+    *,
+    formed: bool,
+) -> State:
+    """A block's state: in its default (compressed) form when ``formed``, else referenced."""
+    raw_tokens = builder.count(block.text)
+    compressed = apply_policy(block, block.policy if formed else "reference", size)
+    state = State(block, order, size, compressed.policy, compressed.text, raw_tokens)
+    state.partial = compressed.partial
+    state.start_policy = compressed.policy if formed else block.policy
+    if block.id in boosts:
+        boost, matched, why = boosts[block.id]
+        state.boost = boost
+        note = why or f"task boost {boost:+d}"
+        if matched:
+            note += f" (matches {', '.join(matched[:5])})"
+        state.notes.append(note)
+    if block.reason:
+        state.notes.append(block.reason)
+    if compressed.note:
+        state.notes.append(compressed.note)
+    state.tokens = builder.part(state)
+    if not formed:
+        state.exhausted = state.unformed = True
+        return state
+    # the original's section is counted only when the compressed form could be as large
+    # (a section costs about its text's tokens: far smaller is smaller)
+    raw_section = (
+        builder.count(section_text(block, block.text))
+        if 2 * state.tokens >= raw_tokens
+        else raw_tokens
+    )
+    if compressed.policy != "exact" and state.tokens >= raw_section and not block.binary:
+        state.text, state.tokens = block.text, raw_section  # the step would not shrink it
+        state.start_policy = state.policy = block.policy
+        state.notes.append(f"{compressed.policy} form not smaller; kept as is")
+    return state
+
+
+# Below the cut, only code (whose structural form needs a parse) larger than this many times
+# its reference is left unformed: anything else is given its compressed form, which may cost
+# less than the reference
+SMALL_BLOCK = 4
+
+
+def _form_from_the_top(
+    states: list[State],
+    builder: Fitter,
+    boosts: Mapping[str, tuple[int, tuple[str, ...], str]],
+    budget: int,
+) -> None:
+    """Give blocks their compressed forms a priority at a time, highest first, until the
+    prompt no longer fits with every lower-priority block a reference.
+
+    Degrading takes the lowest priorities first and takes each block down to a reference
+    before touching the next priority, so the blocks below that point end as references: code
+    files among them are referenced as they are (not parsed, and so not refilled), and a build
+    of thousands of files parses only the files that can be in the prompt. Small files and
+    everything summarized rather than parsed are formed and degraded as usual (a summary may
+    cost less than a reference)."""
+    unformed: dict[int, list[State]] = {}
+    for state in states:
+        if state.unformed:
+            unformed.setdefault(state.block.priority, []).append(state)
+    for priority in sorted(unformed, reverse=True):
+        for state in unformed.pop(priority):
+            made = _state(state.block, state.order, state.size, builder, boosts, formed=True)
+            vars(state).update(vars(made))
+            builder.changed(state)
+        if builder.total(states) > budget:
+            break
+    for waiting in unformed.values():
+        for state in waiting:
+            if (
+                state.block.policy != "structural"
+                or state.tokens_before <= SMALL_BLOCK * state.tokens
+            ):
+                # a summary (cheap to make, and a document's may cost less than its reference)
+                # or a small file: formed, then degraded like every block of its priority
+                made = _state(state.block, state.order, state.size, builder, boosts, formed=True)
+                vars(state).update(vars(made))
+                builder.changed(state)
+                continue
+            state.notes.append(
+                "referenced as it is: the budget is full with higher-priority blocks, so it "
+                "was not compressed first"
+            )
+
+
 def build_context(
     task: str | ContentBlock,
     files: Iterable[str | os.PathLike[str] | ContentBlock] = (),
@@ -203,38 +297,12 @@ def build_context(
     if task_boost:
         blocks, boosts = boost_blocks(blocks)
     builder = Fitter(tokens, budget_value)
-    states: list[State] = []
-    for order, (block, size) in enumerate(blocks):
-        raw_tokens = builder.count(block.text)
-        compressed = apply_policy(block, block.policy, size)
-        state = State(block, order, size, compressed.policy, compressed.text, raw_tokens)
-        state.partial = compressed.partial
-        state.start_policy = compressed.policy
-        if block.id in boosts:
-            boost, matched, why = boosts[block.id]
-            state.boost = boost
-            note = why or f"task boost {boost:+d}"
-            if matched:
-                note += f" (matches {', '.join(matched[:5])})"
-            state.notes.append(note)
-        if block.reason:
-            state.notes.append(block.reason)
-        if compressed.note:
-            state.notes.append(compressed.note)
-        state.tokens = builder.part(state)
-        # the original's section is counted only when the compressed form could be as large
-        # (a section costs about its text's tokens: far smaller is smaller)
-        raw_section = (
-            builder.count(section_text(block, block.text))
-            if 2 * state.tokens >= raw_tokens
-            else raw_tokens
-        )
-        if compressed.policy != "exact" and state.tokens >= raw_section and not block.binary:
-            state.text, state.tokens = block.text, raw_section  # the step would not shrink it
-            state.start_policy = state.policy = block.policy
-            state.notes.append(f"{compressed.policy} form not smaller; kept as is")
-        states.append(state)
-
+    # Every block starts as a reference (cheap); its compressed form is made only for the
+    # blocks that can be in the prompt — see _form_from_the_top.
+    states = [
+        _state(block, order, size, builder, boosts, formed=block.policy == "exact")
+        for order, (block, size) in enumerate(blocks)
+    ]
     exact_states = [s for s in states if s.policy == "exact"]
     exact_prompt = render_prompt([(s.block, s.text) for s in exact_states])
     exact_tokens = builder.count(exact_prompt)
@@ -246,6 +314,7 @@ def build_context(
         )
 
     builder.track(states)
+    _form_from_the_top(states, builder, boosts, budget_value)
     shrinker = Shrinker(states, builder)
     while builder.total(states) > budget_value and shrinker.step():
         pass

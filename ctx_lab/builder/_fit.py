@@ -49,6 +49,7 @@ class State:
     # the forms this block went through, best first: (policy, text, tokens) — refill climbs back
     ladder: list[tuple[str, str, int]] = field(default_factory=list)
     listed_tokens: int | None = None  # its line in the list of other files (counted once)
+    unformed: bool = False  # referenced before its compressed form was made (never made)
 
 
 def section_text(block: ContentBlock, text: str) -> str:

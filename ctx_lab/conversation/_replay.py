@@ -84,6 +84,9 @@ def _replay_model(
     # (state, context, history then, pushed then). See _still_holds.
     known: tuple[str, int, int, int] | None = None
     use_at: dict[str, int] = {}  # tool call id → message position
+    # where summarized history ends: a result for a call after it closes a tool unit that no
+    # summary can cut, so it changes nothing a selection decided
+    summarized_end = 0
     for call in transcript.calls:
         invalidated = False
         while pushed < call.sent_end:
@@ -97,7 +100,8 @@ def _replay_model(
                     (message.role == "user" and known[0] == "recent_too_large")
                     or (
                         message.role == "tool_result"
-                        and use_at.get(message.call_id or "", pushed) < known[3]
+                        and use_at.get(message.call_id or "", pushed)
+                        < min(known[3], summarized_end)
                     )
                 ):
                     # a new user turn shrinks the span always kept; a result for an older call
@@ -135,6 +139,7 @@ def _replay_model(
             except CtxLabError as exc:
                 events.append(f"cannot fit: {exc}")
             made = manager.history.summaries[before:]
+            summarized_end = max([summarized_end, *(s.end for s in made)])
             summarized = sum(s.original_tokens for s in made)
             if made:
                 events.append(

@@ -66,6 +66,32 @@ def transcript(messages: Sequence[Message]) -> str:
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
+class _Sentences:
+    """A text's sentences (whitespace made single spaces), found one at a time as asked for:
+    the sentences of :meth:`ExtractiveSummarizer._sentences`, in order."""
+
+    __slots__ = ("done", "items", "position", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.position = 0
+        self.items: list[str] = []
+        self.done = False
+
+    def get(self, index: int) -> str | None:
+        """The ``index``-th sentence, or None when there are fewer."""
+        while len(self.items) <= index and not self.done:
+            found = _SENTENCE.search(self.text, self.position)
+            if found is None:
+                piece, self.done = self.text[self.position :], True
+            else:
+                piece, self.position = self.text[self.position : found.start()], found.end()
+            sentence = " ".join(piece.split())
+            if sentence:
+                self.items.append(sentence)
+        return self.items[index] if index < len(self.items) else None
+
+
 class ExtractiveSummarizer:
     """Offline and deterministic: the first sentence of each message (role-tagged), then
     further sentences round-robin, while the summary stays within the target."""
@@ -84,30 +110,39 @@ class ExtractiveSummarizer:
 
         Linear in the input: each candidate sentence is counted once (with the space that joins
         it) and the running total decides; the finished summary is then counted as a whole and,
-        should joining have cost more than the parts, trimmed until the real count fits.
+        should joining have cost more than the parts, trimmed until the real count fits. A
+        message's sentences are found only as deep as the summary reaches (a long tool result
+        is not split past its first few).
         """
-        sentences = [self._sentences(m) for m in messages]
-        chosen = [0] * len(sentences)
+        sources = [_Sentences(_line(m)) for m in messages]
+        chosen = [0] * len(sources)
         used = 0
         order: list[int] = []  # which message grew, in order, for trimming
-        for depth in range(max((len(s) for s in sentences), default=0)):
+        depth = 0
+        while True:
             grew = False
-            for i, items in enumerate(sentences):
-                if depth < len(items) and chosen[i] == depth:
-                    cost = self.counter.count(" " + items[depth])
-                    if used + cost <= target_tokens:
-                        chosen[i] += 1
-                        used += cost
-                        order.append(i)
-                        grew = True
+            for i, source in enumerate(sources):
+                if chosen[i] != depth:
+                    continue
+                sentence = source.get(depth)
+                if sentence is None:
+                    continue
+                cost = self.counter.count(" " + sentence)
+                if used + cost <= target_tokens:
+                    chosen[i] += 1
+                    used += cost
+                    order.append(i)
+                    grew = True
             if not grew:
                 break
+            depth += 1
+        sentences = [source.items for source in sources]
         text = self._render(sentences, chosen)
         while order and self.counter.count(text) > target_tokens:
             chosen[order.pop()] -= 1
             text = self._render(sentences, chosen)
         if not text:  # not even one sentence fits: the start of the first one
-            first = next((s[0] for s in sentences if s), "")
+            first = next((f for f in (source.get(0) for source in sources) if f), "")
             text = first[: max(target_tokens * 3, 20)]
         return text
 

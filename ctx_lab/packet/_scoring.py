@@ -324,7 +324,15 @@ def score_with(
     return EntryScore(days, recency, relevance, found, round(recency + relevance, 6), note)
 
 
+_LONG_WORD = re.compile(r"[^\W_]{3,}")  # the runs of :data:`_WORD` that can be terms
+
+
 def term_counts(text: str, stop_words: frozenset[str] = DEFAULT_STOP_WORDS) -> dict[str, int]:
-    """:func:`terms` of ``text``, counted (distinct words filtered once, not every occurrence:
-    what BM25 needs of a large document)."""
-    return {w: f for w, f in Counter(words(text)).items() if len(w) >= 3 and w not in stop_words}
+    """:func:`terms` of ``text``, counted — for a large document: only runs that can be terms
+    are found, in the text as it is, and each distinct one is lower-cased and filtered once."""
+    found: dict[str, int] = {}
+    for word, f in Counter(_LONG_WORD.findall(text)).items():
+        lowered = word.lower()
+        if len(lowered) >= 3 and lowered not in stop_words:
+            found[lowered] = found.get(lowered, 0) + f
+    return found
