@@ -307,3 +307,46 @@ def test_a_refill_note_counts_as_the_degrade_note_and_tokens_after_do() -> None:
             assert reached == start  # each climb starts where the one before ended
         down = re.findall(r"\w+ → \w+ \((\d+) → (\d+) tokens\)", block.reason)
         assert int(down[-1][1]) == int(steps[0][0])  # the first climb undoes the last step down
+
+
+def test_code_below_the_cut_is_referenced_without_being_parsed(tmp_path: Path, monkeypatch) -> None:
+    """Degrading takes the lowest priorities first, each block down to a reference before the
+    next priority: code files below that point are referenced as they are, never parsed, and
+    say so — while the files that can be in the prompt are compressed as before."""
+    from ctx_lab.builder import _compress
+
+    (tmp_path / "tests").mkdir()
+    for i in range(40):  # test files: below the code when the task is not about tests
+        (tmp_path / "tests" / f"test_mod{i:02d}.py").write_text(
+            "".join(
+                f"def test_{i}_{j}(x):\n    '''Doc {j}.'''\n    assert x\n\n" for j in range(60)
+            )
+        )
+    for i in range(3):
+        (tmp_path / f"mod{i}.py").write_text(
+            "".join(
+                f"def f{i}_{j}(x):\n    '''Doc {j}.'''\n    return x + {j}\n\n" for j in range(60)
+            )
+        )
+    (tmp_path / "retry.py").write_text(
+        "".join(f"def retry_{j}(x):\n    '''Retry {j}.'''\n    return x\n\n" for j in range(20))
+    )
+    parsed: list[str] = []
+    real = _compress.structural
+    monkeypatch.setattr(
+        _compress, "structural", lambda path, text: parsed.append(path) or real(path, text)
+    )
+    _compress._CACHE.clear()
+    result = build_context("Add retries to retry.py", [str(tmp_path)], budget=1500, root=tmp_path)
+    assert result.tokens <= 1500
+    by_path = {b.path: b for b in result.blocks if b.source == "file"}
+    assert by_path["retry.py"].policy_final != "reference"  # named by the task: formed
+    assert parsed and len(parsed) < 10  # not the other 40 modules
+    unparsed = [b for b in by_path.values() if "referenced as it is" in b.reason]
+    assert len(unparsed) == 40 and all(b.path.startswith("tests/") for b in unparsed)
+    assert all(b.policy_final == "reference" for b in unparsed)
+    # with room for everything, every file is formed as before
+    parsed.clear()
+    _compress._CACHE.clear()
+    roomy = build_context("Add retries to retry.py", [str(tmp_path)], budget=10**6, root=tmp_path)
+    assert len(parsed) == 44 and all("referenced as it is" not in b.reason for b in roomy.blocks)

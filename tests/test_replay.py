@@ -376,3 +376,20 @@ def test_cli_replay_and_calibrate(run_cli, tmp_path: Path, config: Path) -> None
     assert code == 1 and "line 2 is not JSON" in err and "Traceback" not in err
     code, _, err = run_cli("replay", str(CHAT), "--preserve-recent", "-1")
     assert code == 2
+
+
+@pytest.mark.parametrize("model", ["gpt-4", "gpt-4o"])
+def test_reused_selections_agree_with_selecting_at_every_call(model, monkeypatch) -> None:
+    """Replay reuses its last exact selection while only appends happen (and a tool result
+    answers a call after the summarized history); selecting afresh at every call gives the
+    same context, state and summaries on every call."""
+    from bench.workloads import agent_session
+    from ctx_lab.conversation import _replay
+
+    session = agent_session(400, result_words=(50, 400))
+    fast = replay_report(session, [model], counter="bytes/4").rows
+    monkeypatch.setattr(_replay, "_still_holds", lambda *args: False)
+    exact = replay_report(session, [model], counter="bytes/4").rows
+    keys = ("context_tokens", "needed_summarization", "summaries", "summarized_tokens")
+    assert [tuple(r[k] for k in keys) for r in fast] == [tuple(r[k] for k in keys) for r in exact]
+    assert any(r["summaries"] for r in fast)  # the replay did summarize
