@@ -129,9 +129,12 @@ def _state(
     boosts: Mapping[str, tuple[int, tuple[str, ...], str]],
     *,
     formed: bool,
+    raw_tokens: int | None = None,
 ) -> State:
-    """A block's state: in its default (compressed) form when ``formed``, else referenced."""
-    raw_tokens = builder.count(block.text)
+    """A block's state: in its default (compressed) form when ``formed``, else referenced
+    (``raw_tokens``: its text's tokens, when already counted)."""
+    if raw_tokens is None:
+        raw_tokens = builder.count(block.text)
     compressed = apply_policy(block, block.policy if formed else "reference", size)
     state = State(block, order, size, compressed.policy, compressed.text, raw_tokens)
     state.partial = compressed.partial
@@ -190,11 +193,23 @@ def _form_from_the_top(
     for state in states:
         if state.unformed:
             unformed.setdefault(state.block.priority, []).append(state)
+
+    def form(state: State) -> None:
+        made = _state(
+            state.block,
+            state.order,
+            state.size,
+            builder,
+            boosts,
+            formed=True,
+            raw_tokens=state.tokens_before,
+        )
+        vars(state).update(vars(made))
+        builder.changed(state)
+
     for priority in sorted(unformed, reverse=True):
         for state in unformed.pop(priority):
-            made = _state(state.block, state.order, state.size, builder, boosts, formed=True)
-            vars(state).update(vars(made))
-            builder.changed(state)
+            form(state)
         if builder.total(states) > budget:
             break
     for waiting in unformed.values():
@@ -205,9 +220,7 @@ def _form_from_the_top(
             ):
                 # a summary (cheap to make, and a document's may cost less than its reference)
                 # or a small file: formed, then degraded like every block of its priority
-                made = _state(state.block, state.order, state.size, builder, boosts, formed=True)
-                vars(state).update(vars(made))
-                builder.changed(state)
+                form(state)
                 continue
             state.notes.append(
                 "referenced as it is: the budget is full with higher-priority blocks, so it "

@@ -79,6 +79,7 @@ DisplayDir = Annotated[
     ),
 ]
 Root = Annotated[PathArg | None, hidden("every file read must resolve inside it", session="root")]
+PacketCounter = Annotated[str | None, params.counter("bytes/4", model=True)]
 
 
 def packet(
@@ -88,7 +89,7 @@ def packet(
     budget: Budget = None,
     model: Model = None,
     now: Now = None,
-    counter: Annotated[str | None, params.counter("bytes/4", model=True)] = None,
+    counter: PacketCounter = None,
     focus: Focus = None,
     relevance: Relevance = "auto",
     steering: Steering = (),
@@ -202,7 +203,7 @@ def entries(
     budget: Budget = None,
     model: Model = None,
     now: Now = None,
-    counter: Annotated[str | None, params.counter("bytes/4", model=True)] = None,
+    counter: PacketCounter = None,
     focus: Focus = None,
     relevance: Relevance = "auto",
     steering: Steering = (),

@@ -41,21 +41,22 @@ class ContextUsage(RichResult):
             return 100.0 if self.used_tokens else 0.0
         return self.used_tokens * 100.0 / self.budget_tokens
 
-    def format_compact(self) -> str:
-        """``"50k / 200k (25%) [2S]"`` — ``[nS]`` only with summaries in context."""
-        text = (
+    def _fraction(self) -> str:
+        """``"50k / 200k (25%)"``."""
+        return (
             f"{compact_number(self.used_tokens)} / {compact_number(self.budget_tokens)} "
             f"({int(self.percentage() + 0.5)}%)"
         )
+
+    def format_compact(self) -> str:
+        """``"50k / 200k (25%) [2S]"`` — ``[nS]`` only with summaries in context."""
+        text = self._fraction()
         return f"{text} [{self.summarized_segments}S]" if self.summarized_segments else text
 
     def describe(self) -> str:
         """The compact form with its marker spelled out: ``"50k / 200k (25%), 2 summarized
         segments in context"`` (what views show; ``[nS]`` is the design's terse form)."""
-        text = (
-            f"{compact_number(self.used_tokens)} / {compact_number(self.budget_tokens)} "
-            f"({int(self.percentage() + 0.5)}%)"
-        )
+        text = self._fraction()
         n = self.summarized_segments
         if not n:
             return text

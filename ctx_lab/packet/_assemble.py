@@ -90,12 +90,7 @@ class PacketAssembler:
         self.stop_words = frozenset(w.lower() for w in stop_words)
         self.prices = Prices(counter)
         self.counter = self.prices.counter
-        self.relevance = Relevance(
-            ctx.decisions,
-            ctx.learnings,
-            (t.text for t in ctx.pending_tasks),
-            self.stop_words,
-        )
+        self.relevance = Relevance(ctx.decisions, ctx.learnings, self.stop_words)
         self.fitter = Fitter(ctx, self.prices, self.stop_words)
         # one assembly at a time: the REST server and widgets share assemblers across threads
         self._lock = threading.RLock()

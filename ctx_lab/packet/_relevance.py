@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date
 from itertools import repeat
 from operator import truediv
@@ -89,12 +89,10 @@ class Relevance:
         self,
         decisions: Sequence[Entry],
         learnings: Sequence[Entry],
-        pending_texts: Iterable[str],
         stop_words: frozenset[str],
     ) -> None:
         self.sides = (("decisions", tuple(decisions)), ("learnings", tuple(learnings)))
         self.entries = (*decisions, *learnings)
-        self.pending_texts = tuple(pending_texts)
         self.stop_words = stop_words
         self.position = {id(e): i for i, e in enumerate(self.entries)}
         # word → the positions of the entries holding it, and how often each does
@@ -280,11 +278,6 @@ class Relevance:
                     found[1].append(f)
             self._postings = postings
         return self._postings
-
-    def index(self) -> dict[str, array[int]]:
-        """Every word of the decisions and learnings → the positions of the entries that hold
-        it."""
-        return {w: found[0] for w, found in self._counts().items()}
 
     def entries_matching(self, keyword: str) -> tuple[int, ...]:
         """The positions of the entries a keyword matches (a whole word, plural -s/-es either

@@ -156,13 +156,9 @@ class Pager:
         self.index_builds = 0
 
     def index(self, artifact_id: str, content: str) -> LineIndex:
-        """The line index of this content, rebuilt only when the content changed (a store
-        that keeps indexes — :class:`DirectoryStore` does, by file identity — supplies it)."""
-        supplied = getattr(self.store, "line_index", None)
-        if supplied is not None:
-            found = supplied(artifact_id, content)
-            if found is not None:
-                return found
+        """The line index of this content, rebuilt only when the content changed (a store that
+        indexes its files itself — :class:`DirectoryStore`, by file identity — has ``lines``,
+        which :meth:`page` asks instead)."""
         with self._lock:
             known = self._indexes.get(artifact_id)
             if known is not None and (known.text is content or known.text == content):

@@ -131,11 +131,6 @@ class DirectoryStore:
             return text
         return text[index.starts[0] if index.starts else 0 :].decode("utf-8", errors="replace")
 
-    def line_index(self, artifact_id: str, content: str) -> LineIndex | None:
-        """The kept line index of ``artifact_id`` when ``content`` is its current text."""
-        index = self._entry(artifact_id)
-        return index if index.text is content else None
-
 
 def _index(data: bytes, label: str, notebook: bool) -> LineIndex:
     """The line index of a file's bytes: UTF-8 text stays bytes (one copy; CR and CRLF made

@@ -158,8 +158,8 @@ export class ModelPicker {
     } else if (event.key === 'Enter') {
       event.preventDefault();
       const choice = this.shown[this.active >= 0 ? this.active : 0];
-      if (choice && this.matches().length) {
-        this.choose(choice);
+      if (choice) {
+        this.choose(choice); // shown holds only matches
       }
     } else if (event.key === 'Escape') {
       this.close();

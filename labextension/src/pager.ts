@@ -77,6 +77,11 @@ export interface PagerOptions {
 
 type Budget = NonNullable<PagePayload['budget']>;
 
+/** A pager button (JupyterLab's style), found by its data attribute. */
+function button(marker: string, label: string): HTMLButtonElement {
+  return el('button', { class: 'jp-mod-styled', [marker]: '' }, label) as HTMLButtonElement;
+}
+
 /** Where a reader chunk starts: a page (a PDF's page, another document's chunk) or a cursor. */
 type ReadStep = { page: number; cursor?: undefined } | { cursor: string; page?: undefined };
 
@@ -96,16 +101,8 @@ export class PagerView extends Widget {
   private readonly notice = el('div', { class: 'ctx-warn', 'data-ctx-pager-notice': '' });
   private readonly position = el('div', { class: 'ctx-pager-position', 'data-ctx-pager-position': '' });
   private readonly quota = el('div', { 'data-ctx-pager-quota': '' });
-  private readonly prev = el(
-    'button',
-    { class: 'jp-mod-styled', 'data-ctx-pager-prev': '' },
-    '◀ previous'
-  ) as HTMLButtonElement;
-  private readonly next = el(
-    'button',
-    { class: 'jp-mod-styled', 'data-ctx-pager-next': '' },
-    'next ▶'
-  ) as HTMLButtonElement;
+  private readonly prev = button('data-ctx-pager-prev', '◀ previous');
+  private readonly next = button('data-ctx-pager-next', 'next ▶');
   private readonly modeSelect = el(
     'select',
     { 'data-ctx-pager-mode': '', title: 'browse: read freely · agent: the paging quota applies' },
@@ -118,16 +115,8 @@ export class PagerView extends Widget {
     style: 'width:6em'
   }) as HTMLInputElement;
   private readonly gotoLabel = el('span', {});
-  private readonly reset = el(
-    'button',
-    { class: 'jp-mod-styled', 'data-ctx-pager-reset': '' },
-    'reset quota'
-  ) as HTMLButtonElement;
-  private readonly raise = el(
-    'button',
-    { class: 'jp-mod-styled', 'data-ctx-pager-raise': '' },
-    'raise limits'
-  ) as HTMLButtonElement;
+  private readonly reset = button('data-ctx-pager-reset', 'reset quota');
+  private readonly raise = button('data-ctx-pager-raise', 'raise limits');
 
   static newId(): string {
     return `pager-${Date.now()}-${Math.random().toString(16).slice(2)}`;
