@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
     "MAX_FILE_BYTES_ENV",
     "SNIFF_BYTES",
+    "RealPaths",
     "check_path_text",
     "confine",
     "create_exclusive",
@@ -104,10 +105,42 @@ def entry_kind(path: Pathish) -> str:
 def display_path(path: Pathish, base: Pathish) -> str:
     """``path`` relative to ``base`` when it is below it (after resolving both), in POSIX form;
     otherwise ``path`` as given."""
+    return _shown(real_path(path), real_path(base), path)
+
+
+def _shown(real: Path, real_base: Path, path: Pathish) -> str:
     try:
-        return real_path(path).relative_to(real_path(base)).as_posix()
+        return real.relative_to(real_base).as_posix()
     except ValueError:
         return Path(path).as_posix()
+
+
+class RealPaths:
+    """:func:`real_path` for many files in few directories, each directory resolved once: a
+    file's real path is its directory's real path and its name, unless the file is itself a
+    symlink. For one walk or build — what it remembers goes stale when the tree changes."""
+
+    def __init__(self) -> None:
+        self._directories: dict[str, Path] = {}
+
+    def directory(self, path: Pathish) -> Path:
+        """The real path of the directory ``path``, resolved the first time it is asked for."""
+        key = os.fspath(path)
+        found = self._directories.get(key)
+        if found is None:
+            found = self._directories[key] = real_path(key)
+        return found
+
+    def __call__(self, path: Pathish) -> Path:
+        """The real path of ``path`` (as :func:`real_path`)."""
+        given = Path(path)
+        if given.name in ("", ".", "..") or os.path.islink(given):
+            return real_path(given)
+        return self.directory(given.parent) / given.name
+
+    def display(self, path: Pathish, base: Pathish) -> str:
+        """:func:`display_path` with both paths resolved through this memo."""
+        return _shown(self(path), self.directory(base), path)
 
 
 def _inside(path: Path, root: Path) -> bool:

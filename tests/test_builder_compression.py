@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ctx_lab.builder import (
     ContentBlock,
@@ -303,3 +305,72 @@ def test_apply_policy_falls_back_with_a_note() -> None:
     result = apply_policy(hopeless, "structural")
     assert result.policy == "summarizable" and "structural failed" in result.note
     assert apply_policy(ContentBlock.for_file("a.md", "# T\n\nx\n"), "exact").text == "# T\n\nx\n"
+
+
+@given(
+    st.text(st.sampled_from(list(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000xé")), max_size=40)
+    | st.text(max_size=40)
+)
+def test_reference_names_the_first_line_with_text(text: str) -> None:
+    """The reference's first line is the first line holding more than whitespace, stripped
+    (whitespace as str.strip() sees it, Unicode spaces included)."""
+    from ctx_lab.builder._summarize import reference
+
+    first = next((ln.strip() for ln in text.split("\n") if ln.strip()), "")
+    if len(first) > 120:
+        first = first[:119] + "…"
+    made = reference("f.txt", text)
+    assert made.startswith("[ref: f.txt (")
+    if first:
+        assert made.split(" lines)] ", 1)[1] == first + "\n"
+    else:
+        assert made.endswith(" lines)]\n")
+
+
+def test_parsing_leaves_the_collector_as_it_found_it() -> None:
+    """Skeletons pause the cyclic collector while a tree lives and put it back as it was: on
+    after a parse, a syntax error, too deep a nesting (a recursion error, or the parser's
+    stack overflowing) and overlapping threads; off if it was."""
+    import gc
+    import threading
+
+    from ctx_lab.builder.skeletons import python_code_skeleton
+    from ctx_lab.builder.skeletons._common import collection_paused
+
+    assert gc.isenabled()
+    python_code_skeleton("def f(x):\n    return x\n")
+    assert gc.isenabled()
+    with pytest.raises(SkeletonError):
+        python_code_skeleton("def f(:\n")
+    assert gc.isenabled()
+    with pytest.raises(RecursionError):
+        python_code_skeleton("x = 1" + "+1" * 100_000 + "\n")
+    assert gc.isenabled()
+    # the parser's stack overflows (MemoryError): tree-sitter makes the skeleton instead
+    made = python_code_skeleton("x = " + "-\\\n" * 100_000 + "1\n")
+    assert "nested too deeply for Python's parser" in made.note and "tree-sitter" in made.note
+    assert gc.isenabled()
+
+    inside = threading.Barrier(2)
+
+    def paused_for_a_while() -> None:
+        with collection_paused():
+            assert not gc.isenabled()
+            inside.wait(timeout=10)
+            inside.wait(timeout=10)
+
+    other = threading.Thread(target=paused_for_a_while)
+    other.start()
+    with collection_paused():
+        inside.wait(timeout=10)
+    assert not gc.isenabled()  # the other thread is still parsing
+    inside.wait(timeout=10)
+    other.join(timeout=10)
+    assert gc.isenabled()
+
+    gc.disable()
+    try:
+        python_code_skeleton("class A:\n    pass\n")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -170,3 +170,44 @@ def test_read_errors_name_the_file(tmp_path: Path) -> None:
 def test_write_atomic_leaves_no_partial_file(tmp_path: Path) -> None:
     target = write_atomic(tmp_path / "out.json", "{}\n")
     assert target.read_text() == "{}\n" and [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_real_paths_agree_with_real_path_through_links(tree: Path, tmp_path: Path) -> None:
+    """The memo resolves each directory once and gives what real_path gives: for files, for
+    links to files inside and outside, for links to directories, '..' and missing names."""
+    from ctx_lab.files import RealPaths, display_path, real_path
+
+    root = tree
+    (root / "sub" / "deeper").mkdir()
+    (root / "sub" / "deeper" / "g.py").write_text("x = 1\n")
+    os.symlink(root / "sub", root / "sub-link")
+    os.symlink("loop-b", root / "loop-a")
+    os.symlink("loop-a", root / "loop-b")
+    names = [
+        root / "sub" / "f.txt",
+        root / "file-link",
+        root / "inner-link",
+        root / "dir-link",
+        root / "sub-link" / "f.txt",
+        root / "sub-link" / "deeper" / "g.py",
+        root / "sub" / ".." / "sub" / "f.txt",
+        root / "sub" / "missing.txt",
+        root / "sub" / "..",
+        root,
+    ]
+    paths = RealPaths()
+    for _ in range(2):  # the second time from the memo
+        for name in names:
+            assert paths(name) == real_path(name), name
+            assert paths.display(name, root) == display_path(name, root), name
+    with pytest.raises(InputFileError):
+        real_path(root / "loop-a")
+    with pytest.raises(InputFileError):
+        paths(root / "loop-a")  # a link loop is refused the same way
+    # relative names resolve from the working directory, as real_path's do
+    cwd = os.getcwd()
+    try:
+        os.chdir(root / "sub")
+        assert paths("f.txt") == real_path("f.txt") == (root / "sub" / "f.txt").resolve()
+    finally:
+        os.chdir(cwd)

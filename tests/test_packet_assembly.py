@@ -8,6 +8,8 @@ from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from packet_helpers import decision, make_context
 
 from ctx_lab.errors import UsageError
@@ -426,3 +428,51 @@ def test_a_lower_scored_entry_that_fits_in_full_says_first_fit() -> None:
         if r.score is not None and r.recency is not None and r.relevance is not None:
             assert r.score == round(r.score, 4)
             assert abs(r.score - (r.recency + r.relevance)) < 1e-3
+
+
+def _rule_term_counts(text: str) -> dict[str, int]:
+    """The word rule itself on the whole text: runs of ≥ 3 letters or digits, lower-cased."""
+    from collections import Counter
+
+    found: Counter[str] = Counter()
+    for word in re.findall(r"[^\W_]{3,}", text):
+        lowered = word.lower()
+        if len(lowered) >= 3 and lowered not in DEFAULT_STOP_WORDS:
+            found[lowered] += 1
+    return dict(found)
+
+
+@given(
+    st.text(
+        st.characters(codec=None, exclude_categories=()),  # surrogates, marks, NUL included
+        max_size=200,
+    )
+    | st.text("aAbBzZ09_-. \n\tİßéÉ—ǅ𝔘ΣσςK\u0301\u200d", max_size=200)
+)
+def test_term_counts_is_the_word_rule(text: str) -> None:
+    """The byte-level split gives exactly what the word rule gives, for any text: ASCII
+    letters, digits, underscores, non-ASCII letters and marks, separators and lone
+    surrogates."""
+    from ctx_lab.packet._scoring import term_counts
+
+    assert term_counts(text) == _rule_term_counts(text)
+
+
+def test_term_counts_on_real_files() -> None:
+    """The same on every text file of ../shared/real-data and this package's source."""
+    from ctx_lab.packet._scoring import term_counts
+
+    here = Path(__file__).resolve().parents[1]
+    roots = [here.parent / "shared" / "real-data", here / "ctx_lab"]
+    checked = 0
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if not path.is_file() or path.stat().st_size > 4_000_000:
+                continue
+            data = path.read_bytes()
+            if b"\x00" in data:
+                continue
+            text = data.decode("utf-8", "replace")
+            assert term_counts(text) == _rule_term_counts(text), path
+            checked += 1
+    assert checked > 100

@@ -17,7 +17,7 @@ from ..errors import (
     FileTooLarge,
     InputFileError,
 )
-from ..files import decode_text, is_binary, read_bytes
+from ..files import RealPaths, decode_text, is_binary, read_bytes
 from ..limits import LIMITS
 from ..models import ModelRegistry
 from ..packet._context import load_context
@@ -30,7 +30,7 @@ from ..tokens import (
 )
 from ._blocks import ContentBlock
 from ._boost import boost_blocks
-from ._collect import collect_paths, display_path
+from ._collect import collect_paths
 from ._compress import apply_policy
 from ._fit import (
     Fitter,
@@ -83,10 +83,11 @@ def _read_file(
     priorities: Mapping[str, int] | None,
     exact: set[str],
     room: int,
+    paths: RealPaths,
 ) -> tuple[ContentBlock, int] | None:
     """The file's block; a file over the per-file limit, or beyond what the build may still
     read, becomes a reference that says so (never read, never failing the build)."""
-    label = display_path(path, base)
+    label = paths.display(path, base)
     try:
         size = path.stat().st_size
         over = _over_limit(size, room)
@@ -298,11 +299,12 @@ def build_context(
             blocks.append((item, None))
         else:
             paths.append(os.fspath(item))
-    found, missing = collect_paths(paths, base, confined=confined)
+    resolver = RealPaths()
+    found, missing = collect_paths(paths, base, confined=confined, paths=resolver)
     warnings += missing
     room = LIMITS["build"].value()
     for path in found:
-        read = _read_file(path, base, warnings, priorities, exact_paths, room)
+        read = _read_file(path, base, warnings, priorities, exact_paths, room, resolver)
         if read is not None:
             blocks.append(read)
             room -= read[1] if not read[0].binary else 0

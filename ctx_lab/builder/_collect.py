@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import CtxLabError, LimitExceeded, PathOutsideRoot
-from ..files import check_path_text, confine, display_path, entry_kind, real_path
+from ..files import RealPaths, check_path_text, confine, display_path, entry_kind, real_path
 from ..limits import LIMITS, limit
 
 __all__ = ["NEVER_SOURCE_DIRS", "collect_paths", "display_path"]
@@ -238,11 +238,11 @@ def _expand(pattern: str, base: Path, warnings: list[str], confined: bool) -> li
     return []
 
 
-def _work_tree(directory: Path, known: dict[Path, Path | None]) -> Path | None:
+def _work_tree(directory: Path, known: dict[Path, Path | None], paths: RealPaths) -> Path | None:
     """The git work tree holding ``directory`` (a parent with ``.git``), found on the file
     system and remembered per directory: one ``git`` call per repository, not per file."""
     walked: list[Path] = []
-    current: Path | None = real_path(directory)
+    current: Path | None = paths.directory(directory)
     found: Path | None = None
     while current is not None:
         if current in known:
@@ -258,26 +258,26 @@ def _work_tree(directory: Path, known: dict[Path, Path | None]) -> Path | None:
     return found
 
 
-def _in_repo(path: Path, top: Path) -> str | None:
+def _in_repo(path: Path, top: Path, paths: RealPaths) -> str | None:
     """``path`` relative to the work tree ``top`` as git names it (its directory resolved, the
     file itself not: a symlink is ignored or not by its own name)."""
     try:
-        return (real_path(path.parent) / path.name).relative_to(top).as_posix()
+        return (paths.directory(path.parent) / path.name).relative_to(top).as_posix()
     except ValueError:
         return None
 
 
-def _git_ignored(paths: list[Path], warnings: list[str]) -> set[Path]:
+def _git_ignored(files: list[Path], warnings: list[str], paths: RealPaths) -> set[Path]:
     git = shutil.which("git")
-    if git is None or not paths:
+    if git is None or not files:
         return set()
     by_repo: dict[Path, dict[str, Path]] = {}
     tops: dict[Path, Path | None] = {}
-    for p in paths:
-        top = _work_tree(p.parent, tops)
+    for p in files:
+        top = _work_tree(p.parent, tops, paths)
         if top is None:
             continue
-        name = _in_repo(p, top)
+        name = _in_repo(p, top, paths)
         if name is not None:
             by_repo.setdefault(top, {})[name] = p
     ignored: set[Path] = set()
@@ -310,7 +310,11 @@ def _git_ignored(paths: list[Path], warnings: list[str]) -> set[Path]:
 
 
 def collect_paths(
-    patterns: Iterable[str], base: str | os.PathLike[str] = ".", *, confined: bool = False
+    patterns: Iterable[str],
+    base: str | os.PathLike[str] = ".",
+    *,
+    confined: bool = False,
+    paths: RealPaths | None = None,
 ) -> tuple[list[Path], list[str]]:
     """Files named by ``patterns`` (paths, directories, globs), de-duplicated in order (a file
     reached through several links counts once). Files found by expanding a directory or glob
@@ -319,8 +323,10 @@ def collect_paths(
     warning. Warnings also name patterns that matched nothing, skipped directories and links
     leaving the tree. With ``confined`` every named path must lie inside ``base``
     (:class:`~ctx_lab.errors.PathOutsideRoot`), and glob patterns may not be absolute or use
-    ``..`` or ``~``. Expansions are bounded (:class:`~ctx_lab.errors.LimitExceeded`)."""
+    ``..`` or ``~``. Expansions are bounded (:class:`~ctx_lab.errors.LimitExceeded`).
+    ``paths``: the resolver to use (the caller's, to resolve the same directories once)."""
     root = Path(base)
+    paths = RealPaths() if paths is None else paths
     warnings: list[str] = []
     seen: dict[Path, Path] = {}  # real path → path as found
     named: set[Path] = set()  # files named one by one: included even when ignored
@@ -328,14 +334,14 @@ def collect_paths(
         expanded = _expand(pattern, root, warnings, confined)
         single = not _MAGIC.search(pattern) and len(expanded) == 1
         for path in expanded:
-            real = real_path(path)
+            real = paths(path)
             if real in seen:
                 continue
             seen[real] = path
             if single and not (root / pattern).is_dir():
                 named.add(path)
     candidates = list(seen.values())
-    ignored = _git_ignored(candidates, warnings)
+    ignored = _git_ignored(candidates, warnings, paths)
     kept = []
     for p in candidates:
         if p not in ignored:
@@ -343,7 +349,7 @@ def collect_paths(
         elif p in named:
             kept.append(p)
             warnings.append(
-                f"{display_path(p, root)}: ignored by git (.gitignore), included because it "
+                f"{paths.display(p, root)}: ignored by git (.gitignore), included because it "
                 "was named"
             )
     return kept, warnings

@@ -14,6 +14,7 @@ MAX_KEY_LINES = 20
 _ATX = re.compile(r"^\s{0,3}#{1,6}\s")
 _UNDERLINE = re.compile(r"^\s*(=+|-+|~+|\^+)\s*$")
 MAX_FALLBACK = 200
+_VISIBLE = re.compile(r"\S")  # what str.strip() keeps: \s is str.isspace()
 
 
 def _is_heading(lines: list[str], i: int) -> bool:
@@ -81,9 +82,17 @@ def reference(path: str, text: str, size: int | None = None, binary: bool = Fals
     """``[ref: <path> (<bytes> bytes, <lines> lines)] <first non-empty line, cut to 120>``."""
     nbytes = size if size is not None else len(text.encode("utf-8", "surrogatepass"))
     nlines = 0 if binary else (text.count("\n") + (0 if text.endswith("\n") or not text else 1))
-    first = (
-        "(binary)" if binary else next((ln.strip() for ln in text.split("\n") if ln.strip()), "")
-    )
+    first = "(binary)" if binary else _first_line(text)
     if len(first) > 120:
         first = first[:119] + "…"
     return f"[ref: {path} ({nbytes} bytes, {nlines} lines)] {first}".rstrip() + "\n"
+
+
+def _first_line(text: str) -> str:
+    """The first line with more than whitespace, stripped (found without splitting the text)."""
+    found = _VISIBLE.search(text)
+    if found is None:
+        return ""
+    start = text.rfind("\n", 0, found.start()) + 1
+    end = text.find("\n", found.start())
+    return text[start : None if end < 0 else end].strip()

@@ -325,14 +325,42 @@ def score_with(
 
 
 _LONG_WORD = re.compile(r"[^\W_]{3,}")  # the runs of :data:`_WORD` that can be terms
+# UTF-8 bytes → runs: ASCII letters lower-cased, ASCII digits and every byte of a non-ASCII
+# character kept, every other ASCII byte a space (none of them is ever part of a word)
+_RUNS = bytes(
+    c if not chr(c).isascii() else ord(chr(c).lower()) if chr(c).isalnum() else ord(" ")
+    for c in range(256)
+)
 
 
 def term_counts(text: str, stop_words: frozenset[str] = DEFAULT_STOP_WORDS) -> dict[str, int]:
-    """:func:`terms` of ``text``, counted — for a large document: only runs that can be terms
-    are found, in the text as it is, and each distinct one is lower-cased and filtered once."""
+    """:func:`terms` of ``text``, counted — for a large document: the text's UTF-8 bytes are
+    split into runs at ASCII separators in one pass; a run that is plain ASCII is a word as it
+    is, and only runs holding other characters go through the Unicode word rule."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: the word rule on the text itself
+        return _unicode_term_counts(text, stop_words, 1, {})
     found: dict[str, int] = {}
+    for run, f in Counter(data.translate(_RUNS).split()).items():
+        if len(run) < 3:  # fewer than three characters
+            continue
+        if run.isascii():
+            word = run.decode("ascii")
+            if word not in stop_words:
+                found[word] = found.get(word, 0) + f
+        else:
+            _unicode_term_counts(run.decode("utf-8"), stop_words, f, found)
+    return found
+
+
+def _unicode_term_counts(
+    text: str, stop_words: frozenset[str], times: int, found: dict[str, int]
+) -> dict[str, int]:
+    """The word rule's runs in ``text`` as it is, each distinct one lower-cased and filtered
+    once, added ``times`` over to ``found``."""
     for word, f in Counter(_LONG_WORD.findall(text)).items():
         lowered = word.lower()
         if len(lowered) >= 3 and lowered not in stop_words:
-            found[lowered] = found.get(lowered, 0) + f
+            found[lowered] = found.get(lowered, 0) + f * times
     return found
