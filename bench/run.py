@@ -392,6 +392,8 @@ class Bench:
             )
         )
 
+        self.history_memory()
+
         def history(size: int) -> ContextManager:
             m = ContextManager("gpt-4", counter="bytes/4", preserve_recent=4)
             for i in range(size):
@@ -725,6 +727,49 @@ class Bench:
                 times[few],
                 f"budget 16,000; growth {growth:.1f}× for 16× the files",
                 growth,
+            )
+        )
+
+    def history_memory(self) -> None:
+        """What a ContextManager holds per message beyond the messages themselves: pushes with
+        their counts given (timestamps from a clock, as in use), traced in a fresh process,
+        then again after one usage check (running totals, tool units, the selection)."""
+        n = self.size(200_000, 5_000)
+        script = (
+            "import sys, tracemalloc\n"
+            "from datetime import UTC, datetime, timedelta\n"
+            "from ctx_lab.conversation import ContextManager, Message\n"
+            "n = int(sys.argv[1])\n"
+            "messages = [Message.user(f'message {i}') for i in range(n)]\n"
+            "start = datetime(2026, 1, 1, tzinfo=UTC)\n"
+            "ticks = iter([start + timedelta(seconds=i) for i in range(n)])\n"
+            "m = ContextManager('gpt-4o', counter='bytes/4', clock=lambda: next(ticks))\n"
+            "m.push_message(messages[0], 300)\n"
+            "m.usage_status()\n"
+            "tracemalloc.start()\n"
+            "before = tracemalloc.get_traced_memory()[0]\n"
+            "for i in range(1, n):\n"
+            "    m.push_message(messages[i], 300 + i)\n"
+            "pushed = tracemalloc.get_traced_memory()[0]\n"
+            "m.usage_status()\n"
+            "checked = tracemalloc.get_traced_memory()[0]\n"
+            "print((pushed - before) / (n - 1), (checked - before) / (n - 1))\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(n)], capture_output=True, text=True, check=True
+        )
+        pushed, checked = (float(x) for x in done.stdout.split())
+        self.rows.append(
+            Row(
+                f"ContextManager: bytes held per message beyond the messages, {n:,} messages",
+                round(pushed, 1),
+                round(checked, 1),
+                None,
+                None,
+                "≤ 125 bytes (half of ~250)",
+                checked <= 125,
+                "a size, not ms: after the pushes (median column) and after a usage check "
+                "(p90 column); the clock's timestamps are made before tracing, as the messages",
             )
         )
 

@@ -326,3 +326,80 @@ def test_usage_in_words_spells_out_the_summary_marker() -> None:
     assert "[1S]" not in usage.to_text() and "[1S]" not in usage.html_body()
     assert usage.to_dict()["compact"].endswith("[1S]")  # the design's terse form stays
     assert usage.to_dict()["described"] == usage.describe()
+
+
+def test_history_columns_give_back_what_was_pushed() -> None:
+    """Entries held as columns give back each entry as pushed: times in UTC, in other zones
+    and naive exactly as given, step ids, summary ids (and their replacements) — and a history
+    made from a list of entries, or from another history's, resolves as that one did."""
+    from datetime import timedelta, timezone
+
+    from ctx_lab.conversation._history import FullHistory, HistoryEntry, Summary
+
+    times = [
+        datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC),
+        datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone(timedelta(hours=5, minutes=30))),
+        datetime(1969, 12, 31, 23, 59, 59, 1, tzinfo=UTC),  # before the epoch
+        datetime(2026, 1, 2, 3, 4, 5),  # naive
+        datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+    ]
+    history = FullHistory()
+    for i, at in enumerate(times):
+        assert history.push(Message.user(f"m{i}"), 10 + i, at, 7 if i == 1 else None) == i
+    for i, entry in enumerate(history.entries):
+        assert entry.id == i and entry.token_count == 10 + i
+        assert entry.created_at == times[i] and entry.created_at.tzinfo is times[i].tzinfo
+        assert entry.stream_step_id == (7 if i == 1 else None)
+    assert history.has_step_id(7) and not history.has_step_id(8)
+    at = times[0]
+    history.add_summary(Summary(0, 0, 2, "first", 5, 21, at, "t"))
+    history.add_summary(Summary(1, 0, 4, "wider", 6, 46, at, "t"))  # replaces summary 0
+    assert [e.summary_id for e in history.entries] == [1, 1, 1, 1, None]
+    assert [e.written_summary_id for e in history.entries] == [0, 0, 1, 1, None]
+    assert history.entries[-1] == history.entries[4] and history.entries[1:3][0].id == 1
+
+    copied = FullHistory(list(history.entries), list(history.summaries))
+    assert copied == history and [e.summary_id for e in copied.entries] == [1, 1, 1, 1, None]
+    loaded = FullHistory.from_dict(json.loads(json.dumps(history.to_dict())))
+    assert loaded.to_dict() == history.to_dict()  # (a naive time is saved as local time)
+    assert [e.created_at for e in loaded.entries if e.id != 3] == times[:3] + times[4:]
+    # ids are positions: an entry stands only where its id says, and only the tail goes
+    with pytest.raises(ValueError, match="ids are positions"):
+        history.entries[0] = history.entries[1]
+    with pytest.raises(ValueError, match="ids are positions"):
+        history.entries.insert(0, history.entries[0])
+    with pytest.raises(ValueError, match="ids are positions"):
+        del history.entries[1]
+    with pytest.raises(IndexError):
+        history.entries[5]
+    entry = history.entries[2]
+    history.entries[2] = HistoryEntry(2, Message.user("new"), 99, times[3], None, 3, None)
+    assert history.entries[2].message == Message.user("new") and history.has_step_id(3)
+    assert history.entries[2].created_at == times[3] and history.entries[2].summary_id is None
+    history.entries[2] = entry
+    del history.entries[3:]
+    assert len(history.entries) == 3 and history.entries[-1].id == 2
+
+
+def test_a_message_costs_the_history_a_few_array_items() -> None:
+    """Beyond the messages, the history holds about four 8-byte items per message (was ~200
+    bytes: an entry object, its timestamp and its id) — measured by allocation, not time."""
+    import tracemalloc
+    from datetime import timedelta
+
+    n = 20_000
+    messages = [Message.user(f"m{i}") for i in range(n)]
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    ticks = iter([start + timedelta(seconds=i) for i in range(n)])
+    m = ContextManager("gpt-4o", counter="bytes/4", clock=lambda: next(ticks))
+    m.push_message(messages[0], 300)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for message in messages[1:]:
+            m.push_message(message, 1_000)
+        m.usage_status()
+        held = (tracemalloc.get_traced_memory()[0] - before) / (n - 1)
+    finally:
+        tracemalloc.stop()
+    assert held <= 64

@@ -58,7 +58,7 @@ def test_the_index_matches_the_definition_as_the_history_grows(steps) -> None:  
         if pop_first and entries:
             entries.pop()
         entries.append(Entry(message))
-        index.update(entries)
+        index.update([e.message for e in entries])
         expected = reference(entries)
         assert index.units() == expected
         holder = {i: u for u in expected for i in range(u[0], u[1] + 1)}
@@ -67,7 +67,7 @@ def test_the_index_matches_the_definition_as_the_history_grows(steps) -> None:  
         users = [i for i, e in enumerate(entries) if e.message.role == "user"]
         assert index.newest_user == (users[-1] if users else None)
     fresh = [Entry(Message.user("new"))]
-    index.update(fresh)  # another history altogether
+    index.update([e.message for e in fresh])  # another history altogether
     assert index.units() == [] and index.newest_user == 0
 
 

@@ -5,6 +5,7 @@ running token totals, and the tool units that may never be split."""
 from __future__ import annotations
 
 import json
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -70,7 +71,7 @@ class ManagerBase:
             self.counter_note = ""
         self._role_tokens: dict[str, int] = {}
         self._unit_index = UnitIndex()
-        self._prefix: list[int] = [0]
+        self._prefix = array("q", [0])
         self._prefix_last: Any = None  # the message the running totals end with
         self._summary_ids: LRUCache[tuple[int, int, int], tuple[int, ...]] = LRUCache(8)
         self._id_pool: list[int] = []
@@ -195,19 +196,22 @@ class ManagerBase:
         return self._units().units()
 
     def _units(self) -> UnitIndex:
-        self._unit_index.update(self.history.entries)
+        self._unit_index.update(self.history.entries.messages)
         return self._unit_index
 
-    def _prefix_tokens(self) -> list[int]:
+    def _prefix_tokens(self) -> array[int]:
         """Running totals of the messages' token counts (``[0, t0, t0+t1, …]``), extended as
         the history grows — counts never change, summaries only point at messages."""
         entries = self.history.entries
+        messages = entries.messages
         prefix = self._prefix
         known = len(prefix) - 1
-        if known > len(entries) or (known and entries[known - 1].message is not self._prefix_last):
-            prefix = self._prefix = [0]
+        if known > len(messages) or (known and messages[known - 1] is not self._prefix_last):
+            prefix = self._prefix = array("q", [0])
             known = 0
-        for e in entries[known:]:
-            prefix.append(prefix[-1] + e.token_count)
-        self._prefix_last = entries[-1].message if entries else None
+        total = prefix[-1]
+        for tokens in entries.tokens[known:]:
+            total += tokens
+            prefix.append(total)
+        self._prefix_last = messages[-1] if messages else None
         return prefix

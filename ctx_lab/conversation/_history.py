@@ -7,15 +7,18 @@ validation of a saved file) are checked in one place, next to the code that coul
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterable, Iterator, MutableSequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import Any, overload
 
 from ..errors import CtxLabError, HistoryCorrupted
 from ._messages import Message
 
 __all__ = [
     "FORMAT_VERSION",
+    "Entries",
     "FullHistory",
     "HistoryEntry",
     "Summary",
@@ -116,6 +119,205 @@ class HistoryEntry:
         }
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+_NONE = -1  # no summary id
+
+
+class Entries(MutableSequence[HistoryEntry]):
+    """A history's entries held as columns: the messages, and arrays of token counts, creation
+    times (microseconds since the epoch, for times in UTC) and the summary each was written
+    with; ids are positions. A message costs its list slot and three array items (32 bytes)
+    instead of an object, a timestamp and an id (~200 bytes). Indexing makes a
+    :class:`HistoryEntry` on access; ``messages`` and ``tokens`` are the columns themselves,
+    for code that reads one of them across many entries."""
+
+    __slots__ = (
+        "_micros",
+        "_steps",
+        "_times",
+        "_written",
+        "forward",
+        "messages",
+        "tokens",
+        "version",
+    )
+
+    def __init__(self, forward: dict[int, int], entries: Iterable[HistoryEntry] = ()) -> None:
+        self.messages: list[Message] = []
+        self.tokens = array("q")
+        self._micros = array("q")
+        self._times: dict[int, datetime] = {}  # times not in UTC (naive, other zones), as given
+        self._written = array("q")
+        self._steps: dict[int, int] = {}  # stream step ids, for the messages that have one
+        self.forward = forward  # the history's replacements (see HistoryEntry.summary_id)
+        self.version = 0  # changes with every change, for caches keyed on the entries
+        for entry in entries:
+            self.append(entry)
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def _entry(self, i: int) -> HistoryEntry:
+        written = self._written[i]
+        at = self._times.get(i)
+        return HistoryEntry(
+            i,
+            self.messages[i],
+            self.tokens[i],
+            at if at is not None else _EPOCH + self._micros[i] * _MICROSECOND,
+            None if written == _NONE else written,
+            self._steps.get(i),
+            self.forward,
+        )
+
+    @overload
+    def __getitem__(self, index: int) -> HistoryEntry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[HistoryEntry]: ...
+
+    def __getitem__(self, index: int | slice) -> HistoryEntry | list[HistoryEntry]:
+        if isinstance(index, slice):
+            return [self._entry(i) for i in range(*index.indices(len(self)))]
+        n = len(self.messages)
+        if not -n <= index < n:
+            raise IndexError("history entry index out of range")
+        return self._entry(index % n)
+
+    def __iter__(self) -> Iterator[HistoryEntry]:
+        for i in range(len(self.messages)):
+            yield self._entry(i)
+
+    def add(
+        self,
+        message: Message,
+        tokens: int,
+        at: datetime,
+        summary_id: int | None = None,
+        step_id: int | None = None,
+    ) -> int:
+        """Append a message's row; returns its id (its position)."""
+        i = len(self.messages)
+        if at.tzinfo is UTC:
+            micros = (at - _EPOCH) // _MICROSECOND
+        else:
+            micros = 0
+            self._times[i] = at
+        self.tokens.append(tokens)  # first: a count out of range fails before anything changed
+        self._micros.append(micros)
+        self._written.append(_NONE if summary_id is None else summary_id)
+        self.messages.append(message)
+        if step_id is not None:
+            self._steps[i] = step_id
+        self.version += 1
+        return i
+
+    def written(self, i: int) -> int | None:
+        """The summary message ``i`` was written with (None: none)."""
+        found = self._written[i]
+        return None if found == _NONE else found
+
+    def write(self, i: int, summary_id: int | None) -> None:
+        """Point message ``i`` at ``summary_id`` (as written; replacements resolve it)."""
+        self._written[i] = _NONE if summary_id is None else summary_id
+        self.version += 1
+
+    def summary_ids(self) -> Iterator[int | None]:
+        """Each message's summary now, in order (replacements followed once per summary)."""
+        forward = self.forward
+        resolved: dict[int, int] = {}
+        for sid in self._written:
+            if sid == _NONE:
+                yield None
+            elif not forward:
+                yield sid
+            else:
+                found = resolved.get(sid)
+                if found is None:
+                    found = resolved[sid] = _resolve(forward, sid)
+                yield found
+
+    def step_ids(self) -> Iterable[int]:
+        """The stream step ids messages were pushed with."""
+        return self._steps.values()
+
+    def _check(self, index: int, entry: HistoryEntry) -> None:
+        if entry.id != index:
+            raise ValueError(
+                f"entry {entry.id} cannot stand at position {index}: ids are positions"
+            )
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        if isinstance(index, slice):
+            raise TypeError("history entries are replaced one at a time")
+        n = len(self.messages)
+        if not -n <= index < n:
+            raise IndexError("history entry index out of range")
+        i = index % n
+        self._check(i, value)
+        self.messages[i] = value.message
+        self.tokens[i] = value.token_count
+        self._times.pop(i, None)
+        if value.created_at.tzinfo is UTC:
+            self._micros[i] = (value.created_at - _EPOCH) // _MICROSECOND
+        else:
+            self._times[i] = value.created_at
+        self._written[i] = _NONE if value.summary_id is None else value.summary_id
+        self._steps.pop(i, None)
+        if value.stream_step_id is not None:
+            self._steps[i] = value.stream_step_id
+        self.version += 1
+
+    def __delitem__(self, index: int | slice) -> None:
+        n = len(self.messages)
+        if isinstance(index, slice):
+            start, stop, step = index.indices(n)
+            if step == 1 and stop >= n:  # the tail: what rollbacks and pops remove
+                self.truncate(min(start, n))
+                return
+            doomed = set(range(start, stop, step))
+        else:
+            if not -n <= index < n:
+                raise IndexError("history entry index out of range")
+            doomed = {index % n}
+        if doomed and min(doomed) < n - len(doomed):
+            raise ValueError("only the last entries can be removed: ids are positions")
+        self.truncate(n - len(doomed))
+
+    def truncate(self, length: int) -> None:
+        """Keep the first ``length`` entries."""
+        del self.messages[length:], self.tokens[length:], self._micros[length:]
+        del self._written[length:]
+        for column in (self._times, self._steps):
+            for i in [i for i in column if i >= length]:
+                del column[i]
+        self.version += 1
+
+    def insert(self, index: int, value: HistoryEntry) -> None:
+        """Only at the end (:meth:`append`): ids are positions."""
+        if index < len(self.messages):
+            raise ValueError("entries are only appended: ids are positions")
+        self._check(len(self.messages), value)
+        self.add(
+            value.message,
+            value.token_count,
+            value.created_at,
+            value.summary_id,
+            value.stream_step_id,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Entries | list | tuple):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Entries({list(self)!r})"
+
+
 @dataclass(frozen=True)
 class Summary:
     """A summary of the messages ``[start, end)``."""
@@ -176,7 +378,7 @@ def _assign(runs: list[list[Any]], start: int, end: int, summary_id: int) -> lis
 class FullHistory:
     """Entries and summaries with sequential ids (0, 1, 2 …)."""
 
-    entries: list[HistoryEntry] = field(default_factory=list)
+    entries: Entries = field(default_factory=lambda: Entries({}))
     summaries: list[Summary] = field(default_factory=list)
     # runs of entries that share a summary id: [start, end, summary_id], kept up to date by
     # push, pop_if_last and add_summary, rebuilt when the lists were changed another way
@@ -184,8 +386,9 @@ class FullHistory:
     _runs_key: tuple[Any, ...] = field(default=(), repr=False, compare=False)
     # summary → the wider summary that replaced it; shared by this history's entries
     forward: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
-    # entries replaced since the open checkpoint, oldest first (None: no checkpoint)
-    _undo: list[tuple[int, HistoryEntry]] | None = field(default=None, repr=False, compare=False)
+    # the summary ids entries had before the open checkpoint rewrote them, oldest first
+    # (None: no checkpoint)
+    _undo: list[tuple[int, int | None]] | None = field(default=None, repr=False, compare=False)
 
     def checkpoint(self) -> tuple[int, int, dict[int, int]]:
         """Start recording changes, so :meth:`rollback` can undo them (one at a time)."""
@@ -195,9 +398,9 @@ class FullHistory:
     def rollback(self, checkpoint: tuple[int, int, dict[int, int]]) -> None:
         """Put entries, summaries and replacements back as they were at ``checkpoint``."""
         entries_then, summaries_then, forward_then = checkpoint
-        for position, entry in reversed(self._undo or []):
-            self.entries[position] = entry
-        del self.entries[entries_then:]
+        for position, written in reversed(self._undo or []):
+            self.entries.write(position, written)
+        self.entries.truncate(entries_then)
         del self.summaries[summaries_then:]
         self.forward.clear()
         self.forward.update(forward_then)
@@ -212,19 +415,12 @@ class FullHistory:
         self.adopt()
 
     def adopt(self) -> None:
-        """Point every entry at this history's replacements (entries taken from another
-        history keep the summary they resolve to there)."""
-        for i, e in enumerate(self.entries):
-            if e.forward is not self.forward:
-                self.entries[i] = HistoryEntry(
-                    e.id,
-                    e.message,
-                    e.token_count,
-                    e.created_at,
-                    e.summary_id,
-                    e.stream_step_id,
-                    self.forward,
-                )
+        """Hold the entries as this history's columns, pointing at its replacements (entries
+        given as a list, or taken from another history, keep the summary they resolve to
+        there)."""
+        entries = self.entries
+        if not isinstance(entries, Entries) or entries.forward is not self.forward:
+            self.entries = Entries(self.forward, list(entries))
 
     @property
     def next_message_id(self) -> int:
@@ -240,24 +436,18 @@ class FullHistory:
         return len(self.entries)
 
     def _key(self) -> tuple[Any, ...]:
-        entries = self.entries
-        return (
-            len(entries),
-            len(self.summaries),
-            id(entries[-1]) if entries else None,
-            id(entries[0]) if entries else None,
-        )
+        return (id(self.entries), self.entries.version, len(self.summaries))
 
     def runs(self) -> list[list[Any]]:
         """``[start, end, summary_id]`` runs covering every entry in order (adjacent entries
         with the same summary id, or none, share a run). Do not modify the result."""
         if self._runs_key != self._key():
             runs: list[list[Any]] = []
-            for e in self.entries:
-                if runs and runs[-1][2] == e.summary_id and runs[-1][1] == e.id:
-                    runs[-1][1] = e.id + 1
+            for i, sid in enumerate(self.entries.summary_ids()):
+                if runs and runs[-1][2] == sid and runs[-1][1] == i:
+                    runs[-1][1] = i + 1
                 else:
-                    runs.append([e.id, e.id + 1, e.summary_id])
+                    runs.append([i, i + 1, sid])
             self._runs, self._runs_key = runs, self._key()
         return self._runs
 
@@ -268,23 +458,26 @@ class FullHistory:
     def push(self, message: Message, tokens: int, at: datetime, step_id: int | None = None) -> int:
         """Append a message; returns its id."""
         valid = self._runs_key == self._key()
-        entry = HistoryEntry(self.next_message_id, message, tokens, at, None, step_id, self.forward)
-        self.entries.append(entry)
+        entry_id = self.entries.add(message, tokens, at, None, step_id)
         if valid:
             runs = self._runs
-            if runs and runs[-1][2] is None and runs[-1][1] == entry.id:
+            if runs and runs[-1][2] is None and runs[-1][1] == entry_id:
                 runs[-1][1] += 1
             else:
-                runs.append([entry.id, entry.id + 1, None])
+                runs.append([entry_id, entry_id + 1, None])
             self._runs_key = self._key()
-        return entry.id
+        return entry_id
 
     def pop_if_last(self, message_id: int) -> Message | None:
         """Remove the last message if it has ``message_id`` and no summary covers it."""
-        if not self.entries or self.entries[-1].id != message_id or self.entries[-1].is_summarized:
+        entries = self.entries
+        last = len(entries) - 1
+        if last < 0 or last != message_id or entries.written(last) is not None:
             return None
+        message = entries.messages[last]
+        entries.truncate(last)
         self._runs_key = ()  # rebuilt on next use
-        return self.entries.pop().message
+        return message
 
     def add_summary(self, summary: Summary) -> int:
         """Add a summary and point the entries it covers at it."""
@@ -305,25 +498,16 @@ class FullHistory:
                 forward[sid] = summary.id  # every entry of it is inside: one record
                 continue
             for i in range(max(low, summary.start), min(high, summary.end)):
-                e = entries[i]  # built directly: dataclasses.replace costs 3× more per entry
                 if self._undo is not None:
-                    self._undo.append((i, e))
-                entries[i] = HistoryEntry(
-                    e.id,
-                    e.message,
-                    e.token_count,
-                    e.created_at,
-                    summary.id,
-                    e.stream_step_id,
-                    forward,
-                )
+                    self._undo.append((i, entries.written(i)))
+                entries.write(i, summary.id)
         self._runs = _assign(runs, summary.start, summary.end, summary.id)
         self._runs_key = self._key()
         return summary.id
 
     def has_step_id(self, step_id: int) -> bool:
         """True when a message was pushed with this stream step id."""
-        return any(e.stream_step_id == step_id for e in self.entries)
+        return step_id in self.entries.step_ids()
 
     def orphaned_summaries(self) -> list[int]:
         """Summaries no entry points to any more (replaced by a wider summary)."""
@@ -332,7 +516,7 @@ class FullHistory:
 
     def total_tokens(self) -> int:
         """Sum of all messages' token counts."""
-        return sum(e.token_count for e in self.entries)
+        return sum(self.entries.tokens)
 
     # -- persistence ------------------------------------------------------------------------
 
@@ -386,7 +570,12 @@ class FullHistory:
                         f"summary {s.id} covers [{s.start}, {s.end}) but entry {entry.id} "
                         f"points to {entry.summary_id!r}"
                     )
-        return cls(entries, summaries)
+        history = cls(summaries=summaries)
+        for e in entries:
+            history.entries.add(
+                e.message, e.token_count, e.created_at, e.summary_id, e.stream_step_id
+            )
+        return history
 
 
 def _need(cond: bool, message: str) -> None:

@@ -71,8 +71,8 @@ class Selecting(ManagerBase):
         return Segment("summary", found, tokens, summary_id)
 
     def _select(self, budget: int) -> _Selection:
-        entries = self.history.entries
-        n = len(entries)
+        tokens_of = self.history.entries.tokens
+        n = len(tokens_of)
         units = self._units()
         prefix = self._prefix_tokens()
         recent_start = max(n - self._settings.preserve_recent, 0)
@@ -83,7 +83,7 @@ class Selecting(ManagerBase):
         while holding is not None and holding[0] < recent_start:
             recent_start = holding[0]
             holding = units.containing(recent_start)
-        recent = [Segment("original", (i,), entries[i].token_count) for i in range(recent_start, n)]
+        recent = [Segment("original", (i,), tokens_of[i]) for i in range(recent_start, n)]
         used = sum(s.tokens for s in recent)
         if used > budget:
             too_large = RecentMessagesTooLarge(used, budget, n - recent_start)
@@ -95,10 +95,7 @@ class Selecting(ManagerBase):
                 originals = prefix[block.ids.stop] - prefix[block.ids.start]
                 summary = self.history.summaries[block.summary_id]
                 if used + originals <= budget:
-                    chosen += [
-                        Segment("original", (i,), entries[i].token_count)
-                        for i in reversed(block.ids)
-                    ]
+                    chosen += [Segment("original", (i,), tokens_of[i]) for i in reversed(block.ids)]
                     used += originals
                 elif used + summary.token_count <= budget:
                     chosen.append(self._summary_segment(block.ids, summary.id, summary.token_count))
@@ -118,13 +115,11 @@ class Selecting(ManagerBase):
                     while first > 0 and ids[first - 1] >= unit[0]:
                         first -= 1
                 item = ids[first:position]
-                tokens = sum(entries[i].token_count for i in item)
+                tokens = prefix[item.stop] - prefix[item.start]
                 if used + tokens > budget:
                     marked_runs.append((ids.start, ids[position - 1] + 1))
                     break
-                chosen += [
-                    Segment("original", (i,), entries[i].token_count) for i in reversed(item)
-                ]
+                chosen += [Segment("original", (i,), tokens_of[i]) for i in reversed(item)]
                 used += tokens
                 position = first
         segments = list(reversed(chosen)) + recent
@@ -164,9 +159,10 @@ class Selecting(ManagerBase):
             if s.summary_id is not None
         }
         used_ids = {i for s in selection.segments if s.kind == "original" for i in s.ids}
+        messages = self.history.entries.messages
         return PreparedContext(
             tuple(selection.segments),
-            tuple((e.id, e.message) for e in self.history.entries if e.id in used_ids),
+            tuple((i, messages[i]) for i in sorted(used_ids)),
             summaries,
             self.message_budget(),
             self.overhead_tokens(),

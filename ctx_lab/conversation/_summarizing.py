@@ -84,7 +84,7 @@ class Summarizing(Selecting):
             SummarizationScope(
                 start, end + 1, wanted if isinstance(wanted, (IdRuns, range)) else tuple(wanted)
             ),
-            _EntryMessages(self.history.entries, start, end + 1),
+            _EntryMessages(self.history.entries.messages, start, end + 1),
             original,
             target,
         )
@@ -209,7 +209,7 @@ class Summarizing(Selecting):
         summary (hierarchical re-summarization: a summary folds in the summaries it replaces,
         so its input stays about one window however long the history), the rest as originals."""
         out: list[Message] = []
-        entries = self.history.entries
+        messages = self.history.entries.messages
         shown: set[int] = set()
         for low, high, summary_id in self.history.runs():
             if high <= start:
@@ -223,7 +223,7 @@ class Summarizing(Selecting):
                     shown.add(summary.id)
                     out.append(Message.system(f"{SUMMARY_PREFIX}\n{summary.content}"))
             else:
-                out.extend(e.message for e in entries[low:high])
+                out.extend(messages[low:high])
         return out
 
     def _already_summarized(self, pending: PendingSummarization) -> bool:

@@ -17,7 +17,7 @@ __all__ = ["IdRuns", "UnitIndex"]
 
 
 class UnitIndex:
-    """Incremental tool units over a history's entries (anything with ``.message``)."""
+    """Incremental tool units over a history's messages (its ``entries.messages``)."""
 
     def __init__(self) -> None:
         self._reset()
@@ -32,15 +32,15 @@ class UnitIndex:
         self._ends: list[int] = []
         self.newest_user: int | None = None
 
-    def update(self, entries: Sequence[Any]) -> None:
-        """Read the entries added since the last update (all of them if the history changed
+    def update(self, messages: Sequence[Any]) -> None:
+        """Read the messages added since the last update (all of them if the history changed
         otherwise)."""
-        if self.count > len(entries) or (
-            self.count and entries[self.count - 1].message is not self._last
+        if self.count > len(messages) or (
+            self.count and messages[self.count - 1] is not self._last
         ):
             self._reset()
-        for position in range(self.count, len(entries)):
-            message = entries[position].message
+        for position in range(self.count, len(messages)):
+            message = messages[position]
             role, call_id = message.role, message.call_id
             if role == "tool_use" and call_id:
                 self._uses[call_id] = position
@@ -52,8 +52,8 @@ class UnitIndex:
                 self._close(self._uses[call_id], position)
             elif role == "user":
                 self.newest_user = position
-        self.count = len(entries)
-        self._last = entries[-1].message if entries else None
+        self.count = len(messages)
+        self._last = messages[-1] if messages else None
 
     def _close(self, start: int, end: int) -> None:
         # ``end`` is the newest position: every closed span it overlaps is at the tail

@@ -92,10 +92,12 @@ class SummarizationScope:
 class _EntryMessages(Sequence[tuple[int, Message]]):
     """``(id, message)`` of history entries, made on access (a scope can span the history)."""
 
-    def __init__(self, entries: Sequence[Any], start: int = 0, stop: int | None = None) -> None:
-        # the history's own list: ids and messages at these positions never change
-        self._entries = entries
-        self._range = range(start, len(entries) if stop is None else stop)
+    def __init__(
+        self, messages: Sequence[Message], start: int = 0, stop: int | None = None
+    ) -> None:
+        # the history's own column (ids are positions): messages at these positions never change
+        self._messages = messages
+        self._range = range(start, len(messages) if stop is None else stop)
 
     def __len__(self) -> int:
         return len(self._range)
@@ -108,9 +110,9 @@ class _EntryMessages(Sequence[tuple[int, Message]]):
 
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
-            return [(self._entries[i].id, self._entries[i].message) for i in self._range[index]]
-        entry = self._entries[self._range[index]]
-        return entry.id, entry.message
+            return [(i, self._messages[i]) for i in self._range[index]]
+        i = self._range[index]
+        return i, self._messages[i]
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence):
