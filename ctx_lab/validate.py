@@ -24,12 +24,15 @@ def shown(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def whole_number(value: Any, name: str, minimum: int = 0) -> int:
-    """``value`` if it is an ``int`` ≥ ``minimum`` (``bool`` is not), else :class:`UsageError`."""
+def whole_number(value: Any, name: str, minimum: int = 0, maximum: int | None = None) -> int:
+    """``value`` if it is an ``int`` ≥ ``minimum`` (``bool`` is not) and, with ``maximum``, at
+    most that; else :class:`UsageError`."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise UsageError(f"{name} must be a whole number ≥ {minimum}, got {shown(value)}")
     if value < minimum:
         raise UsageError(f"{name} must be a whole number ≥ {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise UsageError(f"{name} must be at most {maximum:,}, got {shown(value)}")
     return value
 
 

@@ -403,3 +403,24 @@ def test_a_message_costs_the_history_a_few_array_items() -> None:
     finally:
         tracemalloc.stop()
     assert held <= 64
+
+
+def test_token_counts_beyond_a_trillion_are_refused(tmp_path: Path) -> None:
+    """A count the 64-bit columns could not hold is a usage error when pushed and a corrupted
+    history when loaded — never an overflow traceback."""
+    from ctx_lab.errors import UsageError
+
+    m = manager([10])
+    with pytest.raises(UsageError, match="token_count must be at most 1,000,000,000,000"):
+        m.push_message(Message.user("x"), 10**30)
+    with pytest.raises(UsageError, match="at most"):
+        m.history.push(Message.user("x"), 2**63, datetime(2026, 1, 1, tzinfo=UTC))
+    assert len(m.history) == 1
+    m.push_message(Message.user("y"), 10**12)  # the largest allowed
+    saved = tmp_path / "h.json"
+    m.save(saved)
+    data = json.loads(saved.read_text())
+    data["entries"][0]["token_count"] = 10**30
+    saved.write_text(json.dumps(data))
+    with pytest.raises(HistoryCorrupted, match="entry 0 has an invalid token_count"):
+        ContextManager.load(saved)

@@ -25,7 +25,7 @@ from ..tokens import (
     resolve_counter,
 )
 from ..validate import savable_data, savable_text, whole_number
-from ._history import FullHistory
+from ._history import MAX_TOKEN_COUNT, FullHistory
 from ._messages import Message
 from ._units import UnitIndex
 from ._working import SUMMARY_PREFIX
@@ -163,8 +163,7 @@ class ManagerBase:
     def _token_count(self, message: Message, token_count: int | None) -> int:
         if token_count is None:
             return self.count(message)
-        whole_number(token_count, "token_count")
-        return token_count
+        return whole_number(token_count, "token_count", maximum=MAX_TOKEN_COUNT)
 
     def push_message(self, message: Message, token_count: int | None = None) -> int:
         """Append a message (``token_count`` injects its full count); returns its id."""

@@ -14,10 +14,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, overload
 
 from ..errors import CtxLabError, HistoryCorrupted
+from ..validate import whole_number
 from ._messages import Message
 
 __all__ = [
     "FORMAT_VERSION",
+    "MAX_TOKEN_COUNT",
     "Entries",
     "FullHistory",
     "HistoryEntry",
@@ -27,6 +29,9 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 1
+#: The largest token count a message may have: more than any message holds, and small enough
+#: that the history's 64-bit columns and running totals never overflow
+MAX_TOKEN_COUNT = 10**12
 
 
 def format_time(moment: datetime) -> str:
@@ -198,13 +203,14 @@ class Entries(MutableSequence[HistoryEntry]):
         step_id: int | None = None,
     ) -> int:
         """Append a message's row; returns its id (its position)."""
+        whole_number(tokens, "token_count", maximum=MAX_TOKEN_COUNT)
         i = len(self.messages)
         if at.tzinfo is UTC:
             micros = (at - _EPOCH) // _MICROSECOND
         else:
             micros = 0
             self._times[i] = at
-        self.tokens.append(tokens)  # first: a count out of range fails before anything changed
+        self.tokens.append(tokens)
         self._micros.append(micros)
         self._written.append(_NONE if summary_id is None else summary_id)
         self.messages.append(message)
@@ -256,6 +262,7 @@ class Entries(MutableSequence[HistoryEntry]):
             raise IndexError("history entry index out of range")
         i = index % n
         self._check(i, value)
+        whole_number(value.token_count, "token_count", maximum=MAX_TOKEN_COUNT)
         self.messages[i] = value.message
         self.tokens[i] = value.token_count
         self._times.pop(i, None)
@@ -590,7 +597,10 @@ def _count(value: Any) -> bool:
 def _entry(index: int, raw: Any) -> HistoryEntry:
     _need(isinstance(raw, dict), f"entry {index} is not an object")
     _need(raw.get("id") == index, f"entry {index} has id {raw.get('id')!r}; ids must be 0, 1, 2 …")
-    _need(_count(raw.get("token_count")), f"entry {index} has an invalid token_count")
+    _need(
+        _count(raw.get("token_count")) and raw["token_count"] <= MAX_TOKEN_COUNT,
+        f"entry {index} has an invalid token_count",
+    )
     sid = raw.get("summary_id")
     _need(sid is None or _count(sid), f"entry {index} has an invalid summary_id")
     step = raw.get("stream_step_id")
