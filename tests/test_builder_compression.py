@@ -340,6 +340,10 @@ def test_parsing_leaves_the_collector_as_it_found_it() -> None:
     assert gc.isenabled()
     python_code_skeleton("def f(x):\n    return x\n")
     assert gc.isenabled()
+    from ctx_lab.builder.skeletons import code_skeleton
+
+    assert "fn main" in code_skeleton("fn main() {\n    let x = 1;\n}\n", "rust").text
+    assert gc.isenabled()
     with pytest.raises(SkeletonError):
         python_code_skeleton("def f(:\n")
     assert gc.isenabled()

@@ -173,3 +173,23 @@ def test_bytes4_formula(text: str) -> None:
 def test_cl100k_batch_equals_single(texts: list[str]) -> None:
     counter = get_counter("cl100k")
     assert counter.count_many(texts) == [counter.count(t) for t in texts]
+
+
+def test_counting_cache_counts_constant_time_counters_directly() -> None:
+    """chars/3 is counted from the length: the cache calls it without remembering anything;
+    any other counter's counts are remembered (called once per distinct text)."""
+    from ctx_lab.tokens import CountingCache
+
+    quick = CountingCache("chars/3")
+    assert [quick.count(t) for t in ("", "abcd", "abcd", "é" * 7)] == [0, 2, 2, 3]
+    assert len(quick) == 0  # nothing remembered
+    assert quick.count_many(["ab", "abcdefg"]) == [1, 3]
+    calls: list[str] = []
+
+    def counted(text: str) -> int:
+        calls.append(text)
+        return len(text)
+
+    slow = CountingCache(counted)
+    assert [slow.count(t) for t in ("abc", "abc", "de")] == [3, 3, 2]
+    assert calls == ["abc", "de"] and len(slow) == 2

@@ -84,7 +84,10 @@ def apply_policy(
     parses nothing twice."""
     key = (block.path or block.id, policy, block.text, block.binary, size)
     with _CACHE_LOCK:
-        cached = _CACHE.get(key)
+        try:
+            cached = _CACHE[key]
+        except KeyError:
+            cached = None
     if cached is not None:
         return cached[0]
     found = _apply_policy(block, policy, size, skeleton)

@@ -104,6 +104,8 @@ class Fitter:
         self._tracked: Sequence[State] | None = None
         self._parts: dict[int, tuple[int, int, int, int]] = {}
         self._sums = [0, 0, 0, 0]  # other sections, reference sections, list lines, memories
+        self._memory_header = self.count(MEMORY_HEADER)
+        self._list_header = self.count(LIST_HEADER)
 
     def track(self, states: Sequence[State]) -> None:
         """Keep :meth:`total` of ``states`` as running sums: every change to a state goes
@@ -128,8 +130,11 @@ class Fitter:
             return
         old = self._parts.get(id(state), (0, 0, 0, 0))
         new = self._parts[id(state)] = self._part(state)
-        for i in range(4):
-            self._sums[i] += new[i] - old[i]
+        sums = self._sums
+        sums[0] += new[0] - old[0]
+        sums[1] += new[1] - old[1]
+        sums[2] += new[2] - old[2]
+        sums[3] += new[3] - old[3]
 
     def part(self, state: State) -> int:
         return self.count(section_text(state.block, state.text))
@@ -166,9 +171,9 @@ class Fitter:
                     as_list + li,
                     memories + m,
                 )
-        header = self.count(MEMORY_HEADER) if memories else 0
+        header = self._memory_header if memories else 0
         if sections > self.budget * REFERENCE_SHARE:  # the rule of listed()
-            return header + other + self.count(LIST_HEADER) + as_list
+            return header + other + self._list_header + as_list
         return header + other + sections
 
     def render(self, states: Sequence[State]) -> str:
@@ -200,6 +205,7 @@ class Fitter:
                 state.ladder.append((state.policy, state.text, state.tokens))
                 state.policy, state.text, state.tokens = candidate.policy, candidate.text, section
                 state.partial = candidate.partial
+                state.exhausted = candidate.policy not in DEGRADATION  # the last step taken
                 self.changed(state)
                 return True
         state.exhausted = True
@@ -219,16 +225,24 @@ class Shrinker:
 
     def refresh(self) -> None:
         """Rebuild the heaps (after changes made elsewhere, such as a refill)."""
-        self._degradable: list[tuple[int, int, int, int]] = []
-        self._droppable: list[tuple[int, int, int, int]] = []
-        for i, state in enumerate(self.states):
-            if state.policy != "exact" and not state.dropped:
-                entry = self._entry(i)
-                self._droppable.append(entry)
-                if not state.exhausted:
-                    self._degradable.append(entry)
+        self._degradable = [
+            self._entry(i)
+            for i, state in enumerate(self.states)
+            if state.policy != "exact" and not state.dropped and not state.exhausted
+        ]
         heapify(self._degradable)
-        heapify(self._droppable)
+        # made when the first block must be dropped: until then no step needs it
+        self._droppable: list[tuple[int, int, int, int]] | None = None
+
+    def _drop_heap(self) -> list[tuple[int, int, int, int]]:
+        if self._droppable is None:
+            self._droppable = [
+                self._entry(i)
+                for i, state in enumerate(self.states)
+                if state.policy != "exact" and not state.dropped
+            ]
+            heapify(self._droppable)
+        return self._droppable
 
     def _entry(self, i: int) -> tuple[int, int, int, int]:
         state = self.states[i]
@@ -243,11 +257,14 @@ class Shrinker:
                 continue  # changed since it was queued: its current entry is queued too
             if self.builder.degrade(state):
                 new = self._entry(entry[3])
-                heappush(self._degradable, new)
-                heappush(self._droppable, new)
+                if not state.exhausted:
+                    heappush(self._degradable, new)
+                if self._droppable is not None:
+                    heappush(self._droppable, new)
                 return True
-        while self._droppable:
-            entry = heappop(self._droppable)
+        droppable = self._drop_heap()
+        while droppable:
+            entry = heappop(droppable)
             target = self.states[entry[3]]
             if target.dropped or -target.tokens != entry[1]:
                 continue

@@ -12,7 +12,8 @@ __all__ = ["CountingCache"]
 
 class CountingCache:
     """Token counts of one counter, memoized by the exact text (so re-assembling a packet or
-    re-degrading a block at another budget counts only what is new).
+    re-degrading a block at another budget counts only what is new). A counter whose count
+    takes constant time (``constant_time``, such as ``chars/3``) is called directly instead.
 
     Bounded: counts live in two generations; when the young one holds :attr:`MAX_ENTRIES`
     texts or :attr:`MAX_CHARS` characters it becomes the old one and the old one is dropped,
@@ -27,6 +28,8 @@ class CountingCache:
         self._counts: dict[str, int] = {}
         self._old: dict[str, int] = {}
         self._chars = 0
+        if getattr(self.counter, "constant_time", False):  # counted from the length alone
+            self.count = self.counter.count  # type: ignore[method-assign]
 
     def __len__(self) -> int:
         return len(self._counts) + len(self._old)
@@ -47,6 +50,9 @@ class CountingCache:
 
     def count(self, text: str) -> int:
         """Tokens of ``text`` (counted once, then remembered)."""
+        found = self._counts.get(text)
+        if found is not None:
+            return found
         found = self._known(text)
         if found is None:
             found = self.counter.count(text)

@@ -77,6 +77,8 @@ class CharEstimateCounter:
 
     name: str = "chars/3"
     exact: bool = False
+    #: a count from the text's length alone: remembering it costs more than counting again
+    constant_time: bool = True
 
     def count(self, text: str) -> int:
         """Return ``ceil(len(text) / 3)``."""
