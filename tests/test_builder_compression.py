@@ -350,6 +350,14 @@ def test_parsing_leaves_the_collector_as_it_found_it() -> None:
     with pytest.raises(RecursionError):
         python_code_skeleton("x = 1" + "+1" * 100_000 + "\n")
     assert gc.isenabled()
+    # where the builder makes skeletons (the collector paused around every one)
+    from ctx_lab.builder._compress import structural
+
+    assert "def f" in structural("m.py", "def f(x):\n    return x\n").text
+    assert gc.isenabled()
+    with pytest.raises(SkeletonError, match="nested too deeply"):
+        structural("m.py", "x = 1" + "+1" * 100_000 + "\n")
+    assert gc.isenabled()
     # the parser's stack overflows (MemoryError): tree-sitter makes the skeleton instead
     made = python_code_skeleton("x = " + "-\\\n" * 100_000 + "1\n")
     assert "nested too deeply for Python's parser" in made.note and "tree-sitter" in made.note

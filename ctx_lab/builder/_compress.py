@@ -15,6 +15,7 @@ from ._code_summary import code_summary, summary_of_skeleton
 from ._data_skeleton import data_skeleton
 from ._summarize import reference, summarize
 from .skeletons import Skeleton, code_skeleton, python_code_skeleton
+from .skeletons._common import collection_paused
 
 __all__ = ["Compressed", "apply_policy", "structural", "summary"]
 
@@ -35,7 +36,8 @@ def structural(path: str, text: str) -> Skeleton:
     walkers can follow included: the file then falls to the next policy instead of failing
     the build)."""
     try:
-        return _structural(path, text)
+        with collection_paused():  # a syntax tree's objects are freed before it runs again
+            return _structural(path, text)
     except RecursionError:
         raise SkeletonError("nested too deeply for a skeleton") from None
 

@@ -225,24 +225,21 @@ class Shrinker:
 
     def refresh(self) -> None:
         """Rebuild the heaps (after changes made elsewhere, such as a refill)."""
-        self._degradable = [
-            self._entry(i)
-            for i, state in enumerate(self.states)
-            if state.policy != "exact" and not state.dropped and not state.exhausted
-        ]
-        heapify(self._degradable)
+        self._degradable = self._heap(degradable=True)
         # made when the first block must be dropped: until then no step needs it
         self._droppable: list[tuple[int, int, int, int]] | None = None
 
-    def _drop_heap(self) -> list[tuple[int, int, int, int]]:
-        if self._droppable is None:
-            self._droppable = [
-                self._entry(i)
-                for i, state in enumerate(self.states)
-                if state.policy != "exact" and not state.dropped
-            ]
-            heapify(self._droppable)
-        return self._droppable
+    def _heap(self, *, degradable: bool) -> list[tuple[int, int, int, int]]:
+        """The blocks that can still be dropped (or degraded), least important first."""
+        heap = [
+            self._entry(i)
+            for i, state in enumerate(self.states)
+            if state.policy != "exact"
+            and not state.dropped
+            and not (degradable and state.exhausted)
+        ]
+        heapify(heap)
+        return heap
 
     def _entry(self, i: int) -> tuple[int, int, int, int]:
         state = self.states[i]
@@ -262,7 +259,9 @@ class Shrinker:
                 if self._droppable is not None:
                     heappush(self._droppable, new)
                 return True
-        droppable = self._drop_heap()
+        if self._droppable is None:
+            self._droppable = self._heap(degradable=False)
+        droppable = self._droppable
         while droppable:
             entry = heappop(droppable)
             target = self.states[entry[3]]

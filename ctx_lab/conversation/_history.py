@@ -205,19 +205,25 @@ class Entries(MutableSequence[HistoryEntry]):
         """Append a message's row; returns its id (its position)."""
         whole_number(tokens, "token_count", maximum=MAX_TOKEN_COUNT)
         i = len(self.messages)
-        if at.tzinfo is UTC:
-            micros = (at - _EPOCH) // _MICROSECOND
-        else:
-            micros = 0
-            self._times[i] = at
-        self.tokens.append(tokens)
-        self._micros.append(micros)
-        self._written.append(_NONE if summary_id is None else summary_id)
         self.messages.append(message)
+        self.tokens.append(tokens)
+        self._micros.append(0)
+        self._written.append(_NONE)
+        self._fill(i, at, summary_id, step_id)
+        return i
+
+    def _fill(self, i: int, at: datetime, summary_id: int | None, step_id: int | None) -> None:
+        """Row ``i``'s time, summary and step (its message and count already in place)."""
+        self._times.pop(i, None)
+        if at.tzinfo is UTC:
+            self._micros[i] = (at - _EPOCH) // _MICROSECOND
+        else:
+            self._times[i] = at
+        self._written[i] = _NONE if summary_id is None else summary_id
+        self._steps.pop(i, None)
         if step_id is not None:
             self._steps[i] = step_id
         self.version += 1
-        return i
 
     def written(self, i: int) -> int | None:
         """The summary message ``i`` was written with (None: none)."""
@@ -265,16 +271,7 @@ class Entries(MutableSequence[HistoryEntry]):
         whole_number(value.token_count, "token_count", maximum=MAX_TOKEN_COUNT)
         self.messages[i] = value.message
         self.tokens[i] = value.token_count
-        self._times.pop(i, None)
-        if value.created_at.tzinfo is UTC:
-            self._micros[i] = (value.created_at - _EPOCH) // _MICROSECOND
-        else:
-            self._times[i] = value.created_at
-        self._written[i] = _NONE if value.summary_id is None else value.summary_id
-        self._steps.pop(i, None)
-        if value.stream_step_id is not None:
-            self._steps[i] = value.stream_step_id
-        self.version += 1
+        self._fill(i, value.created_at, value.summary_id, value.stream_step_id)
 
     def __delitem__(self, index: int | slice) -> None:
         n = len(self.messages)

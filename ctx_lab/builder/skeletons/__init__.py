@@ -18,7 +18,7 @@ from . import _generic as generic
 from . import _go as go
 from . import _javascript as javascript
 from . import _rust as rust
-from ._common import Rules, Skeleton, collection_paused
+from ._common import Rules, Skeleton
 from ._python import _python_treesitter, python_code_skeleton, python_skeleton
 from ._treesitter import walk
 
@@ -49,14 +49,12 @@ def code_skeleton(source: str, language: str) -> Skeleton:
     parse (``partial``); only a file with no well-formed part at all raises
     :class:`SkeletonError`."""
     if language == "python":
-        with collection_paused():
-            return _python_treesitter(source)
+        return _python_treesitter(source)
     make = LANGUAGES.get(language)
     rules = make() if make is not None else generic.rules(language)
     if rules is None:
         raise SkeletonError(f"no structural rules for {language!r}")
-    with collection_paused():  # the walk's node objects are freed before the collector runs
-        return walk(source, rules, language)
+    return walk(source, rules, language)
 
 
 def treesitter_skeleton(source: str, language: str) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...errors import SkeletonError
-from ._common import ELIDED_VALUE, SHORT_ASSIGNMENT, Skeleton, collection_paused, parser
+from ._common import ELIDED_VALUE, SHORT_ASSIGNMENT, Skeleton, parser
 
 __all__ = ["python_code_skeleton", "python_skeleton"]
 
@@ -143,24 +143,22 @@ def python_skeleton(source: str) -> str:
 def python_code_skeleton(source: str) -> Skeleton:
     """:func:`python_skeleton` with a note: syntax this Python's ``ast`` cannot read (3.12's
     ``class Stack[T]:``, ``type X = …``) is parsed with tree-sitter-python instead."""
-    with collection_paused():  # the tree is freed before the collector runs again
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError) as exc:
-            line = getattr(exc, "lineno", None)
-            where = f" (line {line})" if line else ""
-            reason = f"{getattr(exc, 'msg', exc)}{where}"
-            failed = f"Python syntax error: {exc}"
-        except MemoryError:  # the parser's own stack overflowing: nesting, not the machine
-            reason = failed = "nested too deeply for Python's parser"
-        else:
-            out: list[str] = []
-            doc = _first_doc_line(tree)
-            if doc:
-                out.append(f'"""{doc}"""')
-            out.extend(_PythonSkeleton(source).render(tree.body, ""))
-            del tree
-            return Skeleton("\n".join(out) + "\n" if out else "")
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        where = f" (line {line})" if line else ""
+        reason = f"{getattr(exc, 'msg', exc)}{where}"
+        failed = f"Python syntax error: {exc}"
+    except MemoryError:  # the parser's own stack overflowing: nesting, not the machine
+        reason = failed = "nested too deeply for Python's parser"
+    else:
+        out: list[str] = []
+        doc = _first_doc_line(tree)
+        if doc:
+            out.append(f'"""{doc}"""')
+        out.extend(_PythonSkeleton(source).render(tree.body, ""))
+        return Skeleton("\n".join(out) + "\n" if out else "")
     try:
         return _python_treesitter(source, reason)
     except SkeletonError:
