@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,9 +28,52 @@ def test_labextension_is_installed_and_enabled() -> None:
     assert "enabled" in line and "OK" in line
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+EXTENSION_LINE = re.compile(r"^ {4}(?P<name>[A-Za-z_][\w.]*) (?P<state>enabled|disabled)$")
+
+
+def extension_states(listing: str) -> dict[str, dict[str, bool]]:
+    """``jupyter server extension list`` by its structure: for each ``Config dir:`` block, the
+    extensions it names and whether each is enabled (a path is never read as a name)."""
+    states: dict[str, dict[str, bool]] = {}
+    block: dict[str, bool] | None = None
+    for raw in listing.splitlines():
+        line = ANSI.sub("", raw).rstrip()
+        if line.startswith("Config dir: "):
+            block = states.setdefault(line.removeprefix("Config dir: "), {})
+        elif block is not None and (found := EXTENSION_LINE.match(line)):
+            block[found["name"]] = found["state"] == "enabled"
+    return states
+
+
+def test_the_listing_is_read_by_structure_not_by_a_name_in_a_path() -> None:
+    """A checkout in a folder named ctx_lab puts the name in the config dir's path."""
+    listing = (
+        "Config dir: /root/.jupyter\n\n"
+        "Config dir: /home/me/ctx_lab/.venv-test/etc/jupyter\n"
+        "    ctx_lab \x1b[32menabled\x1b[0m\n"
+        "    - Validating ctx_lab...\n"
+        "      ctx_lab 0.1.0 \x1b[32mOK\x1b[0m\n"
+        "    jupyterlab disabled\n\n"
+        "Config dir: /usr/local/etc/jupyter\n"
+    )
+    assert extension_states(listing) == {
+        "/root/.jupyter": {},
+        "/home/me/ctx_lab/.venv-test/etc/jupyter": {"ctx_lab": True, "jupyterlab": False},
+        "/usr/local/etc/jupyter": {},
+    }
+
+
 def test_server_extension_is_enabled() -> None:
-    out = run("server", "extension", "list")
-    assert "ctx_lab" in out and "enabled" in out.split("ctx_lab", 1)[1].splitlines()[0]
+    from jupyter_core.paths import jupyter_config_path
+    from jupyter_server.extension.config import ExtensionConfigManager
+    from jupyter_server.extension.manager import ExtensionPackage
+
+    manager = ExtensionConfigManager(read_config_path=jupyter_config_path())
+    assert manager.get_jpserver_extensions().get("ctx_lab") is True
+    assert ExtensionPackage(name="ctx_lab", enabled=True).validate()
+    listed = extension_states(run("server", "extension", "list"))
+    assert any(block.get("ctx_lab") for block in listed.values()), listed
 
 
 def test_extension_points() -> None:

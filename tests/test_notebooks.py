@@ -63,6 +63,17 @@ def test_every_notebook_has_checked_cells_with_outputs() -> None:
         assert all(c.outputs for c in checked), f"{path.name} was committed without outputs"
 
 
+def test_every_notebook_carries_the_kernelspec_the_lab_writes() -> None:
+    """JupyterLab rewrites any other display name on opening, which marks the file changed."""
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        kernelspec = nbformat.read(path, as_version=4).metadata.kernelspec
+        assert dict(kernelspec) == {
+            "display_name": "Python 3 (ipykernel)",
+            "language": "python",
+            "name": "python3",
+        }, path.name
+
+
 def _outputs(cell: nbformat.NotebookNode) -> list[dict]:
     return [o for o in cell.get("outputs", []) if o.get("output_type") != "error"]
 

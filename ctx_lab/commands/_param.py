@@ -39,6 +39,7 @@ __all__ = [
     "SERVED",
     "Param",
     "Spec",
+    "argparse_text",
     "hidden",
     "only_given",
     "parse_boolean",
@@ -234,7 +235,7 @@ class Spec:
     def add_to(self, parser: Any) -> None:
         """Add this parameter's flag (or positional) to an argparse parser or group."""
         p = self.param
-        options: dict[str, Any] = {"help": p.flag_help or self.help_text()}
+        options: dict[str, Any] = {"help": argparse_text(p.flag_help or self.help_text())}
         if p.positional:
             if p.choices:
                 options["choices"] = p.choices
@@ -255,6 +256,8 @@ class Spec:
             parser.add_argument(*names, **options)
             return
         options["metavar"] = p.metavar or self.name.upper()
+        if self.required_on("cli"):  # argparse refuses a call without it; its usage says so
+            options["required"] = True
         if p.choices:
             options["choices"] = p.choices
             options.pop("metavar")
@@ -263,6 +266,12 @@ class Spec:
         if self.array:
             options["action"] = "append"
         parser.add_argument(*names, **options)
+
+
+def argparse_text(text: str) -> str:
+    """``text`` as argparse's help formatting reads it: a ``%`` (as in ``%ctx``) is literal,
+    never the start of a ``%(name)s`` format."""
+    return text.replace("%", "%%")
 
 
 def _flag_type(spec: Spec) -> Callable[[str], Any]:

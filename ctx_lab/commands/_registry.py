@@ -22,7 +22,7 @@ from typing import Any, TextIO
 from .._version import __version__
 from ..display import RichResult
 from ..errors import ParserExit, PathOutsideRoot, UsageError
-from ._param import Spec, specs
+from ._param import Spec, argparse_text, specs
 
 __all__ = [
     "Command",
@@ -140,7 +140,7 @@ class Command:
             help=f"output format (default {self.formats[0]})",
         )
         if self.output:
-            parser.add_argument("-o", "--output", metavar="FILE", help=self.output)
+            parser.add_argument("-o", "--output", metavar="FILE", help=argparse_text(self.output))
 
     def call(self, args: argparse.Namespace, invocation: Invocation) -> RichResult:
         """Call the function with the parsed flags that are its parameters.
