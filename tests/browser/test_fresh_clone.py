@@ -123,7 +123,7 @@ def _open_and_run_all(page, name: str) -> None:  # type: ignore[no-untyped-def]
     panel = page.locator(".jp-NotebookPanel:has(.jp-Cell)").last
     panel.wait_for()
     page.wait_for_function(
-        "(n) => document.querySelector('.lm-DockPanel-tab.lm-mod-current')"
+        "(n) => document.querySelector('.lm-TabBar-tab.jp-mod-current')"
         "?.textContent?.includes(n)",
         arg=name,
     )
@@ -155,7 +155,7 @@ def test_the_lab_never_changes_the_notebooks_the_tests_compare(
         )
         page.wait_for_selector("#jp-main-statusbar")
         page.wait_for_function(
-            "() => document.querySelector('.lm-DockPanel-tab.lm-mod-current')"
+            "() => document.querySelector('.lm-TabBar-tab.jp-mod-current')"
             "?.textContent?.includes('01_quickstart')"
         )
         listing = page.locator(".jp-DirListing-content").first
