@@ -120,13 +120,12 @@ def _open_and_run_all(page, name: str) -> None:  # type: ignore[no-untyped-def]
     """Open ``name`` from the file browser (in my-notebooks/) and Run All once its kernel idles."""
     item = page.locator(".jp-DirListing-item", has_text=name).first
     item.dblclick()
-    panel = page.locator(".jp-NotebookPanel:has(.jp-Cell)").last
-    panel.wait_for()
     page.wait_for_function(
         "(n) => document.querySelector('.lm-TabBar-tab.jp-mod-current')"
         "?.textContent?.includes(n)",
         arg=name,
     )
+    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").first.wait_for()
     page.wait_for_function(
         "() => /\\| Idle/.test(document.querySelector('#jp-main-statusbar')?.textContent ?? '')",
         timeout=180_000,
