@@ -16,6 +16,7 @@ import itertools
 import json
 import os
 import platform
+import random
 import sqlite3
 import statistics
 import subprocess
@@ -999,6 +1000,158 @@ class Bench:
                 )
             )
 
+    # -- capture ------------------------------------------------------------------------------
+
+    def capture(self) -> None:
+        self.capture_memory()
+        self.capture_poll()
+        self.capture_ttfb()
+
+    def capture_memory(self) -> None:
+        """RSS of a ``ctx-lab capture`` process as it forwards 100 MB answers (the record keeps
+        its first --max-body bytes; the rest must pass through, not pile up)."""
+        import http.client
+        import re as regex
+
+        from ctx_lab.capture import Answer, FakeUpstream, Served
+
+        size = self.size(100, 10) * 1024 * 1024
+        upstream = Served(FakeUpstream([Answer(200, b"x" * size)]).app())
+        db = self.work / "memory.db"
+        proxy = subprocess.Popen(
+            [sys.executable, "-m", "ctx_lab", "capture", "--provider", "openai", "--db", str(db),
+             "--upstream", upstream.url, "--port", "0"],
+            stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            assert proxy.stderr is not None
+            port = int(regex.findall(r":(\d+) ", proxy.stderr.readline())[0])
+
+            def one() -> None:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                connection.request("POST", "/v1/chat/completions", body=b"{}")
+                response = connection.getresponse()
+                while response.read(1 << 20):
+                    pass
+                connection.close()
+
+            def rss() -> int:
+                status = Path(f"/proc/{proxy.pid}/status").read_text()
+                return int(regex.findall(r"VmRSS:\s+(\d+)", status)[0]) * 1024
+
+            one()  # the first call sizes the buffers
+            before = rss()
+            calls = 3
+            times = measure(one, calls)
+            grown = (rss() - before) / calls / (size / (100 * 1024 * 1024)) / (1024 * 1024)
+        finally:
+            proxy.terminate()
+            proxy.wait(30)
+            upstream.stop()
+        self.rows.append(
+            row(
+                "capture: proxy RSS growth per 100 MB answer",
+                [max(grown, 0.0)] * len(times),
+                "≤ 10 MB",
+                lambda m, r: m <= 10,
+                note=f"MB, not ms: {calls} answers of {size >> 20} MB through a ctx-lab capture "
+                f"process after one warm-up answer; {statistics.median(times):.0f} ms each",
+            )
+        )
+
+    def capture_poll(self) -> None:
+        """The lab monitor's poll (the newest 50 calls' anatomy) after one new call, at 100 and
+        at 10,000 captured calls."""
+        import json as jsonlib
+
+        from ctx_lab.anatomy import CaptureStore, anatomy_of
+
+        def row_for(i: int) -> dict[str, Any]:
+            text = f"call {i}: " + workloads.sentence(random.Random(i), 30)
+            body = {"model": "gpt-4o", "messages": [
+                {"role": "system", "content": "You are a careful coding agent."},
+                {"role": "user", "content": text},
+            ]}  # fmt: skip
+            response = {"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 5}}
+            data = jsonlib.dumps(body).encode()
+            answer = jsonlib.dumps(response).encode()
+            return {"started": f"2026-01-01T00:00:{i % 60:02d}+00:00", "provider": "openai",
+                    "method": "POST", "path": "/v1/chat/completions", "status": 200,
+                    "request_body": data, "request_bytes": len(data), "response_body": answer,
+                    "response_bytes": len(answer)}  # fmt: skip
+
+        polls: dict[int, list[float]] = {}
+        for calls in (100, self.size(10_000, 2_000)):
+            db = self.work / f"poll{calls}.db"
+            with CaptureStore(db) as store:
+                store.record_many([row_for(i) for i in range(calls)])
+            anatomy_of(db, session=True, last=50)  # the monitor's first look
+            times = []
+            for extra in range(20):
+                with CaptureStore(db) as store:
+                    store.record(**row_for(calls + extra))
+                start = time.perf_counter()
+                anatomy_of(db, session=True, last=50)
+                times.append((time.perf_counter() - start) * 1000)
+            polls[calls] = times
+        small, large = sorted(polls)
+        growth = statistics.median(polls[large]) / statistics.median(polls[small])
+        self.rows.append(
+            row(
+                f"capture: monitor poll at {large:,} calls (vs {small})",
+                polls[large],
+                "≤ 50 ms and ≤ 2× the poll at 100 calls",
+                lambda m, r: m <= 50 and r is not None and r <= 2,
+                polls[small],
+                "the newest 50 calls' anatomy after one new call (only that call is read)",
+                growth,
+            )
+        )
+
+    def capture_ttfb(self) -> None:
+        """Time to the first byte of an answer through the proxy and directly."""
+        import http.client
+
+        from ctx_lab.anatomy import CaptureStore
+        from ctx_lab.capture import Answer, CaptureProxy, FakeUpstream, Served
+
+        upstream = Served(FakeUpstream([Answer.json({"ok": True})]).app())
+        proxy = Served(
+            CaptureProxy("openai", upstream.url, CaptureStore(self.work / "ttfb.db")).app()
+        )
+
+        def ttfb(port: int) -> list[float]:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            found = []
+            for _ in range(self.size(300, 50)):
+                start = time.perf_counter()
+                connection.request("POST", "/v1/chat/completions", body=b"{}")
+                response = connection.getresponse()
+                response.read(1)
+                found.append((time.perf_counter() - start) * 1000)
+                response.read()
+            connection.close()
+            return found
+
+        try:
+            ttfb(proxy.port)  # warm both
+            direct = ttfb(upstream.port)
+            through = ttfb(proxy.port)
+        finally:
+            proxy.stop()
+            upstream.stop()
+        overhead = statistics.median(through) - statistics.median(direct)
+        self.rows.append(
+            row(
+                "capture: time to first byte through the proxy (vs direct)",
+                through,
+                "≤ 2 ms more than direct (p50)",
+                lambda m, r: overhead <= 2,
+                direct,
+                f"overhead {overhead:.2f} ms at the median; keep-alive connections on 127.0.0.1",
+            )
+        )
+
     def startup(self) -> None:
         imp = measure(
             lambda: subprocess.run([sys.executable, "-c", "import ctx_lab"], check=True), 5
@@ -1059,6 +1212,7 @@ SUITES = (
     "journal",
     "corpus",
     "replay",
+    "capture",
 )
 
 

@@ -100,6 +100,19 @@ LIMITS: dict[str, Limit] = {
             unit="files",
         ),
         Limit(
+            "capture_body",
+            16 * MIB,
+            "CTX_LAB_MAX_CAPTURE_BODY_BYTES",
+            "one body read back from a capture file (a longer one comes back cut, and flagged)",
+        ),
+        Limit(
+            "capture_query_seconds",
+            5,
+            "CTX_LAB_MAX_CAPTURE_QUERY_SECONDS",
+            "one query of a capture file read back",
+            unit="seconds",
+        ),
+        Limit(
             "collect_seconds",
             20,
             "CTX_LAB_MAX_COLLECT_SECONDS",

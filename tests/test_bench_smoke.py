@@ -53,6 +53,9 @@ def test_quick_bench_reports_every_target(tmp_path: Path) -> None:
         "the standard library",
         "-X importtime",
         "memory peak / file size",
+        "capture: proxy RSS growth",
+        "capture: monitor poll",
+        "capture: time to first byte",
     ):
         assert any(expected in name for name in names), expected
     for row in report["rows"]:

@@ -31,7 +31,14 @@ __all__ = [
 
 INLINE = "inline"
 DASK_EXTRA = "pip install 'ctx-lab[dask]'"
-SCHEMES = ("tcp://", "tls://", "ucx://", "inproc://", "ws://", "wss://")
+SCHEMES = ("tcp://", "inproc://", "ws://")
+# schemes Dask knows that ctx-lab cannot connect with: TLS needs certificates the command line
+# does not take, UCX needs ucx-py and its hardware
+UNSUPPORTED_SCHEMES = {
+    "tls://": "needs TLS certificates, which ctx-lab's --scheduler does not take",
+    "wss://": "needs TLS certificates, which ctx-lab's --scheduler does not take",
+    "ucx://": "needs ucx-py and UCX hardware",
+}
 
 
 def is_dask_client(executor: Any) -> bool:
@@ -69,6 +76,13 @@ def scheduler_address(address: str) -> str:
     from urllib.parse import urlsplit
 
     shown = address if len(address) <= 100 else address[:100] + "…"
+    for scheme, why in UNSUPPORTED_SCHEMES.items():
+        if isinstance(address, str) and address.lower().startswith(scheme):
+            raise UsageError(
+                f"scheduler {shown!r}: {scheme} {why}; use tcp://host:8786 (through an SSH "
+                "tunnel or a private network) or connect a dask.distributed Client yourself "
+                "and pass it as the executor"
+            )
     if not isinstance(address, str) or not address.startswith(SCHEMES):
         raise UsageError(
             f"scheduler {shown!r}: use a Dask scheduler address such as tcp://host:8786 "
@@ -106,7 +120,7 @@ def dask_client(address: str) -> Any:
         ) from exc
     try:
         return Client(address, timeout="20s")
-    except (OSError, TimeoutError, ValueError) as exc:
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
 
 

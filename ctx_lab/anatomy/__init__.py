@@ -10,11 +10,12 @@ prompt cache broke and why. From request bodies, transcripts, or the capture fil
 """
 
 from ._build import anatomy_of, request_anatomy
-from ._capture import CAPTURE_LIMIT, CapturedCall, CaptureStore, assemble_stream, is_capture
+from ._capture import CAPTURE_LIMIT, CapturedCall, CaptureStore, is_capture
 from ._pieces import CATEGORIES, Piece, detect_format, pieces_of
 from ._plots import plot_request, plot_session
 from ._request import AnatomyItem, RequestAnatomy, anatomize
 from ._session import CallDiff, SessionAnatomy, cache_break, diff_calls
+from ._stream import assemble_stream
 
 __all__ = [
     "CAPTURE_LIMIT",

@@ -5,6 +5,7 @@ ctx_lab reads (Claude Code, Codex, Gemini CLI …), or a capture file of the rec
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from pathlib import Path
@@ -13,8 +14,8 @@ from typing import Any
 from cachetools import LRUCache
 
 from ..conversation.transcripts import Transcript, Usage, load_transcript, records
-from ..errors import TranscriptError, UsageError
-from ..files import read_text, real_path
+from ..errors import InputFileError, TranscriptError, UsageError
+from ..files import entry_kind, read_text, real_path
 from ._capture import CapturedCall, CaptureStore, is_capture
 from ._pieces import Piece, pieces_of, pieces_of_transcript
 from ._request import RequestAnatomy, anatomize
@@ -34,6 +35,49 @@ def _usage(response: Any, format: str) -> Usage | None:
         return Usage.from_openai(response["usage"])
     except TranscriptError:
         return None
+
+
+def server_side_notes(response: Any) -> list[str]:
+    """What the provider did on its side that the request does not show — a server-side
+    compaction (``usage.iterations`` or a ``compaction`` block) or server tools (``server_tool_use``
+    blocks or usage) — named, because each moves the reported input away from the count."""
+    if not isinstance(response, Mapping):
+        return []
+    usage = response.get("usage")
+    usage = usage if isinstance(usage, Mapping) else {}
+    content = response.get("content")
+    blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
+    iterations = usage.get("iterations")
+    steps = (
+        [i for i in iterations if isinstance(i, Mapping)] if isinstance(iterations, list) else []
+    )
+    notes = []
+    if any(i.get("type") == "compaction" for i in steps) or any(
+        b.get("type") == "compaction" for b in blocks
+    ):
+        notes.append(
+            "the provider compacted this request's history on its side: the reported input is "
+            "the context after the compaction, so the difference is not a counting error"
+        )
+    used = Counter(
+        str(b.get("name") or "server tool") for b in blocks if b.get("type") == "server_tool_use"
+    )
+    requests = usage.get("server_tool_use")
+    if not used and isinstance(requests, Mapping):
+        used = Counter(
+            {
+                str(k): v
+                for k, v in requests.items()
+                if isinstance(v, int) and not isinstance(v, bool) and v > 0
+            }
+        )
+    if used:
+        named = ", ".join(f"{name} ×{n}" for name, n in sorted(used.items()))
+        notes.append(
+            f"the provider ran server tools ({named}): their inputs and results count as input "
+            "tokens the request does not hold, so they are part of the difference"
+        )
+    return notes
 
 
 def _system_text(pieces: Sequence[Piece]) -> str:
@@ -66,6 +110,7 @@ def request_anatomy(
         registry=registry,
         reported=_usage(response, format),
         call=call,
+        warnings=server_side_notes(response),
     )
 
 
@@ -104,6 +149,26 @@ def _raw_calls(path: str) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | N
 _CAPTURED: LRUCache[tuple[Any, ...], tuple[RequestAnatomy, str] | None] = LRUCache(4096)
 
 
+def _captured_session(
+    store: CaptureStore,
+    path: str,
+    real: str,
+    last: int | None,
+    options: tuple[str | None, str | None, str | None],
+) -> list[tuple[RequestAnatomy, str] | None]:
+    """The anatomies of the newest ``last`` captured calls: their ids are read first (no
+    bodies), and only the calls not already taken apart are read whole — a monitor's poll
+    reads just the calls that came since the last one."""
+    index = store.ids(last)
+    keys = [(path, real, i, started, size, *options) for i, started, size in index]
+    unseen = [key[2] for key in keys if key not in _CAPTURED]
+    if unseen:
+        for found in store.by_ids(unseen):
+            key = (path, real, found.id, found.started, found.request_bytes, *options)
+            _CAPTURED[key] = _made(path, found, *options)
+    return [_CAPTURED.get(key) for key in keys]
+
+
 def _captured(
     path: str,
     real: str,
@@ -132,6 +197,7 @@ def _made(
     if not chosen:
         return None
     warnings = ["the request was cut at the capture limit"] if call.request_truncated else []
+    response, notes = call.assembled()
     made = anatomize(
         pieces,
         source=os.path.basename(path),
@@ -139,10 +205,10 @@ def _made(
         model=chosen,
         counter=counter,
         registry=registry,
-        reported=_usage(call.response(), format),
+        reported=_usage(response, format),
         call=call.id,
         autocompact=call.provider == "anthropic",
-        warnings=warnings,
+        warnings=[*warnings, *notes, *server_side_notes(response)],
     )
     return made, _system_text(pieces)
 
@@ -174,25 +240,12 @@ def anatomy_of(
     default the last) or, with ``session``, of every call (the ``last`` ones only, when given)
     — from a capture file, a file of request bodies, or a transcript."""
     name = label or os.fspath(path)
+    kind = entry_kind(path)
+    if kind != "file":  # a FIFO, device or socket would block or never end: refused unopened
+        what = "no such file" if kind == "missing" else f"not a regular file ({kind})"
+        raise InputFileError(f"{name}: {what}")
     if is_capture(path):
-        real = os.fspath(real_path(path))
-        store = CaptureStore(path, readonly=True)
-        try:
-            calls = store.calls()
-        finally:
-            store.close()
-        if session:
-            chosen_calls = calls[-last:] if last else calls
-            made = [
-                m for c in chosen_calls if (m := _captured(name, real, c, model, counter, registry))
-            ]
-            skipped = len(chosen_calls) - len(made)
-            notes = [f"{skipped} captured call(s) are not model requests"] if skipped else []
-            return _session(name, made, (), notes)
-        found = _captured(name, real, _pick(calls, call, name), model, counter, registry)
-        if found is None:
-            raise UsageError(f"{name}: that captured call is not a model request")
-        return found[0]
+        return _from_capture(path, name, call, session, last, (model, counter, registry))
     try:
         transcript = load_transcript(path)
     except TranscriptError:
@@ -218,6 +271,40 @@ def anatomy_of(
             made.append((anatomy, _system_text(pieces_of(body)[1])))
         return _session(name, made)
     return _from_transcript(transcript, name, call, session, model, counter, registry, last, replay)
+
+
+def _from_capture(
+    path: str | os.PathLike[str],
+    name: str,
+    call: int | None,
+    session: bool,
+    last: int | None,
+    options: tuple[str | None, str | None, str | None],
+) -> RequestAnatomy | SessionAnatomy:
+    """One captured call (by id; default the newest) or the newest ``last`` as a session —
+    reading only those rows."""
+    real = os.fspath(real_path(path))
+    with CaptureStore(path, readonly=True) as store:
+        if session:
+            every = _captured_session(store, name, real, last, options)
+            made = [m for m in every if m is not None]
+            skipped = len(every) - len(made)
+            notes = [f"{skipped} captured call(s) are not model requests"] if skipped else []
+            return _session(name, made, (), notes)
+        picked = store.latest(1) if call is None else _as_list(store.call(call))
+        if not picked:
+            held = store.count()
+            if not held:
+                raise UsageError(f"{name} holds no call to take apart")
+            raise UsageError(f"{name} has no call {call} (it has {held})")
+    found = _captured(name, real, picked[0], *options)
+    if found is None:
+        raise UsageError(f"{name}: that captured call is not a model request")
+    return found[0]
+
+
+def _as_list(found: CapturedCall | None) -> list[CapturedCall]:
+    return [] if found is None else [found]
 
 
 def _raw_index(indexed: list[Any], call: int) -> Any:

@@ -1,35 +1,47 @@
 """The capture file: every call a recording proxy forwarded, in SQLite (WAL, ``synchronous=FULL``
-— the crash journal's durability), one row committed when its call ends, so a crash loses at
-most the call in flight. Credentials never reach it: request headers are not stored at all.
+— the crash journal's durability), created readable by its owner only. Rows are committed in
+batches (:meth:`CaptureStore.record_many`) before the proxy releases the end of each answer, so
+a crash loses only calls in flight. Request headers are never stored.
 
-A streamed answer is stored as it arrived (the Server-Sent Events bytes) and assembled here into
-the one response object the provider would have sent unstreamed (Anthropic Messages events,
-OpenAI Chat Completions chunks, OpenAI Responses events), from which usage is read. Bodies over
-a limit are stored cut, and flagged.
+Read back (``readonly``), a file is untrusted: it is opened by its path (never a URI built from
+its name), read-only; ``calls`` must be a plain table with the declared columns (a view or a
+generated column could make any read endless or huge); bodies are cut in SQL; only the rows asked
+for are read (the newest first, or by id); and every query ends within the capture query limit
+with :class:`~ctx_lab.errors.LimitExceeded`. A streamed answer is stored as it arrived and
+assembled by :mod:`._stream` when read.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+import time
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import CtxLabError, InputFileError
+from ..errors import CtxLabError, InputFileError, LimitExceeded, from_os_error
 from ..files import entry_kind
+from ..limits import LIMITS, limit
+from ._capture_rows import (
+    _COLUMNS,
+    _INSERT,
+    CAPTURE_LIMIT,
+    CapturedCall,
+    _row,
+    _select,
+    _values,
+    _whole,
+)
 
 __all__ = [
     "CAPTURE_LIMIT",
     "CaptureStore",
     "CapturedCall",
-    "assemble_stream",
     "is_capture",
 ]
 
-CAPTURE_LIMIT = 16 * 1024 * 1024  # bytes of one body kept in the file (more: cut and flagged)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -55,7 +67,10 @@ _MAGIC = b"SQLite format 3\x00"
 
 
 def is_capture(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is an SQLite file holding captured calls."""
+    """Whether ``path`` is a regular SQLite file holding a capture's marker table (a FIFO or
+    device is never opened)."""
+    if entry_kind(path) != "file":
+        return False
     try:
         with open(path, "rb") as handle:
             if handle.read(16) != _MAGIC:
@@ -63,73 +78,102 @@ def is_capture(path: str | os.PathLike[str]) -> bool:
     except OSError:
         return False
     try:
-        db = sqlite3.connect(f"file:{os.fspath(path)}?mode=ro", uri=True, timeout=5)
+        reader = _Guarded(path)
         try:
-            found = db.execute(
+            found = reader.query(
                 "SELECT 1 FROM sqlite_master WHERE type='table' AND name='capture_meta'"
-            ).fetchone()
+            )
         finally:
-            db.close()
-    except sqlite3.Error:
+            reader.close()
+    except (sqlite3.Error, CtxLabError):
         return False
-    return found is not None
+    return bool(found)
 
 
-@dataclass(frozen=True)
-class CapturedCall:
-    """One forwarded call as stored: the request body (JSON when it was), the response body as
-    it came (SSE text when ``stream``), and what the proxy saw of it."""
+def _open_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
+    """A read-only connection to the file at ``path`` (opened by path: see
+    :func:`~ctx_lab.conversation._journal.connect_readonly`)."""
+    from ..conversation._journal import connect_readonly
 
-    id: int
-    started: str
-    duration_ms: float | None
-    provider: str
-    method: str
-    path: str
-    status: int | None
-    stream: bool
-    request_body: bytes
-    request_bytes: int
-    request_truncated: bool
-    response_body: bytes
-    response_bytes: int
-    response_truncated: bool
-    error: str | None
-
-    def request(self) -> dict[str, Any] | None:
-        """The request body as JSON (None when it is not, or was cut)."""
-        return _json(self.request_body)
-
-    def response(self) -> dict[str, Any] | None:
-        """The response as one object (a stream assembled), or None."""
-        if self.stream:
-            return assemble_stream(self.response_body.decode("utf-8", "replace"), self.provider)
-        return _json(self.response_body)
-
-
-def _json(data: bytes) -> dict[str, Any] | None:
     try:
-        found = json.loads(data)
-    except (ValueError, RecursionError):
-        return None
-    return found if isinstance(found, dict) else None
+        return connect_readonly(path)
+    except CtxLabError as exc:
+        raise CtxLabError(f"{os.fspath(path)}: not a capture file ({exc})") from None
+
+
+class _Guarded:
+    """A read-only connection whose every query ends within the capture query limit (a
+    progress handler interrupts it; the caller gets :class:`LimitExceeded` naming the limit)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self.db = _open_readonly(path)
+        self.seconds = float(limit("capture_query_seconds"))
+        self.until = time.monotonic() + self.seconds
+        self.db.set_progress_handler(self._tick, 1_000)
+
+    def _tick(self) -> int:
+        return 1 if time.monotonic() > self.until else 0
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """All rows of one query, or a typed error (never a hang, never a traceback)."""
+        self.until = time.monotonic() + self.seconds
+        try:
+            return self.db.execute(sql, tuple(params)).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "interrupt" in str(exc):
+                raise LimitExceeded(
+                    f"{self.path}: a query of the capture file ran past "
+                    f"{LIMITS['capture_query_seconds'].describe()}"
+                ) from None
+            raise CtxLabError(f"{self.path}: not a readable capture file ({exc})") from None
+        except (sqlite3.Error, OverflowError, MemoryError) as exc:
+            raise CtxLabError(f"{self.path}: not a readable capture file ({exc})") from None
+
+    def check_schema(self) -> None:
+        """``calls`` must be a plain table with the declared columns (a view, or a generated
+        column, could make any read endless or huge)."""
+        kinds = self.query("SELECT type FROM sqlite_master WHERE name = 'calls'")
+        if [k for (k,) in kinds] != ["table"]:
+            raise CtxLabError(f"{self.path}: not a capture file (calls is not a table)")
+        columns = self.query("PRAGMA table_xinfo(calls)")
+        names = {str(c[1]) for c in columns if not c[6]}  # hidden: generated or virtual
+        generated = [str(c[1]) for c in columns if c[6]]
+        missing = [c for c in _COLUMNS if c not in names and c not in generated]
+        if missing or generated:
+            what = f"generated {generated[0]}" if generated else f"missing {', '.join(missing)}"
+            raise CtxLabError(f"{self.path}: not a capture file (calls: {what})")
+        ids = [c for c in columns if c[1] == "id"]
+        if not ids or str(ids[0][2]).upper() != "INTEGER" or ids[0][5] != 1:
+            raise CtxLabError(f"{self.path}: not a capture file (calls.id is not its row id)")
+
+    def close(self) -> None:
+        self.db.close()
 
 
 class CaptureStore:
-    """A capture file, opened for appending (the proxy) or reading (``readonly``)."""
+    """A capture file, opened for appending (the proxy) or reading (``readonly``: by path,
+    read-only, its schema checked, every query within a deadline, bodies cut in SQL)."""
 
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
-        from ..conversation._journal import connect, connect_readonly
+        from ..conversation._journal import connect
 
         self.path = os.fspath(path)
+        self.readonly = readonly
         kind = entry_kind(path)
         if kind not in ("file", "missing"):
             raise InputFileError(f"{self.path}: not a regular file ({kind}); no capture written")
         if readonly and kind == "missing":
             raise InputFileError(f"{self.path}: no such capture file")
+        self._reader: _Guarded | None = None
         try:
-            self.db = connect_readonly(path) if readonly else connect(path)
-            if not readonly:
+            if readonly:
+                self._reader = _Guarded(path)
+                self._reader.check_schema()
+                self.db = self._reader.db
+            else:
+                _create_private(path)
+                self.db = connect(path)
                 self.db.executescript(_SCHEMA)
         except sqlite3.Error as exc:
             raise CtxLabError(f"{self.path}: not a capture file ({exc})") from None
@@ -145,199 +189,106 @@ class CaptureStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def record(
-        self,
-        *,
-        started: str,
-        duration_ms: float,
-        provider: str,
-        method: str,
-        path: str,
-        status: int | None,
-        stream: bool,
-        request_body: bytes,
-        request_bytes: int,
-        response_body: bytes,
-        response_bytes: int,
-        error: str | None = None,
-    ) -> int:
+    def record(self, **fields: Any) -> int:
         """Store one finished call (bodies over :data:`CAPTURE_LIMIT` cut and flagged); its id."""
-        with self._lock:
-            cursor = self.db.execute(
-                "INSERT INTO calls (started, duration_ms, provider, method, path, status, "
-                "stream, request_body, request_bytes, request_truncated, response_body, "
-                "response_bytes, response_truncated, error) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    started,
-                    duration_ms,
-                    provider,
-                    method,
-                    path,
-                    status,
-                    int(stream),
-                    request_body[:CAPTURE_LIMIT],
-                    request_bytes,
-                    int(request_bytes > len(request_body[:CAPTURE_LIMIT])),
-                    response_body[:CAPTURE_LIMIT],
-                    response_bytes,
-                    int(response_bytes > len(response_body[:CAPTURE_LIMIT])),
-                    error,
-                ),
-            )
-            return int(cursor.lastrowid or 0)
+        return self.record_many([fields])[0]
 
-    def calls(self, since: int = 0, limit: int = 10_000) -> list[CapturedCall]:
-        """The stored calls with an id above ``since``, oldest first (at most ``limit``)."""
+    def record_many(self, calls: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Store finished calls in one transaction (one fsync for all); their ids."""
+        ids: list[int] = []
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                for fields in calls:
+                    cursor = self.db.execute(_INSERT, _values(fields))
+                    ids.append(int(cursor.lastrowid or 0))
+                self.db.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+                raise
+        return ids
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        if self._reader is not None:
+            return self._reader.query(sql, params)
         try:
-            rows = self.db.execute(
-                "SELECT id, started, duration_ms, provider, method, path, status, stream, "
-                "request_body, request_bytes, request_truncated, response_body, response_bytes, "
-                "response_truncated, error FROM calls WHERE id > ? ORDER BY id LIMIT ?",
-                (since, limit),
-            ).fetchall()
+            return self.db.execute(sql, tuple(params)).fetchall()
         except sqlite3.Error as exc:
             raise CtxLabError(f"{self.path}: not a capture file ({exc})") from None
-        return [_row(r) for r in rows]
+
+    def calls(
+        self, since: int = 0, limit: int | None = None, *, body_limit: int | None = None
+    ) -> list[CapturedCall]:
+        """The stored calls with an id above ``since``, oldest first (the first ``limit``)."""
+        cap = _body_cap(body_limit)
+        rows = self._query(
+            f"SELECT {_select(cap)} FROM calls WHERE id > ? ORDER BY id LIMIT ?",
+            (since, -1 if limit is None else max(0, limit)),
+        )
+        return [_row(r, cap) for r in rows]
+
+    def latest(
+        self, last: int | None = None, *, body_limit: int | None = None
+    ) -> list[CapturedCall]:
+        """The newest ``last`` calls (all when None), oldest first: only those rows are read."""
+        if last is None:
+            return self.calls(body_limit=body_limit)
+        cap = _body_cap(body_limit)
+        rows = self._query(
+            f"SELECT {_select(cap)} FROM calls ORDER BY id DESC LIMIT ?", (max(0, last),)
+        )
+        return [_row(r, cap) for r in reversed(rows)]
+
+    def ids(self, last: int | None = None) -> list[tuple[int, str, int]]:
+        """``(id, started, request_bytes)`` of the newest ``last`` calls, oldest first — what
+        tells a call already seen, read without any body."""
+        rows = self._query(
+            "SELECT id, started, request_bytes FROM calls ORDER BY id DESC LIMIT ?",
+            (-1 if last is None else max(0, last),),
+        )
+        return [(int(r[0]), str(r[1]), _whole(r[2]) or 0) for r in reversed(rows)]
+
+    def by_ids(self, ids: Sequence[int], *, body_limit: int | None = None) -> list[CapturedCall]:
+        """The calls with these ids, oldest first (ids not stored are left out)."""
+        cap = _body_cap(body_limit)
+        found: list[CapturedCall] = []
+        wanted = sorted(set(ids))
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            rows = self._query(
+                f"SELECT {_select(cap)} FROM calls WHERE id IN ({', '.join('?' * len(part))}) "
+                "ORDER BY id",
+                part,
+            )
+            found += [_row(r, cap) for r in rows]
+        return found
+
+    def call(self, call_id: int, *, body_limit: int | None = None) -> CapturedCall | None:
+        """The call with id ``call_id``, or None."""
+        cap = _body_cap(body_limit)
+        rows = self._query(f"SELECT {_select(cap)} FROM calls WHERE id = ?", (call_id,))
+        return _row(rows[0], cap) if rows else None
 
     def count(self) -> int:
         """How many calls the file holds."""
-        return int(self.db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
+        return int(self._query("SELECT COUNT(*) FROM calls")[0][0])
 
 
-def _row(r: tuple[Any, ...]) -> CapturedCall:
-    return CapturedCall(
-        r[0],
-        r[1],
-        r[2],
-        r[3],
-        r[4],
-        r[5],
-        r[6],
-        bool(r[7]),
-        bytes(r[8] or b""),
-        r[9],
-        bool(r[10]),
-        bytes(r[11] or b""),
-        r[12],
-        bool(r[13]),
-        r[14],
-    )
+def _create_private(path: str | os.PathLike[str]) -> None:
+    """Create the capture file readable by its owner only (SQLite gives its ``-wal`` and
+    ``-shm`` the file's mode); an existing one is made so too."""
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        raise from_os_error(exc) from None
+    try:
+        if os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
 
 
-# -- streams, assembled -----------------------------------------------------------------------
-
-
-def _events(text: str) -> Iterator[tuple[str, Any]]:
-    """``(event name, data as JSON)`` of each Server-Sent Event (data that is not JSON, such as
-    ``[DONE]``, left out)."""
-    for block in text.replace("\r\n", "\n").split("\n\n"):
-        name, data = "", []
-        for line in block.split("\n"):
-            if line.startswith("event:"):
-                name = line[6:].strip()
-            elif line.startswith("data:"):
-                data.append(line[5:].lstrip())
-        if not data:
-            continue
-        try:
-            yield name, json.loads("\n".join(data))
-        except ValueError:
-            continue
-
-
-def assemble_stream(text: str, provider: str) -> dict[str, Any] | None:
-    """The one response object a stream stands for (None when it holds none)."""
-    events = list(_events(text))
-    if not events:
-        return None
-    kinds = {data.get("type") for _, data in events if isinstance(data, Mapping)}
-    if "message_start" in kinds:
-        return _anthropic(events)
-    if "response.completed" in kinds or any(str(k).startswith("response.") for k in kinds if k):
-        for _, data in reversed(events):
-            if isinstance(data, Mapping) and isinstance(data.get("response"), Mapping):
-                return dict(data["response"])
-        return None
-    return _chat(events)
-
-
-def _anthropic(events: list[tuple[str, Any]]) -> dict[str, Any] | None:
-    message: dict[str, Any] | None = None
-    blocks: dict[int, dict[str, Any]] = {}
-    partial: dict[int, str] = {}
-    for _, data in events:
-        if not isinstance(data, Mapping):
-            continue
-        kind = data.get("type")
-        if kind == "message_start" and isinstance(data.get("message"), Mapping):
-            message = dict(data["message"])
-        elif kind == "content_block_start":
-            blocks[int(data.get("index", 0))] = dict(data.get("content_block") or {})
-        elif kind == "content_block_delta":
-            index = int(data.get("index", 0))
-            delta = data.get("delta") or {}
-            block = blocks.setdefault(index, {"type": "text", "text": ""})
-            dtype = delta.get("type")
-            if dtype == "text_delta":
-                block["text"] = block.get("text", "") + str(delta.get("text", ""))
-            elif dtype == "thinking_delta":
-                block["thinking"] = block.get("thinking", "") + str(delta.get("thinking", ""))
-            elif dtype == "signature_delta":
-                block["signature"] = str(delta.get("signature", ""))
-            elif dtype == "input_json_delta":
-                partial[index] = partial.get(index, "") + str(delta.get("partial_json", ""))
-        elif kind == "message_delta" and message is not None:
-            message.update({k: v for k, v in (data.get("delta") or {}).items()})
-            usage = dict(message.get("usage") or {})
-            usage.update(data.get("usage") or {})
-            message["usage"] = usage
-    if message is None:
-        return None
-    for index, text in partial.items():
-        try:
-            blocks[index]["input"] = json.loads(text) if text else {}
-        except ValueError:
-            blocks[index]["input"] = text
-    message["content"] = [blocks[i] for i in sorted(blocks)]
-    return message
-
-
-def _chat(events: list[tuple[str, Any]]) -> dict[str, Any] | None:
-    first: dict[str, Any] | None = None
-    text: dict[int, str] = {}
-    calls: dict[int, dict[int, dict[str, Any]]] = {}
-    finish: dict[int, Any] = {}
-    usage = None
-    for _, data in events:
-        if not isinstance(data, Mapping) or "choices" not in data:
-            continue
-        first = first or dict(data)
-        if data.get("usage"):
-            usage = data["usage"]
-        for choice in data.get("choices") or ():
-            index = int(choice.get("index", 0))
-            delta = choice.get("delta") or {}
-            if delta.get("content"):
-                text[index] = text.get(index, "") + str(delta["content"])
-            for call in delta.get("tool_calls") or ():
-                slot = calls.setdefault(index, {}).setdefault(
-                    int(call.get("index", 0)),
-                    {"id": "", "type": "function", "function": {"name": "", "arguments": ""}},
-                )
-                slot["id"] = call.get("id") or slot["id"]
-                function = call.get("function") or {}
-                slot["function"]["name"] += str(function.get("name") or "")
-                slot["function"]["arguments"] += str(function.get("arguments") or "")
-            if choice.get("finish_reason"):
-                finish[index] = choice["finish_reason"]
-    if first is None:
-        return None
-    choices = []
-    for index in sorted(set(text) | set(calls) | set(finish)):
-        message: dict[str, Any] = {"role": "assistant", "content": text.get(index)}
-        if index in calls:
-            message["tool_calls"] = [calls[index][k] for k in sorted(calls[index])]
-        choices.append({"index": index, "message": message, "finish_reason": finish.get(index)})
-    first.update({"object": "chat.completion", "choices": choices, "usage": usage})
-    return first
+def _body_cap(body_limit: int | None) -> int:
+    return max(0, body_limit if body_limit is not None else limit("capture_body"))

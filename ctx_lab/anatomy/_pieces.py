@@ -49,8 +49,8 @@ CATEGORIES = (
     "framing",
 )
 FORMATS = ("openai-chat", "openai-responses", "anthropic-messages")
-_MCP_NAME = re.compile(r"^mcp__([^_].*?)__(.+)$")
-_CLAUDE_MD = re.compile(r"Contents of (?P<path>\S*?(?P<name>[^/\s]+\.md))\b")
+_TOKEN = re.compile(r"\S*")  # one run of non-space characters (linear)
+_WORD = re.compile(r"\w")
 _AGENTS_MD = re.compile(r"#\s*(?P<name>AGENTS\.md) instructions for")
 _PACKET = re.compile(r"^#\s*Context Packet\b", re.M)
 
@@ -81,12 +81,56 @@ def _text(value: Any) -> str:
     )
 
 
+def mcp_server(name: str) -> str | None:
+    """The server of an MCP tool named ``mcp__SERVER__TOOL`` (SERVER not starting with ``_``,
+    TOOL not empty), or None — in one pass (a pattern with two lazy parts was quadratic)."""
+    if not name.startswith("mcp__") or name[5:6] in ("", "_") or "\n" in name:
+        return None
+    cut = name.find("__", 6)
+    if cut == -1 or cut + 2 >= len(name):
+        return None
+    return name[5:cut]
+
+
+def claude_md_name(text: str) -> str | None:
+    """The file named by Claude Code's ``Contents of PATH.md`` (the ``.md`` name of the first
+    such line), or None — linear in the text."""
+    start = 0
+    while (at := text.find("Contents of ", start)) != -1:
+        begin = at + len("Contents of ")
+        token = _TOKEN.match(text, begin)
+        end = token.end() if token else begin
+        name = _md_in(text[begin:end])
+        if name is not None:
+            return name
+        start = begin
+    return None
+
+
+def _md_in(token: str) -> str | None:
+    """In a path, the first ``/``-separated part holding a name that ends in ``.md`` at a word
+    boundary: that part up to its last such ``.md``."""
+    for part in token.split("/"):
+        best = -1
+        at = part.find(".md", 1)
+        while at != -1:
+            after = at + 3
+            if after >= len(part) or not _WORD.match(part, after):
+                best = after
+            at = part.find(".md", at + 1)
+        if best != -1:
+            return part[:best]
+    return None
+
+
 def _memory_name(text: str) -> str | None:
     """The memory or instruction file a text carries, if recognisable."""
-    for pattern in (_CLAUDE_MD, _AGENTS_MD):
-        found = pattern.search(text)
-        if found:
-            return found["name"]
+    found_md = claude_md_name(text)
+    if found_md is not None:
+        return found_md
+    found = _AGENTS_MD.search(text)
+    if found:
+        return found["name"]
     if _PACKET.search(text):
         return ".context/ packet"
     return None
@@ -100,9 +144,9 @@ def _user_text(text: str, message: int, breakpoint: bool = False) -> Piece:
 
 
 def _tool_piece(name: str, definition: Any, mcp: set[str], breakpoint: bool = False) -> Piece:
-    found = _MCP_NAME.match(name)
-    if found or name in mcp:
-        server = found.group(1) if found else "mcp"
+    found = mcp_server(name)
+    if found is not None or name in mcp:
+        server = found if found is not None else "mcp"
         return Piece("mcp_tools", name, _text(definition), -1, breakpoint=breakpoint, note=server)
     return Piece("tools", name, _text(definition), -1, breakpoint=breakpoint)
 

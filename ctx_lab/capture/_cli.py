@@ -53,8 +53,15 @@ def main(argv: Sequence[str]) -> int:
         from ._proxy import CaptureProxy
 
         store = CaptureStore(options.db)
-        proxy = CaptureProxy(options.provider, options.upstream, store, max_body=options.max_body)
-        _serve(proxy, options.port, f"{options.upstream}, recording to {options.db}")
+        proxy = CaptureProxy(
+            options.provider,
+            options.upstream,
+            store,
+            max_body=options.max_body,
+            max_concurrent=options.max_concurrent,
+            allow_origins=options.allow_origins,
+        )
+        return _serve(proxy, options, f"{options.upstream}, recording to {options.db}")
     except CtxLabError as exc:
         print(f"ctx-lab capture: error: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -63,25 +70,62 @@ def main(argv: Sequence[str]) -> int:
         return 1
     except KeyboardInterrupt:
         return 0
-    return 0
 
 
-def _serve(proxy: Any, port: int, where: str) -> None:
-    """Serve until interrupted, saying where once listening (port 0: the one given)."""
+def _serve(proxy: Any, options: Any, where: str) -> int:
+    """Serve until SIGTERM or SIGINT; then stop accepting, let calls in flight finish within
+    the grace period (each is committed before its last bytes go out), close the file, exit 0."""
     import asyncio
+    import signal
 
     from aiohttp import web
 
-    async def run() -> None:
-        runner = web.AppRunner(proxy.app(), access_log=None)
+    from ._proxy import listen
+
+    _return_large_buffers()
+
+    async def run() -> int:
+        runner = web.AppRunner(proxy.app(), access_log=None, shutdown_timeout=options.grace)
         await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", port)
-        await site.start()
-        bound = runner.addresses[0][1] if runner.addresses else port
+        server = await listen(runner, options.port, options.header_timeout)
+        bound = server.sockets[0].getsockname()[1]
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
         print(f"ctx-lab capture: http://127.0.0.1:{bound} → {where}", file=sys.stderr, flush=True)
         try:
-            await asyncio.Event().wait()
+            await stop.wait()
         finally:
-            await runner.cleanup()
+            server.close()  # no new connections
+            finished = await proxy.drain(options.grace)
+            await runner.cleanup()  # the last rows are committed before the file closes
+            proxy.store.close()
+        left = "" if finished else f" ({proxy.active} call(s) still in flight were cut)"
+        print(f"ctx-lab capture: stopped; {proxy.calls} call(s) recorded{left}", file=sys.stderr)
+        return 0
 
-    asyncio.run(run())
+    return asyncio.run(run())
+
+
+def _return_large_buffers() -> None:
+    """Keep glibc from holding freed record buffers for the life of the process.
+
+    The record of a call keeps up to ``--max-body`` bytes (16 MiB) until it is committed. glibc
+    serves a buffer that large by ``mmap`` at first, but after freeing one it raises its
+    threshold to that size and serves later ones from its heaps, which keep the memory: a proxy
+    left running grew by ~90 MB after a few 100 MB answers. A fixed threshold (1 MiB) keeps
+    large buffers mapped, so each is returned when freed. Elsewhere (musl, macOS) nothing is done.
+    """
+    import ctypes
+    import ctypes.util
+    import platform
+
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        m_mmap_threshold = -3  # <malloc.h>
+        libc.mallopt(m_mmap_threshold, 1024 * 1024)
+    except (OSError, AttributeError):  # no mallopt: the default behaviour stays
+        pass

@@ -124,7 +124,7 @@ def sse_from_response(response: Mapping[str, Any]) -> tuple[bytes, ...]:
 @dataclass
 class FakeUpstream:
     """Answers requests with ``answers`` in turn (the last one again when they run out) and
-    keeps each request's path and body in ``received``."""
+    keeps each request's path and query as received and its body in ``received``."""
 
     answers: Sequence[Answer]
     received: list[tuple[str, bytes]] = field(default_factory=list)
@@ -142,7 +142,7 @@ class FakeUpstream:
         from aiohttp import web
 
         body = await request.read()
-        self.received.append((str(request.rel_url), body))
+        self.received.append((request.raw_path, body))
         answer = self.answers[min(len(self.received) - 1, len(self.answers) - 1)]
         if not answer.events:
             return web.Response(

@@ -170,6 +170,10 @@ class CaptureOptions:
     port: int
     db: PathArg
     max_body: int
+    allow_origins: tuple[str, ...] = ()
+    max_concurrent: int = 64
+    grace: float = 30.0
+    header_timeout: float = 10.0
 
 
 def capture_serve(
@@ -214,6 +218,44 @@ def capture_serve(
             surfaces=CLI,
         ),
     ] = 16 * 1024 * 1024,
+    allow_origins: Annotated[
+        Sequence[str],
+        Param(
+            "a browser Origin allowed to call the proxy, e.g. http://localhost:3000 "
+            "(repeatable; a request with any other Origin is refused with 403)",
+            metavar="ORIGIN",
+            flag="--allow-origin",
+            surfaces=CLI,
+        ),
+    ] = (),
+    max_concurrent: Annotated[
+        int,
+        Param(
+            "calls forwarded at once; more are answered 503 with Retry-After",
+            metavar="N",
+            minimum=1,
+            surfaces=CLI,
+        ),
+    ] = 64,
+    grace: Annotated[
+        float,
+        Param(
+            "on SIGTERM or Ctrl-C: seconds to let calls in flight finish (and be recorded) "
+            "before exiting",
+            metavar="S",
+            parse=_seconds,
+            surfaces=CLI,
+        ),
+    ] = 30.0,
+    header_timeout: Annotated[
+        float,
+        Param(
+            "seconds a connection may take to send a whole request head before it is closed",
+            metavar="S",
+            parse=_seconds,
+            surfaces=CLI,
+        ),
+    ] = 10.0,
 ) -> CaptureOptions:
     """The options of ``ctx-lab capture``, checked (the proxy itself is the adapter's)."""
     from urllib.parse import urlsplit
@@ -224,4 +266,15 @@ def capture_serve(
         raise UsageError(f"--upstream must be an http(s) URL, not {chosen!r}")
     if not 0 <= port <= 65_535:
         raise UsageError(f"--port must be 0–65535, not {port}")
-    return CaptureOptions(provider, chosen, port, db, max_body)
+    if not 0 <= grace <= 3600:
+        raise UsageError(f"--grace must be 0–3600 seconds, not {grace}")
+    if not 0.1 <= header_timeout <= 3600:
+        raise UsageError(f"--header-timeout must be 0.1–3600 seconds, not {header_timeout}")
+    origins = tuple(allow_origins)
+    for origin in origins:
+        found = urlsplit(origin)
+        if found.scheme not in ("http", "https") or not found.hostname or found.path.strip("/"):
+            raise UsageError(f"--allow-origin must be scheme://host[:port], not {origin!r}")
+    return CaptureOptions(
+        provider, chosen, port, db, max_body, origins, max_concurrent, grace, header_timeout
+    )

@@ -75,8 +75,10 @@ def connect(path: str | os.PathLike[str] | None) -> sqlite3.Connection:
 
 
 def connect_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
-    """A read-only connection (for inspecting a journal without changing it)."""
-    uri = f"file:{real_path(path)}?mode=ro"
+    """A read-only connection (for inspecting a journal or a capture without changing it).
+    The URI comes from :meth:`Path.as_uri`, which escapes every ``%``, ``?`` and ``#`` of the
+    name: a file's name can never add URI parameters or point at another file."""
+    uri = real_path(path).as_uri() + "?mode=ro"
     try:
         return sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=30)
     except sqlite3.Error as exc:

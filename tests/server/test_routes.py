@@ -645,3 +645,33 @@ async def test_a_missing_file_is_404_on_every_route(jp_fetch, project) -> None:
     ]:
         body = await error(jp_fetch, route, 404, **params)
         assert "missing" in body["message"] and body["status"] == 404
+
+
+async def test_entries_pages_reuse_the_parsed_context(jp_fetch, jp_root_dir, monkeypatch) -> None:
+    """Paging through a big .context/ parses it once (cached by file identity), not per page."""
+    import os
+    import time
+
+    from ctx_lab.packet import _context
+
+    folder = jp_root_dir / "big" / ".context"
+    folder.mkdir(parents=True)
+    text = "# Decisions\n" + "".join(
+        f"\n## [2026-01-{1 + i % 28:02d}-120000] Decision {i}\n\n**Status**: Accepted\n\n"
+        f"**Decision**: keep the sensor gateway retry budget number {i} as it is\n"
+        for i in range(20_000)
+    )
+    (folder / "DECISIONS.md").write_text(text)
+    (folder / "TASKS.md").write_text("# Tasks\n\n- [ ] one\n")
+    old = time.time() - 3600
+    for file in folder.iterdir():
+        os.utime(file, (old, old))
+    loads: list[int] = []
+    real_load = _context._load
+    monkeypatch.setattr(_context, "_load", lambda *a: loads.append(1) or real_load(*a))
+    for offset in (0, 100, 200):
+        page = await get(
+            jp_fetch, "entries", directory="big", budget="4000", offset=str(offset), limit="100"
+        )
+        assert len(page["rows"]) == 100 and page["offset"] == offset
+    assert loads == [1]

@@ -114,4 +114,10 @@ def load_transcript(
         raise
     except RecursionError:
         raise TranscriptError(f"{label or 'transcript'}: nested too deeply") from None
+    except (TypeError, AttributeError, ValueError, OverflowError) as exc:
+        # a field of a shape no reader expects (``{"messages": 5}``): refused, typed
+        raise TranscriptError(
+            f"{label or 'transcript'}: a record of an unexpected shape ({type(exc).__name__}: "
+            f"{str(exc)[:200]})"
+        ) from None
     return replace(found, source=label) if label else found

@@ -103,9 +103,10 @@ def looks_anthropic(request: Mapping[str, Any]) -> bool:
     """Whether a request body uses Anthropic's content blocks."""
     if request.get("type") == "message" or "system" in request:
         return True
+    messages = request.get("messages")
     blocks = [
         b
-        for m in request.get("messages") or []
+        for m in (messages if isinstance(messages, list) else [])
         if isinstance(m, Mapping) and isinstance(m.get("content"), list)
         for b in m["content"]
         if isinstance(b, Mapping)

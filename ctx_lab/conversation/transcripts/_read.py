@@ -42,6 +42,10 @@ def _loads(text: str, number: int) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise TranscriptError(f"line {number} is not JSON: {exc.msg}") from None
+    except ValueError as exc:  # a number past Python's digit limit (4,300 digits)
+        raise TranscriptError(
+            f"line {number}: a number too long to read ({str(exc)[:60]})"
+        ) from None
     except RecursionError:
         raise TranscriptError(f"line {number}: JSON nested too deeply") from None
 
