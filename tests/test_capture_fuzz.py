@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow
 
 SECONDS = float(os.environ.get("CTX_LAB_FUZZ_SECONDS", "0"))
 FUZZ = settings(
-    max_examples=10**9 if SECONDS else 60,
+    max_examples=10**9 if SECONDS else 300,
     deadline=None,
     suppress_health_check=list(HealthCheck),
     derandomize=not SECONDS,
@@ -131,7 +131,7 @@ def test_malformed_answers_through_the_proxy(stack, monkeypatch: pytest.MonkeyPa
         assert got == answer.body or got == b"".join(answer.events)
         with CaptureStore(db, readonly=True) as store:
             latest = store.latest(1)[0]
-        _within(lambda: anatomy_of(db, call=latest.id), "anatomy of a fuzzed call")
+        _within(lambda: json.dumps(anatomy_of(db, call=latest.id).payload()), "anatomy of a call")
         _within(lambda: anatomy_of(db, session=True, last=3), "a session of fuzzed calls")
 
     one()
@@ -221,7 +221,13 @@ def test_hostile_capture_files_read_back(
         code = main(argv)  # the CLI: 0, 1 or 2, never a traceback
         assert code in (0, 1, 2) and time.monotonic() - began < QUERY_LIMIT_S * 3 + 5
         assert "Traceback" not in capsys.readouterr().err
-        # REST and MCP call the same command with a root: only typed errors may come out
-        _within(lambda: commands.anatomy(path.name, session=session, root=str(tmp_path)), "command")
+
+        # REST and MCP call the same command with a root and send its payload as JSON: only
+        # typed errors may come out, and the payload must serialize
+        def served() -> None:
+            result = commands.anatomy(path.name, session=session, root=str(tmp_path))
+            json.dumps(result.payload(), ensure_ascii=False)
+
+        _within(served, "command")
 
     one()

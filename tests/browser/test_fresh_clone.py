@@ -121,8 +121,7 @@ def _open_and_run_all(page, name: str) -> None:  # type: ignore[no-untyped-def]
     item = page.locator(".jp-DirListing-item", has_text=name).first
     item.dblclick()
     page.wait_for_function(
-        "(n) => document.querySelector('.lm-TabBar-tab.jp-mod-current')"
-        "?.textContent?.includes(n)",
+        "(n) => document.querySelector('.lm-TabBar-tab.jp-mod-current')?.textContent?.includes(n)",
         arg=name,
     )
     page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").first.wait_for()

@@ -11,6 +11,7 @@ import pytest
 import yaml
 from tornado.httpclient import HTTPClientError
 
+from ctx_lab.cli import main as cli_main
 from ctx_lab.server._handlers import ROUTES
 
 OPENAPI = Path(__file__).resolve().parents[2] / "ctx_lab" / "server" / "openapi.yaml"
@@ -675,3 +676,23 @@ async def test_entries_pages_reuse_the_parsed_context(jp_fetch, jp_root_dir, mon
         )
         assert len(page["rows"]) == 100 and page["offset"] == offset
     assert loads == [1]
+
+
+async def test_transcripts_of_unexpected_shapes_are_422(jp_fetch, jp_root_dir) -> None:
+    """A field of the wrong type and a number past Python's digit limit: typed errors (422) on
+    /replay and /anatomy (calibrate is not served over REST), never a 500."""
+    (jp_root_dir / "m5.json").write_text('{"messages": 5}')
+    line = '{"type": "user", "message": {"role": "user", "content": "hi"}, "n": ' + "9" * 5000
+    (jp_root_dir / "big.jsonl").write_text(line + "}\n")
+    for name in ("m5.json", "big.jsonl"):
+        for route, params in (
+            ("replay", {"file": name, "model": "gpt-4o"}),
+            ("anatomy", {"file": name}),
+        ):
+            # a transcript is refused as one (422); anatomy also tries the file as a request
+            # body, whose shape is the caller's mistake (400)
+            status = 422 if route == "replay" or name == "big.jsonl" else 400
+            body = await error(jp_fetch, route, status, **params)
+            assert "Traceback" not in body["message"], body
+    for name in ("m5.json", "big.jsonl"):  # and the CLI's calibrate, exit 1
+        assert cli_main(["calibrate", str(jp_root_dir / name), "--model", "claude-sonnet-4-5"]) == 1
