@@ -19,6 +19,7 @@ input price. Output is the count of the recorded answer's text with the replay's
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from itertools import accumulate
 from typing import Any
 
@@ -27,7 +28,14 @@ from ..errors import CtxLabError, UsageError
 from ..models import ModelRegistry, get_registry
 from ..tokens import MODEL_COUNTER, CounterLike, get_counter, resolve_counter
 from ._manager import ContextManager
-from ._replay_report import REPLAY_COLUMNS, ReplayReport, _sum, _usd, plot_replay
+from ._replay_report import (
+    REPLAY_COLUMNS,
+    ReplayReport,
+    _sum,
+    _usd,
+    over_budget_warning,
+    plot_replay,
+)
 from ._simulate import step_clock
 from ._summarizers import ExtractiveSummarizer, Summarizer
 from .transcripts import Transcript
@@ -87,10 +95,16 @@ def _replay_model(
     # where summarized history ends: a result for a call after it closes a tool unit that no
     # summary can cut, so it changes nothing a selection decided
     summarized_end = 0
+    made_count = 0  # summaries the replay made (a recorded compaction's is not one)
     for call in transcript.calls:
         invalidated = False
         while pushed < call.sent_end:
-            if pushed not in skip:
+            if pushed in skip:
+                # the agent compacted here: its summary stands for everything before it
+                if _install_recorded_summary(manager, transcript.messages[pushed]):
+                    known, invalidated = None, True
+                    summarized_end = len(manager.history)
+            else:
                 message = transcript.messages[pushed]
                 manager.push_message(message, counts[pushed])
                 history += counts[pushed]
@@ -139,6 +153,7 @@ def _replay_model(
             except CtxLabError as exc:
                 events.append(f"cannot fit: {exc}")
             made = manager.history.summaries[before:]
+            made_count += len(made)
             summarized_end = max([summarized_end, *(s.end for s in made)])
             summarized = sum(s.original_tokens for s in made)
             if made:
@@ -184,10 +199,12 @@ def _replay_model(
                 "context_tokens": context,
                 "budget": budget,
                 "headroom": budget - context,
+                "over_budget": context > budget,
                 "needed_summarization": state != "ready",
                 "excess_tokens": excess,
                 "summarized_tokens": summarized,
                 "summaries": len(manager.history.summaries),
+                "summaries_made": made_count,
                 "recorded_compaction": call.index in compactions,
                 "cached_tokens": cached,
                 "new_tokens": new,
@@ -205,6 +222,23 @@ def _replay_model(
         )
         previous_context = context
     return rows
+
+
+RECORDED = "the recorded compaction"  # the author of a summary the agent itself wrote
+
+
+def _install_recorded_summary(manager: ContextManager, message: Any) -> bool:
+    """Make the summary an agent wrote when it compacted (a message of the recording) the
+    summary of every message before it, as the agent's next request had it; False when there
+    is nothing before it or the summary is empty."""
+    from ._working import SummarizationScope
+
+    text = message.counted_as()[1]
+    end = len(manager.history)
+    if not end or not text.strip():
+        return False
+    manager.complete_summarization(SummarizationScope(0, end), text, RECORDED)
+    return True
 
 
 def _active_summaries(manager: ContextManager) -> int:
@@ -274,7 +308,7 @@ def replay_report(
                 output_limit,
                 caching,
             )
-    return ReplayReport(
+    made = ReplayReport(
         source,
         transcript.format,
         tuple(dict.fromkeys(chosen)),
@@ -289,6 +323,8 @@ def replay_report(
         tuple(dict.fromkeys(warnings)),
         resolved.name,
     )
+    over = [w for s in made.summary() if (w := over_budget_warning(s, len(transcript.calls)))]
+    return replace(made, warnings=(*made.warnings, *over)) if over else made
 
 
 _PRICE_PARTS = (

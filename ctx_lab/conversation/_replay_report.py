@@ -21,10 +21,12 @@ REPLAY_COLUMNS = [
     "context_tokens",
     "budget",
     "headroom",
+    "over_budget",
     "needed_summarization",
     "excess_tokens",
     "summarized_tokens",
     "summaries",
+    "summaries_made",
     "recorded_compaction",
     "cached_tokens",
     "new_tokens",
@@ -45,7 +47,8 @@ _SUMMARY_COLUMNS = [
     "budget",
     "peak context",
     "first summarization",
-    "summarizations",
+    "summaries made",
+    "over budget",
     "cost USD",
 ]
 
@@ -57,6 +60,27 @@ def _usd(tokens: int, price: float | None) -> float | None:
 def _sum(*values: float | None) -> float | None:
     """The total, or None when any part's price is unknown."""
     return None if None in values else round(sum(v or 0.0 for v in values), 6)
+
+
+def _over(summary: Mapping[str, Any]) -> str:
+    """``0``, or ``57 (worst -52,667 at call 90)``."""
+    count = summary.get("over_budget_calls") or 0
+    if not count:
+        return "0"
+    return f"{count} (worst {summary['worst_headroom']:+,} at call {summary['worst_call']})"
+
+
+def over_budget_warning(summary: Mapping[str, Any], calls: int) -> str | None:
+    """The warning a replay gives for a model whose context would not have fit."""
+    count = summary.get("over_budget_calls") or 0
+    if not count:
+        return None
+    return (
+        f"{summary['model']}: {count} of {calls} calls over the budget of "
+        f"{summary['budget']:,} tokens even after summarizing (worst headroom "
+        f"{summary['worst_headroom']:+,} at call {summary['worst_call']}): the recent messages "
+        "alone do not fit; rows with over_budget are those calls"
+    )
 
 
 @dataclass(frozen=True)
@@ -91,12 +115,16 @@ class ReplayReport(RichResult):
         return plot_replay(self.frame(), ax)
 
     def summary(self) -> list[dict[str, Any]]:
-        """Per model: budget, peak context, first call that needed summarizing, how many
-        summarizations, total cost (None when a price is unknown)."""
+        """Per model: budget, peak context, the first call that needed summarizing, how many
+        summaries the replay made (``summarizations``; a recorded compaction's summary is not
+        one of them) and how many calls needed one, the calls over the budget and the worst
+        headroom, total cost (None when a price is unknown)."""
         out = []
         for model in self.models:
             rows = [r for r in self.rows if r["model"] == model]
             needed = [r["call"] for r in rows if r["needed_summarization"]]
+            over = [r for r in rows if r.get("over_budget", r["headroom"] < 0)]
+            worst = min(rows, key=lambda r: r["headroom"]) if rows else None
             costs = [r["cost_usd"] for r in rows]
             counter = next((c for c in self.counters if c["model"] == model), {})
             out.append(
@@ -107,7 +135,11 @@ class ReplayReport(RichResult):
                     "budget": rows[-1]["budget"] if rows else None,
                     "peak_context": max((r["context_tokens"] for r in rows), default=0),
                     "first_summarization": needed[0] if needed else None,
-                    "summarizations": len(needed),
+                    "summarizations": rows[-1].get("summaries_made", 0) if rows else 0,
+                    "calls_needing_summary": len(needed),
+                    "over_budget_calls": len(over),
+                    "worst_headroom": worst["headroom"] if worst else None,
+                    "worst_call": worst["call"] if worst else None,
                     "cost_usd": round(sum(costs), 6) if costs and None not in costs else None,
                 }
             )
@@ -165,6 +197,7 @@ class ReplayReport(RichResult):
                     if s["first_summarization"] is None
                     else f"call {s['first_summarization']}",
                     s["summarizations"],
+                    _over(s),
                     "?" if s["cost_usd"] is None else f"{s['cost_usd']:.4f}",
                 ]
             )
@@ -200,7 +233,7 @@ class ReplayReport(RichResult):
         ]
         return (
             f"<h4 data-ctx-replay>{escape(self._head())}</h4>"
-            + html_table(_SUMMARY_COLUMNS, self._summary_rows(), numeric=(2, 3, 5))
+            + html_table(_SUMMARY_COLUMNS, self._summary_rows(), numeric=(2, 3, 5, 7))
             + (
                 html_table(
                     ["model", "call", "context", "over by", "event"],

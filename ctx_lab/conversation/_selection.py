@@ -70,6 +70,14 @@ class Selecting(ManagerBase):
             found = self._summary_ids[key] = tuple(pool[ids.start : ids.stop])
         return Segment("summary", found, tokens, summary_id)
 
+    def _summarized(self, message_id: int) -> bool:
+        """Whether a live summary stands for ``message_id``."""
+        summaries = self.history.summaries
+        return any(
+            summaries[i].start <= message_id < summaries[i].end
+            for i in self.history.active_summaries()
+        )
+
     def _select(self, budget: int) -> _Selection:
         tokens_of = self.history.entries.tokens
         n = len(tokens_of)
@@ -77,7 +85,9 @@ class Selecting(ManagerBase):
         prefix = self._prefix_tokens()
         recent_start = max(n - self._settings.preserve_recent, 0)
         newest_user = units.newest_user
-        if newest_user is not None:  # the newest user turn is never summarized away
+        if newest_user is not None and not self._summarized(newest_user):
+            # the newest user turn is never summarized away (unless it already was: a summary
+            # the agent wrote when it compacted stands for it)
             recent_start = min(recent_start, newest_user)
         holding = units.containing(recent_start)
         while holding is not None and holding[0] < recent_start:

@@ -690,6 +690,10 @@ export type ReplayPayload = {
     peak_context: number;
     first_summarization?: number | null;
     summarizations: number;
+    calls_needing_summary?: number;
+    over_budget_calls?: number;
+    worst_headroom?: number | null;
+    worst_call?: number | null;
     cost_usd: number | null;
   })[];
   columns: string[];
@@ -703,10 +707,12 @@ export type ReplayPayload = {
     context_tokens: number;
     budget: number;
     headroom: number;
+    over_budget: boolean;
     needed_summarization: boolean;
     excess_tokens: number | null;
     summarized_tokens: number;
     summaries: number;
+    summaries_made: number;
     recorded_compaction: boolean;
     cached_tokens: number;
     new_tokens: number;
