@@ -352,6 +352,20 @@ def test_a_dask_run_whose_workers_are_gone_stops_with_error_rows() -> None:
         cluster.close()
 
 
+def test_a_stopped_run_exits_non_zero(capsys) -> None:
+    """The rows a run left when its last worker went away are a table, not the result: the
+    CLI exits 1 (an item that failed on its own still exits 0)."""
+    from ctx_lab.analysis import CorpusReport
+    from ctx_lab.analysis._tasks import error_row
+    from ctx_lab.errors import NoWorkers
+
+    done = {"item": "a", "session": "a"}
+    stopped = CorpusReport.of("replay-session", [done, error_row("b", NoWorkers("gone"))], 2, "")
+    failed = CorpusReport.of("replay-session", [done, error_row("b", ValueError("bad"))], 2, "")
+    assert stopped.stopped and stopped.exit_code == 1
+    assert not failed.stopped and failed.exit_code == 0
+
+
 # -- every cache bounded --------------------------------------------------------------------------
 
 

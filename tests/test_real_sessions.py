@@ -828,3 +828,119 @@ def test_openai_responses_api(tmp_path: Path) -> None:
     )
     assert t.tool_counts() == (1, 1) and t.messages[-1].content == "Sunny."
     assert "rewritten" not in " ".join(t.warnings) and len(t.tools) == 1
+
+
+# -- agents read or refused by name (issue 42) -------------------------------------------------
+
+
+def _cline_export() -> list[dict]:
+    """A Cline ``api_conversation_history.json`` in the shape of the real exports (two public
+    ones were read by hand; their repositories carry no licence, so the shape is rebuilt here):
+    Anthropic blocks, ``modelInfo``/``metrics`` on assistant messages, tool results as text."""
+    model = {"modelId": "claude-sonnet-4-5-20250929", "providerId": "anthropic", "mode": "act"}
+    metrics = {"tokens": {"prompt": 10, "completion": 595, "cached": 9573}}
+
+    def assistant(*blocks: dict) -> dict:
+        return {
+            "role": "assistant",
+            "content": list(blocks),
+            "modelInfo": model,
+            "metrics": metrics,
+        }
+
+    def use(call_id: str, name: str, **args: str) -> dict:
+        return {"type": "tool_use", "id": call_id, "name": name, "input": args}
+
+    env = {
+        "type": "text",
+        "text": "<environment_details>\n# Current Mode\nACT MODE\n</environment_details>",
+    }
+    return [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "<task>\nAdd a DiscardCard action\n</task>"}, env],
+        },
+        assistant(
+            {"type": "thinking", "thinking": "Read the action system first.", "signature": "x"},
+            {"type": "text", "text": "Let me look at the code."},
+            use("t1", "read_file", path="ActionSystem.cs"),
+            use("t2", "read_file", path="GameAction.cs"),
+        ),
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "[read_file for 'ActionSystem.cs'] Result:\nusing System;",
+                },
+                {
+                    "type": "text",
+                    "text": "Tool [read_file] was not executed because a tool has already been used in this message.",
+                },
+                env,
+            ],
+        },
+        assistant(use("t3", "execute_command", command="for f in a[0] b; do echo $f; done")),
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "[execute_command for 'for f in a[0] b; do echo $f; done'] Result:\na[0]\nb",
+                },
+                env,
+            ],
+        },
+        assistant(use("t4", "attempt_completion", result="Added DiscardCardGA.")),
+    ]
+
+
+def test_a_cline_task_export_is_read_as_one_session(tmp_path: Path) -> None:
+    path = tmp_path / "api_conversation_history.json"
+    path.write_text(json.dumps(_cline_export()))
+    t = load_transcript(path)
+    assert t.format == "cline" and len(t.calls) == 3
+    assert t.models == ("claude-sonnet-4-5-20250929",)
+    assert t.tool_counts() == (4, 3)  # the last call (attempt_completion) ends the task
+    results = [m for m in t.messages if m.role == "tool_result"]
+    assert [m.call_id for m in results] == ["t1", "t2", "t3"]
+    assert "was not executed" in results[1].content
+    assert [c.sent_end for c in t.calls] == [1, 7, 10]
+    assert t.thinking and "metrics.tokens" in t.warnings[0]
+    report = replay_report(t, ["gpt-4o"])
+    assert len(report.rows) == 3
+
+
+def test_other_agents_files_are_refused_by_name(tmp_path: Path) -> None:
+    ui = tmp_path / "ui_messages.json"
+    ui.write_text(
+        json.dumps(
+            [
+                {"ts": 1, "type": "say", "say": "text", "text": "hi"},
+                {"ts": 2, "type": "ask", "ask": "tool"},
+            ]
+        )
+    )
+    with pytest.raises(
+        TranscriptError, match=r"Cline task.s ui_messages\.json .* api_conversation_history\.json"
+    ):
+        load_transcript(ui)
+    aider = tmp_path / ".aider.chat.history.md"
+    aider.write_text("\n# aider chat started at 2026-03-01 10:00:00\n\n#### fix the bug\n\nDone.\n")
+    with pytest.raises(TranscriptError, match="aider's Markdown chat history"):
+        load_transcript(aider)
+    assert commands_exit(["replay", str(aider), "--model", "gpt-4o"]) == 1
+
+
+def test_a_session_that_yields_no_messages_is_refused(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(json.dumps({"type": "summary", "summary": "nothing", "leafUuid": "x"}) + "\n")
+    with pytest.raises(TranscriptError, match="read as claude-code but it holds no messages"):
+        load_transcript(empty)
+    assert commands_exit(["replay", str(empty), "--model", "gpt-4o"]) == 1
+
+
+def commands_exit(argv: list[str]) -> int:
+    from ctx_lab.cli import main
+
+    return main(argv)

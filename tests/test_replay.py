@@ -457,3 +457,20 @@ def test_a_summarized_user_turn_is_not_held_as_recent() -> None:
 
     manager.complete_summarization(SummarizationScope(0, 20), "what happened so far", "test")
     assert manager.usage_status().state != "recent_too_large"
+
+
+def test_calibrate_goes_on_past_a_file_it_cannot_read(tmp_path: Path) -> None:
+    """Over several files, one that is not a transcript is left out and named (replay does the
+    same); a single bad file is still its own error."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{oops\n")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    fitted = calibrate([bad, empty, CODING], "bytes/4", "claude-sonnet-4-5")
+    [left_out] = [w for w in fitted.warnings if "could not be read" in w]
+    assert left_out.startswith("2 file(s) could not be read") and "line 1 is not JSON" in left_out
+    assert fitted.transcripts == 1
+    with pytest.raises(TranscriptError, match="line 1 is not JSON"):
+        calibrate([bad], "bytes/4", "claude-sonnet-4-5")
+    with pytest.raises(TranscriptError, match="none of the 2 files could be read"):
+        calibrate([bad, empty], "bytes/4", "claude-sonnet-4-5")

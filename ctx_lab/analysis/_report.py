@@ -139,6 +139,17 @@ class CorpusReport(RichResult):
         return list(KINDS[self.kind])
 
     @property
+    def stopped(self) -> bool:
+        """Whether the run stopped before every item was done (no Dask worker was left)."""
+        return any(r.get("error_type") == "NoWorkers" for r in self.rows)
+
+    @property
+    def exit_code(self) -> int:  # type: ignore[override]
+        """1 when the run stopped (a table of the items done so far is not the result asked
+        for), else 0; items that failed on their own are error rows either way."""
+        return 1 if self.stopped else 0
+
+    @property
     def failures(self) -> list[dict[str, Any]]:
         """The error rows: ``item``, ``error_type``, ``error``."""
         return [

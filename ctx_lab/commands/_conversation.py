@@ -261,6 +261,7 @@ TRANSCRIPT_FORMATS = (
     "openai-chat",
     "openai-responses",
     "anthropic-messages",
+    "cline",
 )
 
 

@@ -9,12 +9,13 @@ import math
 import os
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from itertools import accumulate
+from typing import Any
 
 from ..clock import utc_now
-from ..errors import CalibrationError, CtxLabError, UsageError
+from ..errors import CalibrationError, CtxLabError, InputFileError, TranscriptError, UsageError
 from ..files import read_bytes
 from ..tokens import MIN_CALLS, MODEL_COUNTER, Calibration, get_counter
 from ..tokens._calibration import model_extends, model_family
@@ -48,6 +49,29 @@ def _fingerprint(source: Transcript | str | os.PathLike[str]) -> tuple[str, str]
     except CtxLabError:
         return None
     return os.fspath(source), hashlib.sha256(data).hexdigest()
+
+
+def _load_all(sources: Sequence[Any]) -> tuple[list[Transcript], dict[Any, str]]:
+    """Every source as a transcript; over several files, one that cannot be read is left out
+    and reported (a single file's error is raised as it is)."""
+    loaded: list[Transcript] = []
+    unreadable: dict[Any, str] = {}
+    for source in sources:
+        if isinstance(source, Transcript):
+            loaded.append(source)
+            continue
+        try:
+            loaded.append(load_transcript(source))
+        except (TranscriptError, InputFileError) as exc:
+            if len(sources) == 1:
+                raise
+            unreadable[source] = str(exc).removeprefix(f"{os.fspath(source)}: ")
+    if not loaded:
+        first = next(iter(unreadable))
+        raise TranscriptError(
+            f"none of the {len(sources)} files could be read ({first}: {unreadable[first]})"
+        )
+    return loaded, unreadable
 
 
 def calibrate(
@@ -88,7 +112,10 @@ def calibrate(
     sources = list(transcripts)
     if not sources:
         raise UsageError("nothing to calibrate: give at least one transcript")
-    loaded = [t if isinstance(t, Transcript) else load_transcript(t) for t in sources]
+    loaded, unreadable = _load_all(sources)
+    sources = [s for s in sources if not isinstance(s, Transcript) and s not in unreadable] + [
+        s for s in sources if isinstance(s, Transcript)
+    ]
     fingerprints = tuple(f for f in (_fingerprint(s) for s in sources) if f is not None)
     without = [t.source or "<transcript>" for t in loaded if not t.has_usage]
     if len(without) == len(loaded):
@@ -191,6 +218,12 @@ def calibrate(
     overhead_tokens = max(int(statistics.median(hidden)), 0) if hidden else 0
     moment = now() if callable(now) else now or utc_now()
     warnings = [chosen_note] if chosen_note else []
+    if unreadable:
+        shown = "; ".join(f"{name}: {why}" for name, why in list(unreadable.items())[:5])
+        more = f" and {len(unreadable) - 5} more" if len(unreadable) > 5 else ""
+        warnings.append(
+            f"{len(unreadable)} file(s) could not be read and were left out: {shown}{more}"
+        )
     if len(ratios) < 20:
         warnings.append(f"only {len(ratios)} calls: the interval is rough")
     calibration = Calibration(

@@ -26,6 +26,7 @@ from ...errors import TranscriptError
 from ...files import read_text
 from ._anthropic import looks_anthropic, read_anthropic
 from ._claude_code import read_claude_code
+from ._cline import is_cline_history, is_cline_ui, read_cline, refuse_ui
 from ._codex import is_legacy_meta, is_rollout, read_codex
 from ._gemini import is_gemini_session, read_gemini
 from ._model import IMAGE_PLACEHOLDER, IMAGE_TOKENS, Call, Transcript, Usage
@@ -50,6 +51,7 @@ FORMATS = (
     "openai-chat",
     "openai-responses",
     "anthropic-messages",
+    "cline",
 )
 
 _READERS = {
@@ -59,13 +61,16 @@ _READERS = {
     "openai-chat": read_openai,
     "openai-responses": read_openai,
     "anthropic-messages": read_anthropic,
+    "cline": read_cline,
 }
 
 
 def _detect(rows: list[Record]) -> str:
     for _, record in rows[:50]:
         if isinstance(record, list):
-            return "openai-chat"
+            if is_cline_ui(record):
+                raise refuse_ui()
+            return "cline" if is_cline_history(record) else "openai-chat"
         if not isinstance(record, Mapping):
             continue
         if is_rollout(record) or is_legacy_meta(record):
@@ -92,6 +97,28 @@ def _detect(rows: list[Record]) -> str:
     )
 
 
+AIDER_HISTORY = "# aider chat started at"
+
+
+def _refuse_known_text(text: str) -> None:
+    """Session files of agents ctx_lab does not read, refused by name before JSON parsing."""
+    if text.lstrip("\ufeff \n").startswith(AIDER_HISTORY):
+        raise TranscriptError(
+            "looks like aider's Markdown chat history (.aider.chat.history.md): it holds the "
+            "chat as Markdown, without the requests sent or any usage, and ctx_lab does not read "
+            "it; record aider's calls with ctx-lab capture instead (aider takes --openai-api-base "
+            "or ANTHROPIC_BASE_URL)"
+        )
+
+
+def _likely(rows: list[Record]) -> str:
+    """What the records look like, when recognisably some other agent's file."""
+    for _, record in rows[:5]:
+        if isinstance(record, Mapping) and "ts" in record and record.get("type") in ("say", "ask"):
+            return "looks like Cline's ui_messages.json; read api_conversation_history.json"
+    return ""
+
+
 def load_transcript(
     source: str | os.PathLike[str] | Mapping[str, Any] | list[Any], format: str = "auto"
 ) -> Transcript:
@@ -105,9 +132,17 @@ def load_transcript(
         if isinstance(source, Mapping | list):
             rows: list[Record] = [(1, source)]
         else:
-            rows = records(read_text(Path(source).expanduser()))
+            text = read_text(Path(source).expanduser())
+            _refuse_known_text(text)
+            rows = records(text)
         chosen = _detect(rows) if format == "auto" else format
         found = _READERS[chosen](rows)
+        if not found.messages:
+            raise TranscriptError(
+                f"read as {chosen} but it holds no messages: "
+                f"{_likely(rows) or 'not a session ctx_lab can replay'} "
+                f"(formats read: {', '.join(FORMATS)})"
+            )
     except TranscriptError as exc:
         if label and not str(exc).startswith(label):
             raise TranscriptError(f"{label}: {exc}") from None
