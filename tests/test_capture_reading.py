@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ctx_lab import commands
 from ctx_lab.anatomy import CaptureStore, anatomy_of, assemble_stream
 from ctx_lab.anatomy._pieces import claude_md_name, mcp_server
 from ctx_lab.anatomy._stream import assemble_stream_noted
@@ -329,3 +330,56 @@ def test_special_files_are_refused_unopened(tmp_path: Path) -> None:
     with pytest.raises(InputFileError, match="not a regular file"):
         anatomy_of(fifo)
     assert time.monotonic() - began < 2
+
+
+REAL = (
+    Path(__file__).resolve().parents[2]
+    / "shared"
+    / "real-data"
+    / "transcripts"
+    / "pydantic__pydantic-ai"
+)
+
+
+def _captured_from(path: Path, rows: list[tuple[dict, dict]], provider: str) -> Path:
+    """A capture file holding real recorded calls, stored as the proxy stores them (a streamed
+    answer as its events)."""
+    from ctx_lab.capture import sse_from_response
+
+    made = []
+    for i, (request, response) in enumerate(rows):
+        body = json.dumps(request).encode()
+        stream = i % 2 == 1
+        answer = b"".join(sse_from_response(response)) if stream else json.dumps(response).encode()
+        made.append({**row(body, answer, stream), "provider": provider})
+    return capture(path, made)
+
+
+def test_replay_calibrate_and_anatomy_take_a_capture_file_as_a_session(tmp_path: Path) -> None:
+    from ctx_lab.cli import main
+
+    lines = [
+        json.loads(x) for x in (REAL / "test_openai_tool_output.jsonl").read_text().splitlines()
+    ]
+    openai_db = _captured_from(
+        tmp_path / "openai.db", [(x["request"], x["response"]) for x in lines], "openai"
+    )
+    report = commands.replay(openai_db, model=["gpt-4o"])
+    assert report.format == "openai-chat" and [r["reported_input"] for r in report.rows] == [68, 89]
+    session = anatomy_of(openai_db, session=True)
+    assert [c.reported_input for c in session.calls] == [68, 89]
+    call = json.loads((REAL / "test_anthropic_tool_with_thinking.json").read_text())
+    anthropic_db = _captured_from(
+        tmp_path / "anthropic.db", [(call["request"], call["response"])] * 3, "anthropic"
+    )
+    transcript = commands_session(anthropic_db)
+    assert transcript.format == "anthropic-messages" and len(transcript.calls) == 3
+    assert all(c.usage and c.usage.reported_input == 566 for c in transcript.calls)
+    # too few calls to fit, but read as a session: not "line 1 is not JSON"
+    assert main(["calibrate", str(anthropic_db), "--model", "claude-sonnet-4-5"]) == 1
+
+
+def commands_session(path: Path):  # type: ignore[no-untyped-def]
+    from ctx_lab.commands._conversation import session_of
+
+    return session_of(path)

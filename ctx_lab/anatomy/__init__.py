@@ -10,7 +10,7 @@ prompt cache broke and why. From request bodies, transcripts, or the capture fil
 """
 
 from ._build import anatomy_of, request_anatomy
-from ._capture import CAPTURE_LIMIT, CapturedCall, CaptureStore, is_capture
+from ._capture import CAPTURE_LIMIT, CapturedCall, CaptureStore, capture_transcript, is_capture
 from ._pieces import CATEGORIES, Piece, detect_format, pieces_of
 from ._plots import plot_request, plot_session
 from ._request import AnatomyItem, RequestAnatomy, anatomize
@@ -31,6 +31,7 @@ __all__ = [
     "anatomy_of",
     "assemble_stream",
     "cache_break",
+    "capture_transcript",
     "detect_format",
     "diff_calls",
     "is_capture",

@@ -21,7 +21,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import CtxLabError, InputFileError, LimitExceeded, from_os_error
+from ..errors import CtxLabError, InputFileError, LimitExceeded, TranscriptError, from_os_error
 from ..files import entry_kind
 from ..limits import LIMITS, limit
 from ._capture_rows import (
@@ -39,6 +39,7 @@ __all__ = [
     "CAPTURE_LIMIT",
     "CaptureStore",
     "CapturedCall",
+    "capture_transcript",
     "is_capture",
 ]
 
@@ -292,3 +293,21 @@ def _create_private(path: str | os.PathLike[str]) -> None:
 
 def _body_cap(body_limit: int | None) -> int:
     return max(0, body_limit if body_limit is not None else limit("capture_body"))
+
+
+def capture_transcript(path: str | os.PathLike[str], format: str = "auto") -> Any:
+    """A capture file as one recorded session (for ``replay`` and ``calibrate``): each captured
+    model request with its response (a stream assembled) is one call; the conversation is the
+    last request's. A capture is the one recording that holds the system prompt and the tool
+    definitions as they were sent."""
+    from ..conversation.transcripts import read_records
+
+    with CaptureStore(path, readonly=True) as store:
+        rows = [
+            (call.id, {"request": body, "response": call.response()})
+            for call in store.calls()
+            if (body := call.request()) is not None and call.method == "POST"
+        ]
+    if not rows:
+        raise TranscriptError(f"{os.fspath(path)}: the capture holds no model request")
+    return read_records(rows, format, os.fspath(path))

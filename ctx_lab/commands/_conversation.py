@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ..errors import CalibrationError, UsageError
 from ..files import confine, display_path
@@ -187,12 +187,11 @@ def replay(
             RunOptions(executor, size, ship, progress, no_worker_timeout, root),
         )
     from ..conversation._replay import replay_report
-    from ..conversation.transcripts import load_transcript
 
     whole_number(preserve_recent, "preserve_recent")
     one = files[0]
     path = confine(root, one, what="file") if root is not None else one
-    transcript = load_transcript(path, transcript_format)
+    transcript = session_of(path, transcript_format)
     shown = display_path(path, root) if root is not None else os.fspath(one)
     return replay_report(
         transcript,
@@ -251,7 +250,26 @@ def calibrate(
     if not files:
         raise UsageError("nothing to calibrate: give one or more transcript files")
     paths = [confine(root, f, what="file") if root is not None else f for f in files]
-    return fit(paths, counter, model, method=method, save=save, min_calls=min_calls)
+    sources = [_capture_or_path(p) for p in paths]
+    return fit(sources, counter, model, method=method, save=save, min_calls=min_calls)
+
+
+def session_of(path: PathArg, transcript_format: str = "auto") -> Any:
+    """The recorded session in ``path``: a capture file of ``ctx-lab capture`` (its model
+    requests as calls) or a transcript in one of :data:`TRANSCRIPT_FORMATS`."""
+    from ..anatomy import capture_transcript, is_capture
+    from ..conversation.transcripts import load_transcript
+
+    if is_capture(path):
+        return capture_transcript(path, transcript_format)
+    return load_transcript(path, transcript_format)
+
+
+def _capture_or_path(path: PathArg) -> Any:
+    """A capture file read as a session (calibration reads other files itself)."""
+    from ..anatomy import capture_transcript, is_capture
+
+    return capture_transcript(path) if is_capture(path) else path
 
 
 TRANSCRIPT_FORMATS = (

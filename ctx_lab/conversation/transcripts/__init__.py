@@ -41,6 +41,7 @@ __all__ = [
     "Transcript",
     "Usage",
     "load_transcript",
+    "read_records",
     "records",
 ]
 
@@ -117,6 +118,29 @@ def _likely(rows: list[Record]) -> str:
         if isinstance(record, Mapping) and "ts" in record and record.get("type") in ("say", "ask"):
             return "looks like Cline's ui_messages.json; read api_conversation_history.json"
     return ""
+
+
+def read_records(rows: list[Record], format: str = "auto", source: str = "") -> Transcript:
+    """Already-parsed records — ``(line number, record)`` pairs, as :func:`records` gives them
+    or a capture file's calls as ``{"request", "response"}`` objects — as one transcript."""
+    if format != "auto" and format not in _READERS:
+        raise TranscriptError(f"unknown format {format!r}; use auto or one of {', '.join(FORMATS)}")
+    if not rows:
+        raise TranscriptError(f"{source or 'transcript'}: no records to read")
+    try:
+        chosen = _detect(rows) if format == "auto" else format
+        found = _READERS[chosen](rows)
+    except TranscriptError as exc:
+        raise TranscriptError(f"{source}: {exc}" if source else str(exc)) from None
+    except (TypeError, AttributeError, ValueError, OverflowError, RecursionError) as exc:
+        raise TranscriptError(
+            f"{source or 'transcript'}: a record of an unexpected shape ({type(exc).__name__})"
+        ) from None
+    if not found.messages:
+        raise TranscriptError(
+            f"{source or 'transcript'}: read as {chosen} but it holds no messages"
+        )
+    return replace(found, source=source) if source else found
 
 
 def load_transcript(

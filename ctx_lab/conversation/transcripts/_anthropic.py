@@ -10,6 +10,7 @@ compacted while answering; such a call is marked ``compacted``. Its context is t
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from .._messages import Message
@@ -19,8 +20,48 @@ from ._read import Record, list_field, located, mapping, text_field
 
 
 def read_anthropic(rows: list[Record]) -> Transcript:
-    """The last record of ``rows`` as an Anthropic Messages transcript."""
-    number, record = rows[-1]
+    """Anthropic Messages records as a transcript: the last request's conversation, with one
+    call per request/response record (a log of calls, or a capture file's)."""
+    calls_in = [row for row in rows if _is_call(row[1])]
+    if len(calls_in) <= 1:
+        return _read_one((calls_in or rows)[-1])
+    parts = [_read_one(row) for row in calls_in]
+    calls: list[Call] = []
+    thinking: list[tuple[int, str]] = []
+    rewritten = 0
+    previous: tuple[Message, ...] = ()
+    for part in parts:
+        if part.messages[: len(previous)] != previous:
+            rewritten += 1
+        previous = part.messages
+        for call in part.calls:
+            thinking.extend(
+                (len(calls), text) for index, text in part.thinking if index == call.index
+            )
+            calls.append(replace(call, index=len(calls)))
+    last = parts[-1]
+    warnings = list(dict.fromkeys(w for p in parts for w in p.warnings))
+    if rewritten:
+        warnings.append(
+            f"{rewritten} requests do not extend the one before (history compacted or another "
+            "conversation): the transcript is the last request's conversation"
+        )
+    return replace(last, calls=tuple(calls), thinking=tuple(thinking), warnings=tuple(warnings))
+
+
+def _is_call(record: Any) -> bool:
+    """Whether a record is a request (with or without its response) or a response alone."""
+    if not isinstance(record, Mapping):
+        return False
+    request = record.get("request", record)
+    return isinstance(request, Mapping) and (
+        "messages" in request or request.get("type") == "message"
+    )
+
+
+def _read_one(row: Record) -> Transcript:
+    """One request (with its response, when recorded) as a transcript."""
+    number, record = row
     with located(number):
         record = mapping(record, "record")
         request = mapping(record.get("request", record), "request")
