@@ -27,14 +27,69 @@ _DECLARATIONS = {
         r"[A-Za-z_$#][\w$]*\s*\("
         r"|^(?:export\s+)?(?:const|let)\s+[A-Za-z_$][\w$]*\s*=\s*(?:async\s*)?(?:\(|function)"
     ),
+    # languages skeletoned by their installed grammar without hand-written rules (C, C++,
+    # Java, C#, Ruby, PHP, Kotlin, Swift …): type declarations, and every line whose body the
+    # skeleton elided (a function's signature)
+    "generic": re.compile(
+        r"^\s{0,8}(?:(?:public|private|protected|internal|static|final|abstract|sealed|open|"
+        r"override|virtual|inline|extern|export|async|suspend|data|partial|unsafe|const|pub|"
+        r"template\s*<[^>]*>)\s+)*"
+        r"(?:class|struct|interface|enum|record|trait|object|protocol|extension|module|"
+        r"namespace|typedef|union|fun|func|function|def|fn)\b"
+        r"|^#define\s+\w+"
+        r"|^.*\{ … \}\s*$"
+    ),
 }
+_KNOWN_RULES = {"python", "go", "rust", "javascript", "typescript", "tsx", "script"}
+# a top-level line that reads like a C-family definition: a name and a parameter list, opening
+# a body or ending the line (used where no grammar made a skeleton)
+_C_LIKE = re.compile(r"^\s{0,8}[A-Za-z_][\w\s\*&:<>,\[\]]*\b[A-Za-z_]\w*\s*\([^;]*$")
+_NOT_A_DECLARATION = frozenset(
+    "if for foreach while switch return else do case goto catch try synchronized new throw "
+    "assert elif unless until using lock await yield".split()
+)
+_LICENCE = re.compile(r"copyright|licen[cs]e|spdx|all rights reserved|permission is hereby", re.I)
 _DOC_LINE = re.compile(r'^\s*(?:"""|///|//!|/\*\*|/\*!|//(?:\s|$))')
 _LANGUAGE_RULES = {"javascript": "script", "typescript": "script", "tsx": "script"}
 MAX_LINE = 160
 
 
 def _rule(language: str) -> re.Pattern[str]:
+    if language not in _KNOWN_RULES:
+        return _DECLARATIONS["generic"]
     return _DECLARATIONS.get(_LANGUAGE_RULES.get(language, language), _DECLARATIONS["script"])
+
+
+def _declaration_looking(line: str, pattern: re.Pattern[str]) -> bool:
+    """A line of raw text (no skeleton) that declares something."""
+    if pattern.match(line):
+        return True
+    if pattern is not _DECLARATIONS["generic"] or not _C_LIKE.match(line):
+        return False
+    return line.split("(", 1)[0].split()[0] not in _NOT_A_DECLARATION
+
+
+def _first_code_line(text: str) -> str:
+    """The first line that is neither blank nor inside a leading comment or licence block."""
+    in_block = False
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if not line:
+            continue
+        if in_block:
+            in_block = "*/" not in line
+            continue
+        if line.startswith("/*"):
+            in_block = "*/" not in line
+            continue
+        if line.startswith(("//", "#!", "--", ";")) or (
+            line.startswith("#") and not line.startswith(("#include", "#define", "#import"))
+        ):
+            continue
+        if _LICENCE.search(line):
+            continue
+        return line
+    return ""
 
 
 def _signature(line: str) -> str:
@@ -112,9 +167,9 @@ def summary_of_skeleton(path: str, text: str, skeleton: str | None) -> str:
     if skeleton is not None:
         lines = _from_skeleton(skeleton, pattern)
     else:
-        lines = [_signature(ln) for ln in text.split("\n") if pattern.match(ln)]
-    kept = _unique(lines)
+        lines = [_signature(ln) for ln in text.split("\n") if _declaration_looking(ln, pattern)]
+    kept = [line for line in _unique(lines) if not _LICENCE.search(line)]  # never a licence
     if not kept and text.strip():
-        first = next(ln.strip() for ln in text.split("\n") if ln.strip())
-        kept = [first[:MAX_LINE]]
+        first = _first_code_line(text)
+        kept = [first[:MAX_LINE]] if first else []
     return "\n".join(kept) + "\n" if kept else ""

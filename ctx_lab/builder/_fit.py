@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
 
 from ..tokens import CountingCache, TokenCounter
-from ._blocks import DEGRADATION, ContentBlock
+from ._blocks import DEGRADATION, POLICIES, ContentBlock
+from ._boost import NAMED_BOOST
 from ._compress import Compressed, apply_policy
 from ._result import BlockOutcome
 
@@ -290,6 +291,19 @@ def cap_list(states: list[State], builder: Fitter) -> None:
         state.notes.append("dropped: the list of other files is at a quarter of the budget")
 
 
+def _offer_exact(state: State, builder: Fitter) -> None:
+    """A file the task names can climb above its default form, to its exact text, when the
+    budget has room for it: the top rung of its ladder."""
+    if state.boost < NAMED_BOOST or state.block.source != "file" or state.unformed:
+        return
+    if state.start_policy not in ("structural", "summarizable"):
+        return
+    if any(policy == "exact" for policy, _, _ in state.ladder):
+        return
+    exact = state.block.text
+    state.ladder.insert(0, ("exact", exact, builder.count(section_text(state.block, exact))))
+
+
 def refill(states: list[State], builder: Fitter, budget: int) -> None:
     """Climb degraded (and dropped) blocks back up their ladder, highest priority first, while
     the prompt fits: spare budget is never left unused when an upgrade would fit.
@@ -297,7 +311,13 @@ def refill(states: list[State], builder: Fitter, budget: int) -> None:
     A block that climbs tries its next rung at once; one that does not fit is skipped until the
     total falls below what it was then (a climb only adds tokens, except where references leave
     the collapsed list) — another pass retries those — so a refill costs about one pass."""
-    candidates = sorted((s for s in states if s.ladder), key=lambda s: (-s.block.priority, s.order))
+    for state in states:
+        _offer_exact(state, builder)
+    # the files the task names first, then by priority
+    candidates = sorted(
+        (s for s in states if s.ladder),
+        key=lambda s: (s.boost < NAMED_BOOST, -s.block.priority, s.order),
+    )
     failed_at: dict[int, int] = {}  # candidate → the total when its climb did not fit
     climbed = True
     while climbed:
@@ -325,13 +345,18 @@ def refill(states: list[State], builder: Fitter, budget: int) -> None:
                 climbed = True
 
 
+def _rank(policy: str) -> int:
+    """0 for exact, the best form, up to the reference."""
+    return POLICIES.index(policy) if policy in POLICIES else len(POLICIES)
+
+
 def outcome(state: State, builder: Fitter, listed: bool = False) -> BlockOutcome:
     block = state.block
     if state.dropped:
         action, after = "dropped", 0
     elif listed:
         action, after = "listed", builder.list_tokens(state)
-    elif state.policy != state.start_policy:
+    elif _rank(state.policy) > _rank(state.start_policy):
         action, after = "degraded", builder.count(state.text)
     else:
         action, after = "kept", builder.count(state.text)

@@ -62,12 +62,32 @@ def _elisions_outside(
             _elisions(child, rules, spans)
 
 
+def _function_like(kind: str) -> bool:
+    return "function" in kind or "method" in kind or "constructor" in kind
+
+
+def _generic_node(node: Any, spans: list[tuple[int, int, str]]) -> None:
+    """A top-level node under the generic rules: a function-like node's own body goes (C's
+    and PHP's functions are top-level nodes themselves), else what is inside it."""
+    if _function_like(node.type) and node.named_children:
+        body = node.child_by_field_name("body")
+        if body is not None and body.type in GENERIC_BODIES:
+            _generic_outside(node, body, spans)
+            spans.append((body.start_byte, body.end_byte, ELIDED_BLOCK))
+            return
+    _generic_elisions(node, spans)
+
+
+def _generic_outside(node: Any, body: Any, spans: list[tuple[int, int, str]]) -> None:
+    for child in node.named_children:
+        if child.id != body.id:
+            _generic_elisions(child, spans)
+
+
 def _generic_elisions(node: Any, spans: list[tuple[int, int, str]]) -> None:
     for child in node.named_children:
         kind = child.type
-        if (
-            "function" in kind or "method" in kind or "constructor" in kind
-        ) and child.named_children:
+        if _function_like(kind) and child.named_children:
             body = child.child_by_field_name("body")
             if body is not None and body.type in GENERIC_BODIES:
                 spans.append((body.start_byte, body.end_byte, ELIDED_BLOCK))
@@ -89,7 +109,7 @@ def walk(source: str, rules: Rules, name: str) -> Skeleton:
     def skeleton_of(node: Any) -> str:
         spans: list[tuple[int, int, str]] = []
         if rules.generic:
-            _generic_elisions(node, spans)
+            _generic_node(node, spans)
         elif node.type in rules.functions:
             body = node.child_by_field_name("body")
             if body is not None and body.type in rules.bodies:
