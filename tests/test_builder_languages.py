@@ -91,3 +91,27 @@ def test_refill_gives_the_file_the_task_names_its_exact_text(tmp_path: Path) -> 
     tight = build_context("fix the nesting limit in JsonReader", [tmp_path], budget=12_000)
     block = next(b for b in tight.blocks if b.path.endswith("JsonReader.java"))
     assert block.policy_final == "structural" and tight.tokens <= 12_000
+
+
+def test_at_a_small_budget_the_files_the_task_names_come_before_trivia(tmp_path: Path) -> None:
+    """A task naming "the pager": its files are shown (skeleton or better) while files it does
+    not touch (marker files, tool configs, tiny modules) give way."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "py.typed").write_text("")
+    (tmp_path / "pkg" / "__init__.py").write_text('"""The package."""\n')
+    (tmp_path / ".yarnrc.yml").write_text("nodeLinker: node-modules\nenableTelemetry: false\n")
+    (tmp_path / "runtime.txt").write_text("python-3.11\n")
+    shutil.copy(REAL / "read.c", tmp_path / "pkg" / "reader.c")
+    pager = "".join(
+        f"def go_to_{i}(page: int) -> int:\n    '''Go to page {i}.'''\n    return page + {i}\n\n"
+        for i in range(25)
+    )
+    (tmp_path / "pkg" / "_pager.py").write_text(pager)
+    for i in range(60):  # many files the task does not touch, each worth a line in the list
+        (tmp_path / "pkg" / f"module_{i:02d}.py").write_text(f"VALUE_{i} = {i}\n" * 40)
+    built = build_context("fix the pager go-to edge cases", [tmp_path], budget=2_000)
+    by_path = {b.path.rsplit("/", 1)[-1]: b for b in built.blocks}
+    assert by_path["_pager.py"].policy_final in ("exact", "structural", "summarizable")
+    assert by_path["_pager.py"].action not in ("listed", "dropped")
+    assert "named by the task" in by_path["_pager.py"].reason
+    assert built.tokens <= 2_000

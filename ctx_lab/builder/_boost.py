@@ -17,11 +17,25 @@ NAMED_BOOST = 25  # a file the task names, or that defines a symbol the task nam
 TEST_PENALTY = 10  # a test file, when the task is not about tests
 _GENERIC_FOLDERS = {"src", "lib", "crates", "pkg", "internal", "source", "app", "packages", ""}
 _TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "fixture", "fixtures"}
+# file stems too common to mean one file when a task says the word
+_GENERIC_STEMS = frozenset(
+    "index main utils util helpers helper common core config conf base types models model "
+    "setup init test tests app server client errors error constants settings options data "
+    "api lib mod module package default build cache".split()
+)
+MIN_NAMED_STEM = 5  # letters of a stem a task may name by the word alone (pager, reader …)
 _TEST_PATH = re.compile(
     r"(?:^|/)(?:tests?|__tests__|specs?|testdata)/|(?:^|/)test_[^/]*\.py$|_test\.\w+$|"
     r"\.(?:test|spec)\.[jt]sx?$|(?:^|/)tests?\.rs$|Tests?\.(?:java|kt|cs)$"
 )
 _IDENTIFIER = re.compile(r"`[^`]+`|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?")
+
+
+def _distinctive(stem: str) -> bool:
+    """Whether a file's stem is a word that names that file (``_pager`` → pager), not one
+    shared by many projects' files (index, utils, config …)."""
+    word = stem.lstrip("_")
+    return len(word) >= MIN_NAMED_STEM and word.isalpha() and word not in _GENERIC_STEMS
 
 
 def _is_test(path: str) -> bool:
@@ -81,6 +95,9 @@ def boost_blocks(
     about_tests = not _TEST_WORDS.isdisjoint(task_words)
     found: dict[str, tuple[int, tuple[str, ...], str]] = {}
     boosted = list(blocks)
+    # a word names one file when few files hold it: "pager" here, not "context" in a project
+    # whose every file speaks of contexts
+    rare = max(3, len(ranked) // 10)
     for j, ((i, block), score) in enumerate(zip(ranked, scores, strict=True)):
         boost = round(TASK_BOOST * score / top) if top > 0 else 0
         matched = tuple(t for t, where in holding.items() if j in where)
@@ -94,6 +111,15 @@ def boost_blocks(
                 boost, why = NAMED_BOOST, f"named by the task ({name})"
             elif stem in task_words and not folders.isdisjoint(task_words):
                 boost, why = NAMED_BOOST, f"named by the task ({block.path}: its folder and name)"
+            elif (
+                _distinctive(stem)
+                and stem.lstrip("_") in task_words
+                and len(holding.get(stem.lstrip("_"), ())) <= rare
+            ):
+                boost, why = (
+                    NAMED_BOOST,
+                    f"named by the task ({name}: the word {stem.lstrip('_')!r})",
+                )
             elif defined is not None:
                 boost, why = NAMED_BOOST, f"defines {defined['name']}, which the task names"
             if _is_test(block.path) and not about_tests:

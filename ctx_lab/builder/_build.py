@@ -218,9 +218,11 @@ def _form_from_the_top(
             if (
                 state.block.policy != "structural"
                 or state.tokens_before <= SMALL_BLOCK * state.tokens
+                or state.boost > 0
             ):
-                # a summary (cheap to make, and a document's may cost less than its reference)
-                # or a small file: formed, then degraded like every block of its priority
+                # a summary (cheap to make, and a document's may cost less than its reference),
+                # a small file, or a file the task touches (it comes before files the task
+                # does not touch): formed, then degraded like every block of its priority
                 form(state)
                 continue
             state.notes.append(

@@ -229,6 +229,7 @@ class Shrinker:
         self._degradable = self._heap(degradable=True)
         # made when the first block must be dropped: until then no step needs it
         self._droppable: list[tuple[int, int, int, int]] | None = None
+        self._untouched: list[tuple[int, int, int, int]] | None = None
 
     def _heap(self, *, degradable: bool) -> list[tuple[int, int, int, int]]:
         """The blocks that can still be dropped (or degraded), least important first."""
@@ -247,12 +248,17 @@ class Shrinker:
         return state.block.priority, -state.tokens, state.order, i
 
     def step(self) -> bool:
-        """Degrade (or else drop) one block; False when nothing is left to give."""
+        """Degrade (or else drop) one block; False when nothing is left to give. Before a
+        file the task touches would fall to a reference, a file it does not touch that is
+        still shown is dropped instead (the task's files come before trivia)."""
         while self._degradable:
             entry = heappop(self._degradable)
             state = self.states[entry[3]]
             if state.dropped or state.exhausted or -state.tokens != entry[1]:
                 continue  # changed since it was queued: its current entry is queued too
+            if self._would_hide(state) and self._drop_untouched(state):
+                heappush(self._degradable, entry)
+                return True
             if self.builder.degrade(state):
                 new = self._entry(entry[3])
                 if not state.exhausted:
@@ -271,6 +277,44 @@ class Shrinker:
             target.ladder.append((target.policy, target.text, target.tokens))
             target.dropped = True
             target.notes.append("dropped: still over budget with every non-exact block a reference")
+            self.builder.changed(target)
+            return True
+        return False
+
+    @staticmethod
+    def _would_hide(state: State) -> bool:
+        """Whether degrading ``state`` takes a file the task touches down to a reference."""
+        return (
+            state.boost > 0
+            and state.block.source == "file"
+            and DEGRADATION.get(state.policy) == "reference"
+        )
+
+    def _drop_untouched(self, touched: State) -> bool:
+        """Drop the least important shown file the task does not touch (lower priority than
+        ``touched``); False when there is none."""
+        if self._untouched is None:
+            self._untouched = [
+                self._entry(i)
+                for i, s in enumerate(self.states)
+                if s.boost <= 0 and s.block.source == "file" and s.policy != "exact"
+            ]
+            heapify(self._untouched)
+        while self._untouched:
+            entry = self._untouched[0]
+            target = self.states[entry[3]]
+            if target.dropped or target.policy == "reference":
+                heappop(self._untouched)
+                continue
+            if target.block.priority >= touched.block.priority:
+                return False
+            heappop(self._untouched)
+            target.ladder.append((target.policy, target.text, target.tokens))
+            target.dropped = True
+            target.notes.append(
+                "dropped: the files the task touches come first at this budget "
+                f"({touched.block.path} would otherwise be only a reference)"
+            )
             self.builder.changed(target)
             return True
         return False
