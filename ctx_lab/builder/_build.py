@@ -38,11 +38,11 @@ from ._fit import (
     State,
     cap_list,
     outcome,
-    refill,
     render_prompt,
     section_text,
 )
 from ._memory import ContextMemory, MemorySource
+from ._refill import refill
 from ._result import BlockOutcome, BuildResult
 
 __all__ = [

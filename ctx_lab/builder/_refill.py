@@ -1,0 +1,64 @@
+"""Refilling a build: spare budget goes back to the blocks that gave it up — the files the
+task names first (up to their exact text when it fits), then degraded and dropped blocks by
+priority."""
+
+from __future__ import annotations
+
+from ._boost import NAMED_BOOST
+from ._fit import Fitter, State, section_text
+
+__all__ = ["refill"]
+
+
+def _offer_exact(state: State, builder: Fitter) -> None:
+    """A file the task names can climb above its default form, to its exact text, when the
+    budget has room for it: the top rung of its ladder."""
+    if state.boost < NAMED_BOOST or state.block.source != "file" or state.unformed:
+        return
+    if state.start_policy not in ("structural", "summarizable"):
+        return
+    if any(policy == "exact" for policy, _, _ in state.ladder):
+        return
+    exact = state.block.text
+    state.ladder.insert(0, ("exact", exact, builder.count(section_text(state.block, exact))))
+
+
+def refill(states: list[State], builder: Fitter, budget: int) -> None:
+    """Climb degraded (and dropped) blocks back up their ladder, highest priority first, while
+    the prompt fits: spare budget is never left unused when an upgrade would fit.
+
+    A block that climbs tries its next rung at once; one that does not fit is skipped until the
+    total falls below what it was then (a climb only adds tokens, except where references leave
+    the collapsed list) — another pass retries those — so a refill costs about one pass."""
+    for state in states:
+        _offer_exact(state, builder)
+    # the files the task names first, then by priority
+    candidates = sorted(
+        (s for s in states if s.ladder),
+        key=lambda s: (s.boost < NAMED_BOOST, -s.block.priority, s.order),
+    )
+    failed_at: dict[int, int] = {}  # candidate → the total when its climb did not fit
+    climbed = True
+    while climbed:
+        climbed = False
+        for state in candidates:
+            while state.ladder:
+                total = builder.total(states)
+                if failed_at.get(id(state), total + 1) <= total:
+                    break  # it did not fit with this much room or more
+                policy, text, tokens = state.ladder[-1]
+                saved = (state.policy, state.text, state.tokens, state.dropped)
+                state.policy, state.text, state.tokens, state.dropped = policy, text, tokens, False
+                builder.changed(state)
+                if builder.total(states) > budget:
+                    state.policy, state.text, state.tokens, state.dropped = saved
+                    builder.changed(state)
+                    failed_at[id(state)] = total
+                    break
+                # the text's own tokens, as the degrade notes and tokens_after count them
+                before = "dropped" if saved[3] else f"{saved[0]} ({builder.count(saved[1])} tokens)"
+                state.ladder.pop()
+                state.exhausted = False
+                state.notes.append(f"refilled: {before} → {policy} ({builder.count(text)} tokens)")
+                failed_at.pop(id(state), None)
+                climbed = True
