@@ -944,3 +944,40 @@ def commands_exit(argv: list[str]) -> int:
     from ctx_lab.cli import main
 
     return main(argv)
+
+
+SESSIONS = Path(__file__).resolve().parent / "fixtures" / "sessions"
+
+
+@pytest.mark.parametrize(
+    ("name", "calls", "uses", "results", "compactions"),
+    [
+        ("pi-large-session.jsonl", 453, 391, 373, 0),
+        ("pi-before-compaction-head.jsonl", 200, 202, 197, 1),
+    ],
+)
+def test_pi_sessions_load_with_their_hand_counts(name, calls, uses, results, compactions) -> None:  # type: ignore[no-untyped-def]
+    t = load_transcript(SESSIONS / name)
+    assert t.format == "pi" and len(t.calls) == calls
+    assert t.tool_counts() == (uses, results)
+    assert len(t.compactions) == compactions
+    with_usage = [c for c in t.calls if c.usage]
+    assert len(with_usage) >= calls - 20  # aborted calls report nothing, and say so
+    assert all(c.usage.reported_input > 0 for c in with_usage)
+
+
+def test_a_pi_compaction_sends_the_summary_then_the_kept_messages() -> None:
+    """After pi compacted, the next request held its summary, then the entries from the first
+    kept one on: counted that way, the first call after the compaction is ~1/8 of the call
+    before it, as pi's reported usage says (reported 25,739 after 174,738)."""
+    t = load_transcript(SESSIONS / "pi-before-compaction-head.jsonl")
+    [first_after] = t.compaction_calls()
+    before = t.calls[first_after - 1]
+    after = next(c for c in t.calls[first_after:] if c.usage)  # the first with usage
+    start, _ = t.sent_range(after)
+    assert t.messages[start].content.startswith("# Context Checkpoint")
+    report = replay_report(t, ["claude-opus-4-5"], counter="bytes/4")
+    rows = {r["call"]: r for r in report.rows}
+    ratio = rows[after.index]["counted_input"] / rows[before.index]["counted_input"]
+    reported = after.usage.reported_input / before.usage.reported_input
+    assert abs(ratio - reported) < 0.06, (ratio, reported)

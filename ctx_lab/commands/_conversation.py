@@ -280,6 +280,7 @@ TRANSCRIPT_FORMATS = (
     "openai-responses",
     "anthropic-messages",
     "cline",
+    "pi",
 )
 
 

@@ -844,7 +844,7 @@ export interface ReplayQuery {
   /** where models' limits and prices come from (default builtin) */
   registry?: string;
   /** the file's format (auto: detected) (default auto) */
-  transcript_format?: 'auto' | 'claude-code' | 'codex' | 'gemini-cli' | 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'cline';
+  transcript_format?: 'auto' | 'claude-code' | 'codex' | 'gemini-cli' | 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'cline' | 'pi';
 }
 
 /** The query of GET /ctx-lab/api/models (ctx-lab models). */

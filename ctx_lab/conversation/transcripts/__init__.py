@@ -31,6 +31,7 @@ from ._codex import is_legacy_meta, is_rollout, read_codex
 from ._gemini import is_gemini_session, read_gemini
 from ._model import IMAGE_PLACEHOLDER, IMAGE_TOKENS, Call, Transcript, Usage
 from ._openai import read_openai
+from ._pi import is_pi_session, read_pi
 from ._read import Record, records
 
 __all__ = [
@@ -53,6 +54,7 @@ FORMATS = (
     "openai-responses",
     "anthropic-messages",
     "cline",
+    "pi",
 )
 
 _READERS = {
@@ -63,6 +65,7 @@ _READERS = {
     "openai-responses": read_openai,
     "anthropic-messages": read_anthropic,
     "cline": read_cline,
+    "pi": read_pi,
 }
 
 
@@ -74,6 +77,8 @@ def _detect(rows: list[Record]) -> str:
             return "cline" if is_cline_history(record) else "openai-chat"
         if not isinstance(record, Mapping):
             continue
+        if is_pi_session(record):
+            return "pi"
         if is_rollout(record) or is_legacy_meta(record):
             return "codex"
         if is_gemini_session(record):
