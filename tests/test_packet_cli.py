@@ -106,3 +106,23 @@ def test_a_folder_inside_a_project_packs_the_nearest_project_above(run_cli, tmp_
     assert "has no .context/: the nearest project above it" in err
     code, _, err = run_cli("packet", str(tmp_path), "--budget", "800")  # none above: as before
     assert code == 1 and ".context" in err
+
+
+def test_context_takes_an_absolute_path_as_packet_does(run_cli, tmp_path, monkeypatch) -> None:
+    """``ctx-lab context ABSPATH`` from anywhere finds the project as ``packet`` does (it was
+    refused as outside the working directory); ``--root`` still confines."""
+    import shutil
+
+    from ctx_lab.examples import EXAMPLE_DIR
+
+    project = tmp_path / "proj"
+    shutil.copytree(EXAMPLE_DIR / ".context", project / ".context")
+    (project / "src").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, out, err = run_cli("context", str(project / "src"))
+    assert code == 0 and out.strip() == str(project), err
+    assert run_cli("packet", str(project), "--budget", "800")[0] == 0
+    code, _, err = run_cli("context", str(project), "--root", str(elsewhere))
+    assert code == 1 and "outside --root" in err

@@ -264,14 +264,31 @@ def context(
     ] = ".",
     *,
     root: Annotated[
-        PathArg, Param("never look above DIR", metavar="DIR", surfaces=CLI, session="root")
-    ] = ".",
+        PathArg | None,
+        Param(
+            "never look above DIR",
+            metavar="DIR",
+            surfaces=CLI,
+            session="root",
+            default_text="the working directory; for an absolute DIR, the file system's root",
+        ),
+    ] = None,
 ) -> ContextLocation:
     """The nearest directory at or above ``directory`` (not above ``root``) with a
-    ``.context/``, and a signature of its files."""
+    ``.context/``, and a signature of its files. An absolute ``directory`` with no root is
+    looked up as it is (as ``packet`` takes it), and the project shown by its absolute path."""
+    from dataclasses import replace
+    from pathlib import Path
+
     from ..packet import find_context
 
-    return find_context(directory, root=root)
+    if root is None and os.path.isabs(directory):
+        anchor = Path(directory).anchor
+        found = find_context(directory, root=anchor)
+        if found.found and found.directory is not None:
+            return replace(found, directory=os.fspath(Path(anchor) / found.directory))
+        return found
+    return find_context(directory, root="." if root is None else root)
 
 
 command(
