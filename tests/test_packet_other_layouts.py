@@ -131,7 +131,8 @@ def test_a_ctx_layout_keeps_its_read_order(tmp_path: Path) -> None:
     )
     ctx = load_context(root)
     assert ".context/NOTES.md" not in ctx.read_order
-    assert not any("NOTES.md" in w for w in ctx.warnings)
+    # neither read nor listed, so named in a warning (issue 42: nothing unread goes unsaid)
+    assert [w for w in ctx.warnings if w.startswith(".context/NOTES.md: not one of ctx's own")]
 
 
 _pieces = st.sampled_from(
@@ -220,3 +221,30 @@ def test_dated_headers_without_brackets_are_entries() -> None:
         "CI Workflow Fixes: removed --cov-fail-under.",
     ]
     assert second[1].stamp == "2026-04-24"
+
+
+def test_month_headers_at_depth_three_and_an_unread_steering_file(tmp_path: Path) -> None:
+    """``### 2026-06 — Title`` decisions are entries (undated: a month is not a date, and the
+    ledger says they rank by relevance alone); a top-level STEERING.md and a folder of notes
+    that ctx's layout does not read are named in warnings, never silently left out."""
+    from ctx_lab.packet import assemble_packet, load_context
+
+    context = tmp_path / ".context"
+    (context / "sessions").mkdir(parents=True)
+    (context / "DECISIONS.md").write_text(
+        "# Decisions\n\n### 2026-06 — Use SQLite for the journal\n\nWe chose SQLite.\n\n"
+        "### 2026-05-02 — Drop YAML\n\nToo many footguns.\n"
+    )
+    (context / "TASKS.md").write_text("# Tasks\n\n- [ ] one\n")
+    (context / "STEERING.md").write_text("# Steering\n\nAlways write tests first.\n")
+    (context / "sessions" / "2026-06-01.md").write_text("# Session\n\nNotes.\n")
+    ctx = load_context(tmp_path, cached=False)
+    assert [d.title for d in ctx.decisions] == ["Use SQLite for the journal", "Drop YAML"]
+    assert ctx.decisions[0].timestamp is None and ctx.decisions[1].timestamp is not None
+    assert any(
+        w.startswith(".context/STEERING.md: not one of ctx's own files") for w in ctx.warnings
+    )
+    assert any(w.startswith(".context/sessions/: 1 Markdown file not read") for w in ctx.warnings)
+    packet = assemble_packet(ctx, 2000)
+    row = next(r for r in packet.ledger_rows if r.title == "Use SQLite for the journal")
+    assert "ranked by relevance alone" in row.reason

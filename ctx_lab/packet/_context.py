@@ -398,7 +398,18 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
                     f"{label}: not one of ctx's own files: listed under Read These Files, its "
                     "sections not read into the packet"
                 )
-        warnings.extend(unread_folders(context_dir, _KNOWN_FOLDERS))
+    else:  # ctx's layout: another top-level Markdown file is neither read nor listed: say so
+        for label in sorted(texts):
+            if label.count("/") == 1 and label.endswith(".md") and label not in read_order:
+                if label in spelled.values() or is_effectively_empty(texts[label]):
+                    continue
+                if label[len(".context/") :] in READ_ORDER:
+                    continue
+                warnings.append(
+                    f"{label}: not one of ctx's own files ({', '.join(READ_ORDER)}): not read "
+                    "into the packet"
+                )
+    warnings.extend(unread_folders(context_dir, _KNOWN_FOLDERS))
 
     settings = _settings(project, warnings)
     return ProjectContext(

@@ -45,7 +45,7 @@ _NUMBERED = re.compile(
 )
 _HEADING = re.compile(r"^(?P<level>#{1,6})\s")
 _DATED = re.compile(
-    r"^(?P<level>#{2,3})\s+(?P<date>\d{4}-\d{2}-\d{2})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?"
+    r"^(?P<level>#{2,3})\s+(?P<date>\d{4}-\d{2}(?:-\d{2})?)(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?"
     r"\s*(?:[—–:|]|-(?=\s))?\s*(?P<title>.*?)\s*$"
 )
 _TAG_LIST = re.compile(r"^\[[^\]]*\]$")
@@ -67,7 +67,7 @@ def level_two_headers(text: str) -> int:
 
 def _dated(value: str) -> tuple[str, datetime | None]:
     found = _FULL_DATE.search(value)
-    if found is None:
+    if found is None:  # a month alone (``### 2026-06 — Title``) is not a date: undated
         return "", None
     stamp = found.group(0)
     return (stamp, parse_stamp(stamp)) if parse_stamp(stamp) is not None else ("", None)
