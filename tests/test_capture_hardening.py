@@ -20,21 +20,14 @@ from pathlib import Path
 
 import brotli
 import pytest
+from capture_helpers import message
 
 from ctx_lab.anatomy import CaptureStore
 from ctx_lab.capture import Answer, CaptureProxy, FakeUpstream, Served, sse_from_response
 from ctx_lab.capture._guard import mask_query, refused_path
 from ctx_lab.capture._record import Recorder, _Decoder
 
-MESSAGE = {
-    "id": "msg_1",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-sonnet-4-5",
-    "content": [{"type": "text", "text": "hello there"}],
-    "stop_reason": "end_turn",
-    "usage": {"input_tokens": 12, "output_tokens": 3},
-}
+MESSAGE = message("hello there")
 REQUEST = {
     "model": "claude-sonnet-4-5",
     "max_tokens": 10,

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from capture_helpers import message
 
 from ctx_lab import commands
 from ctx_lab.anatomy import CaptureStore, anatomy_of, assemble_stream
@@ -19,15 +20,7 @@ from ctx_lab.anatomy._stream import assemble_stream_noted
 from ctx_lab.capture import sse_from_response
 from ctx_lab.errors import CtxLabError, InputFileError, LimitExceeded, UsageError
 
-MESSAGE = {
-    "id": "msg_1",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-sonnet-4-5",
-    "content": [{"type": "text", "text": "hello"}],
-    "stop_reason": "end_turn",
-    "usage": {"input_tokens": 12, "output_tokens": 3},
-}
+MESSAGE = message("hello")
 
 
 def request(text: str = "hi", tools: list | None = None) -> bytes:  # type: ignore[type-arg]

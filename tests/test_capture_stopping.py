@@ -16,22 +16,14 @@ from pathlib import Path
 
 import anthropic
 import pytest
+from capture_helpers import message
 
 from ctx_lab.anatomy import CaptureStore
 from ctx_lab.capture import Answer, FakeUpstream, Served, sse_from_response
 
 pytestmark = pytest.mark.slow
 
-MESSAGE = {
-    "id": "msg_1",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-sonnet-4-5",
-    "content": [{"type": "text", "text": "a streamed answer in a few events"}],
-    "stop_reason": "end_turn",
-    "stop_sequence": None,
-    "usage": {"input_tokens": 12, "output_tokens": 8},
-}
+MESSAGE = message("a streamed answer in a few events", 8)
 
 
 def start_proxy(db: Path, upstream: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
