@@ -207,3 +207,31 @@ def test_hostile_bodies_are_pieces_or_a_usage_error(body: dict) -> None:
     except UsageError:
         return
     assert all(p.category in CATEGORIES for p in pieces)
+
+
+def test_an_image_inside_a_tool_result_is_counted(tmp_path: Path) -> None:
+    """A screenshot a tool returned (Claude Code writes it inside the tool_result) is an image
+    piece priced by the provider's rule for an image of unknown size (the transcript keeps no
+    image), not a 7-character placeholder."""
+    records = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "message": {"role": "user", "content": "take a screenshot"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "message": {"id": "m1", "role": "assistant", "model": "claude-sonnet-4-5",
+                     "content": [{"type": "tool_use", "id": "t1", "name": "screenshot", "input": {}}],
+                     "usage": {"input_tokens": 10, "output_tokens": 5}}},
+        {"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                     "content": [{"type": "image", "source": {"type": "base64",
+                                 "media_type": "image/png", "data": "iVBORw0KGgo="}}]}]}},
+        {"type": "assistant", "uuid": "a2", "parentUuid": "u2", "sessionId": "s",
+         "message": {"id": "m2", "role": "assistant", "model": "claude-sonnet-4-5",
+                     "content": [{"type": "text", "text": "done"}],
+                     "usage": {"input_tokens": 1700, "output_tokens": 5}}},
+    ]  # fmt: skip
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    made = anatomy_of(path)
+    assert made.to_dict()["categories"]["image"] == 1600
+    [image] = [i for i in made.items if i.category == "image"]
+    assert "the recording keeps no image" in image.note

@@ -313,6 +313,9 @@ def _raw_index(indexed: list[Any], call: int) -> Any:
     return indexed[call]
 
 
+_OPENAI_FORMATS = ("openai-chat", "openai-responses", "codex")
+
+
 def _from_transcript(
     transcript: Transcript,
     name: str,
@@ -337,7 +340,10 @@ def _from_transcript(
         if not chosen:
             raise UsageError(f"{name}: the transcript names no model: pass --model")
         pieces = pieces_of_transcript(
-            transcript.messages[start:end], transcript.system, transcript.tools
+            transcript.messages[start:end],
+            transcript.system,
+            transcript.tools,
+            provider="openai" if transcript.format in _OPENAI_FORMATS else "anthropic",
         )
         made = anatomize(
             pieces,

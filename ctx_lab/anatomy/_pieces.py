@@ -374,15 +374,30 @@ def _list(value: Any, name: str) -> list[Mapping[str, Any]]:
 # -- recorded transcripts ---------------------------------------------------------------------
 
 
+def _placeholder_images(text: str, index: int, provider: str) -> list[Piece]:
+    """One image piece per image a transcript replaced by its placeholder."""
+    from ..conversation.transcripts import IMAGE_PLACEHOLDER
+
+    found = text.count(IMAGE_PLACEHOLDER) if isinstance(text, str) else 0
+    if not found:
+        return []
+    tokens, how = image_tokens(provider, None)
+    note = f"{how}; the recording keeps no image"
+    return [Piece("image", "", "", index, fixed=tokens, note=note) for _ in range(found)]
+
+
 def pieces_of_transcript(
     messages: Sequence[Any],
     system: str = "",
     tools: Sequence[Any] = (),
     thinking: Sequence[str] = (),
     mcp_tools: Iterable[str] = (),
+    provider: str = "anthropic",
 ) -> list[Piece]:
     """The pieces of a recorded call from a transcript's messages (and, where the recording
-    has them, its system prompt, tool definitions and the reasoning sent back)."""
+    has them, its system prompt, tool definitions and the reasoning sent back). An image the
+    recording held (a user's, or one inside a tool result) is a piece of its own, priced by
+    ``provider``'s documented rule for an image of unknown size: transcripts keep no image."""
     mcp = set(mcp_tools)
     out: list[Piece] = []
     for tool in tools:
@@ -409,6 +424,8 @@ def pieces_of_transcript(
         elif role == "tool_result":
             name = names.get(message.call_id or "", "")
             out.append(Piece("tool_result", name, message.content, index))
+        if role in ("user", "tool_result"):
+            out.extend(_placeholder_images(message.content, index, provider))
         out.append(Piece("framing", role, role, index, extra=MESSAGE_OVERHEAD, rendered=True,
                          note="message framing (ctx_lab's estimate)"))  # fmt: skip
     out.extend(Piece("thinking", "", t, len(messages), note="reasoning") for t in thinking)
