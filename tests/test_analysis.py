@@ -243,3 +243,23 @@ def test_cli_sweep_on_a_scheduler(corpus, client, capsys) -> None:
     assert main([*argv, "--now", "2026-11-02T12:00:00Z", "--no-progress"]) == 0
     rows = capsys.readouterr().out.splitlines()
     assert rows[0].startswith("item,budget,model") and len(rows) == 1 + 4 * 5
+
+
+def test_shipped_bytes_keep_the_folder_warnings(tmp_path) -> None:
+    """A project whose .context/ holds a folder ctx's layout does not read: the copy sent with
+    ``ship="bytes"`` carries the folder's file names, so its rows (warnings included) equal the
+    inline run's."""
+    import shutil
+
+    from ctx_lab.examples import EXAMPLE_DIR
+
+    project = tmp_path / "proj"
+    shutil.copytree(EXAMPLE_DIR / ".context", project / ".context")
+    notes = project / ".context" / "sessions"
+    notes.mkdir()
+    for i in range(3):
+        (notes / f"2026-06-0{i + 1}.md").write_text(f"# Session {i}\n")
+    inline = sweep([str(project)], executor="inline")
+    shipped = sweep([str(project)], executor="inline", ship="bytes")
+    assert inline["warnings"].iloc[0] >= 1
+    pd.testing.assert_frame_equal(inline, shipped)

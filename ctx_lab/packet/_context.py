@@ -37,7 +37,7 @@ from ._markdown import (
     parse_steering,
     parse_tasks,
 )
-from ._records import other_layout, unread_folders
+from ._records import other_layout, unread_folders, unread_names
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
@@ -202,6 +202,8 @@ def context_snapshot(
             if root is not None:
                 confine(root, project / name, what=name)
             snapshot[name] = read_bytes(project / name)
+    for label in unread_names(context_dir, _KNOWN_FOLDERS):  # their names, for the warnings
+        snapshot.setdefault(label, b"")
     return snapshot
 
 

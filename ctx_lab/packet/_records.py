@@ -36,6 +36,7 @@ __all__ = [
     "parse_numbered_entries",
     "parse_record",
     "unread_folders",
+    "unread_names",
 ]
 
 # ``## D001 — Title``, ``## ADR-001: Title``, ``### ADR-7: Title``, ``## G01 - Title``
@@ -210,6 +211,27 @@ def parse_record(
 
 _RECORD_SKIP = ("readme", "index", "template")  # a records folder's own furniture
 _FOLDER_SCAN = 1000  # files looked at per folder when counting what is not read
+
+
+def unread_names(context_dir: Path, known: set[str]) -> list[str]:
+    """The files of the folders :func:`unread_folders` speaks of, as ``.context/…`` labels (as
+    many as it looks at): what a copy of ``.context/`` needs for the same warnings."""
+    names = []
+    try:
+        folders = sorted(p for p in context_dir.iterdir() if entry_kind(p) == "dir")
+    except OSError:
+        return []
+    for folder in folders:
+        if folder.name in known or folder.name.startswith("."):
+            continue
+        seen = 0
+        for here, _, files in os.walk(folder):
+            for name in files:
+                names.append(".context/" + (Path(here) / name).relative_to(context_dir).as_posix())
+            seen += len(files)
+            if seen >= _FOLDER_SCAN:
+                break
+    return names
 
 
 def unread_folders(context_dir: Path, known: set[str]) -> list[str]:
