@@ -15,7 +15,7 @@ from capture_helpers import message
 
 from ctx_lab import commands
 from ctx_lab.anatomy import CaptureStore, anatomy_of, assemble_stream
-from ctx_lab.anatomy._pieces import claude_md_name, mcp_server
+from ctx_lab.anatomy._names import claude_md_name, mcp_server
 from ctx_lab.anatomy._stream import assemble_stream_noted
 from ctx_lab.capture import sse_from_response
 from ctx_lab.errors import CtxLabError, InputFileError, LimitExceeded, UsageError

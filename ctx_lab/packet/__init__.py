@@ -13,7 +13,7 @@ from ._assemble import (
     assembler_for,
     resolve_budget,
 )
-from ._context import ContextSettings, ProjectContext, context_snapshot, load_context
+from ._context import ContextSettings, ProjectContext, load_context
 from ._ctx08 import RULES as CTX08_RULES
 from ._ctx08 import CtxPacket
 from ._entries import EntriesReport
@@ -22,6 +22,7 @@ from ._markdown import Steering
 from ._packet import AllocationRow, EntrySummary, LedgerRow, Packet, PacketEntry, PacketSteering
 from ._plots import plot_allocation, plot_profiles, plot_sweep
 from ._scoring import CTX_STOP_WORDS, DEFAULT_STOP_WORDS, Bm25, extract_keywords, matched_keywords
+from ._snapshot import context_snapshot
 
 __all__ = [
     "CTX08_RULES",

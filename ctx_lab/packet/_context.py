@@ -37,7 +37,7 @@ from ._markdown import (
     parse_steering,
     parse_tasks,
 )
-from ._records import other_layout, unread_folders, unread_names
+from ._records import other_layout, unread_folders
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
@@ -47,7 +47,6 @@ __all__ = [
     "ContextSettings",
     "ProjectContext",
     "context_files",
-    "context_snapshot",
     "load_context",
 ]
 
@@ -180,31 +179,6 @@ def context_files(context_dir: Path) -> list[Path]:
     for folder in (*THEME_FOLDERS.values(), STEERING_FOLDER):
         files.extend(_listing(context_dir / folder))
     return files
-
-
-def context_snapshot(
-    path: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None
-) -> dict[str, bytes]:
-    """The bytes :func:`load_context` would read for ``path``, by path relative to the project
-    (``.context/DECISIONS.md``, ``.ctxrc``): what to send a worker that does not share this
-    file system. Reads are bounded and confined exactly as :func:`load_context`'s."""
-    start = confine(root, path, what="dir") if root is not None else Path(path)
-    context_dir = _find_context_dir(start)
-    project = context_dir.parent
-    files = context_files(context_dir)[: LIMITS["context_files"].value()]
-    snapshot: dict[str, bytes] = {}
-    for file in files:
-        if root is not None:
-            confine(root, file, what=_label(context_dir, file))
-        snapshot[_label(context_dir, file)] = read_bytes(file)
-    for name in CONFIG_FILES:
-        if entry_kind(project / name) == "file":
-            if root is not None:
-                confine(root, project / name, what=name)
-            snapshot[name] = read_bytes(project / name)
-    for label in unread_names(context_dir, _KNOWN_FOLDERS):  # their names, for the warnings
-        snapshot.setdefault(label, b"")
-    return snapshot
 
 
 def _signature(files: list[Path], project: Path) -> tuple[tuple[str, int, int], ...]:
