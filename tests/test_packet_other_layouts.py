@@ -248,3 +248,56 @@ def test_month_headers_at_depth_three_and_an_unread_steering_file(tmp_path: Path
     packet = assemble_packet(ctx, 2000)
     row = next(r for r in packet.ledger_rows if r.title == "Use SQLite for the journal")
     assert "ranked by relevance alone" in row.reason
+
+
+def test_other_agents_memory_when_there_is_no_context_folder(tmp_path: Path) -> None:
+    """Kiro steering, Cursor rules (nested too), a Cline memory bank and root instruction files
+    are read as their agents use them, and the packet's first warning reports the layout and
+    where each file went. (Checked on real projects: a Kiro template with CLAUDE.md and
+    .cursorrules, and a Cursor rules tree of 40+ nested .mdc files; their repositories carry
+    no licence, so the shapes are rebuilt here from the agents' documentation.)"""
+    from ctx_lab.packet import assemble_packet, load_context
+
+    kiro = tmp_path / ".kiro" / "steering"
+    kiro.mkdir(parents=True)
+    (kiro / "product.md").write_text("# Product Overview\n\nA ledger for small shops.\n")
+    (kiro / "api.md").write_text(
+        "---\ninclusion: fileMatch\nfileMatchPattern: 'app/api/**/*'\n---\n# API\n\nREST only.\n"
+    )
+    rules = tmp_path / ".cursor" / "rules" / "core"
+    rules.mkdir(parents=True)
+    (rules / "always.mdc").write_text("---\nalwaysApply: true\n---\nNever commit secrets.\n")
+    (rules / "testing.mdc").write_text(
+        "---\ndescription: how to write tests\nglobs:\nalwaysApply: false\n---\nUse pytest.\n"
+    )
+    bank = tmp_path / "memory-bank"
+    bank.mkdir()
+    for name in ("progress.md", "projectbrief.md", "activeContext.md", "notes.md"):
+        (bank / name).write_text(f"# {name}\n\nSome memory.\n")
+    (tmp_path / "AGENTS.md").write_text("# Agents\n\nRun make test.\n")
+    ctx = load_context(tmp_path, cached=False)
+    report = ctx.warnings[0]
+    assert report.startswith("no .context/: read the agents' memory — Kiro steering")
+    assert ".kiro/steering/api.md → steering, manual (Kiro fileMatch app/api/**/*" in report
+    assert ".cursor/rules/core/always.mdc → steering, always (alwaysApply)" in report
+    assert ".cursor/rules/core/testing.mdc → steering, auto" in report
+    assert ctx.read_order == (
+        "memory-bank/projectbrief.md",
+        "memory-bank/activeContext.md",
+        "memory-bank/progress.md",
+        "memory-bank/notes.md",
+        "AGENTS.md",
+    )
+    inclusion = {s.source: s.inclusion for s in ctx.steering}
+    assert inclusion[".kiro/steering/product.md"] == "always"
+    assert inclusion[".kiro/steering/api.md"] == "manual"
+    packet = assemble_packet(ctx, 4000)
+    assert sorted(s.name for s in packet.steering) == ["always", "product"]  # the always ones
+    # the memory folder itself, named, is the same project; and it is found from below
+    assert load_context(bank, cached=False).read_order == ctx.read_order
+    from ctx_lab.packet import find_context
+
+    (tmp_path / "src" / "deep").mkdir(parents=True)
+    found = find_context(tmp_path / "src" / "deep", root=tmp_path)
+    assert found.found and found.directory == "." and "AGENTS.md:" in found.signature
+    assert load_context(tmp_path / ".kiro", cached=False).steering == ctx.steering

@@ -24,6 +24,7 @@ from ..files import (
 from ..limits import LIMITS
 from ..token_budget import CONFIG_FILES, CTXRC, config_budget, read_ctxrc, resolve_token_budget
 from ..validate import shown
+from ._agents import agent_memory, agents_context
 from ._markdown import (
     Convention,
     Entry,
@@ -220,7 +221,13 @@ def load_context(
     ``cached=False`` parses anew.
     """
     start = confine(root, path, what="dir") if root is not None else Path(path)
-    context_dir = _find_context_dir(start)
+    try:
+        context_dir = _find_context_dir(start)
+    except ContextNotFound:  # no .context/: other agents' memory, when the project has some
+        found = agent_memory(start) if entry_kind(start) == "dir" else None
+        if found is None:
+            raise
+        return agents_context(*found, root, start)
     project = context_dir.parent
     files = context_files(context_dir)
     most = LIMITS["context_files"].value()

@@ -1,6 +1,6 @@
-"""Where the nearest project with a ``.context/`` is, at or above a directory and never above a
-root — with a signature of its files that changes whenever one of them does (the sidebar polls
-it)."""
+"""Where the nearest project with a ``.context/`` (or, without one, other agents' memory: see
+:mod:`._agents`) is, at or above a directory and never above a root — with a signature of its
+files that changes whenever one of them does (the sidebar polls it)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 
 from ..display import RichResult
 from ..files import confine, resolve_root
+from ._agents import agent_memory
 from ._context import _label, context_files
 
 __all__ = ["ContextLocation", "find_context"]
@@ -59,6 +60,17 @@ def find_context(
                 confine(base, p, what=_label(candidate, p))
                 info = p.stat()
                 stamps.append(f"{_label(candidate, p)}:{info.st_mtime_ns}:{info.st_size}")
+            where = "." if current == base else current.relative_to(base).as_posix()
+            return ContextLocation(True, where, "|".join(stamps))
+        memory = agent_memory(current)  # no .context/: other agents' memory counts too
+        if memory is not None and memory[0] == current:
+            stamps = []
+            for _, p in memory[1]:
+                confine(base, p, what=p.name)
+                info = p.stat()
+                stamps.append(
+                    f"{p.relative_to(current).as_posix()}:{info.st_mtime_ns}:{info.st_size}"
+                )
             where = "." if current == base else current.relative_to(base).as_posix()
             return ContextLocation(True, where, "|".join(stamps))
         if current == base or base not in current.parents:
