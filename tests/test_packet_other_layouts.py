@@ -300,4 +300,6 @@ def test_other_agents_memory_when_there_is_no_context_folder(tmp_path: Path) -> 
     (tmp_path / "src" / "deep").mkdir(parents=True)
     found = find_context(tmp_path / "src" / "deep", root=tmp_path)
     assert found.found and found.directory == "." and "AGENTS.md:" in found.signature
+    assert found.layout.startswith("Kiro steering (.kiro/steering/), Cursor rules")
+    assert found.to_text() == f". ({found.layout})"
     assert load_context(tmp_path / ".kiro", cached=False).steering == ctx.steering

@@ -11,10 +11,12 @@ from typing import Any
 
 from ..display import RichResult
 from ..files import confine, resolve_root
-from ._agents import agent_memory
+from ._agents import AGENT_LAYOUTS, agent_memory
 from ._context import _label, context_files
 
-__all__ = ["ContextLocation", "find_context"]
+__all__ = ["CTX_LAYOUT", "ContextLocation", "find_context"]
+
+CTX_LAYOUT = "ctx (.context/)"
 
 
 @dataclass(frozen=True)
@@ -25,21 +27,34 @@ class ContextLocation(RichResult):
     found: bool
     directory: str | None
     signature: str
+    layout: str = ""  # which memory layout was found: ctx's .context/, or other agents'
 
     payload_kind = "context"
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"found", "dir", "signature"}``."""
-        return {"found": self.found, "dir": self.directory, "signature": self.signature}
+        """``{"found", "dir", "signature", "layout"}``."""
+        return {
+            "found": self.found,
+            "dir": self.directory,
+            "signature": self.signature,
+            "layout": self.layout,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ContextLocation:
         """The inverse of :meth:`to_dict`."""
-        return cls(bool(data["found"]), data.get("dir"), str(data.get("signature", "")))
+        return cls(
+            bool(data["found"]),
+            data.get("dir"),
+            str(data.get("signature", "")),
+            str(data.get("layout", "")),
+        )
 
     def to_text(self) -> str:
-        """The directory, or that none was found."""
-        return self.directory or "no .context/ found"
+        """The directory (and, for other agents' memory, its layout), or that none was found."""
+        if not self.directory:
+            return "no .context/ found"
+        return self.directory if self.layout == CTX_LAYOUT else f"{self.directory} ({self.layout})"
 
 
 def find_context(
@@ -61,7 +76,7 @@ def find_context(
                 info = p.stat()
                 stamps.append(f"{_label(candidate, p)}:{info.st_mtime_ns}:{info.st_size}")
             where = "." if current == base else current.relative_to(base).as_posix()
-            return ContextLocation(True, where, "|".join(stamps))
+            return ContextLocation(True, where, "|".join(stamps), CTX_LAYOUT)
         memory = agent_memory(current)  # no .context/: other agents' memory counts too
         if memory is not None and memory[0] == current:
             stamps = []
@@ -72,7 +87,8 @@ def find_context(
                     f"{p.relative_to(current).as_posix()}:{info.st_mtime_ns}:{info.st_size}"
                 )
             where = "." if current == base else current.relative_to(base).as_posix()
-            return ContextLocation(True, where, "|".join(stamps))
+            layouts = ", ".join(dict.fromkeys(AGENT_LAYOUTS[kind] for kind, _ in memory[1]))
+            return ContextLocation(True, where, "|".join(stamps), layouts)
         if current == base or base not in current.parents:
             return ContextLocation(False, None, "")
         current = current.parent

@@ -308,6 +308,7 @@ export type ContextPayload = {
   found: boolean;
   dir: string | null;
   signature: string;
+  layout?: string;
 };
 
 /** application/vnd.ctx-lab.corpus+json (version 1) */
