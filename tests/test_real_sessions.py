@@ -932,6 +932,26 @@ def test_other_agents_files_are_refused_by_name(tmp_path: Path) -> None:
     assert commands_exit(["replay", str(aider), "--model", "gpt-4o"]) == 1
 
 
+def test_opencode_files_are_refused_by_name(tmp_path: Path) -> None:
+    """OpenCode's ``run --format json`` events (lines as its documentation shows them) and one
+    file of its storage are refused naming OpenCode, never read as an empty session."""
+    events = tmp_path / "run.jsonl"
+    events.write_text(
+        '{"type":"step_start","timestamp":1767036059338,"sessionID":"ses_494719016ffe85dkDMj0FPRbHK",'
+        '"part":{"id":"prt_b6b8e7ec7001qAZUB7eTENxPpI","type":"step-start"}}\n'
+        '{"type":"text","timestamp":2,"sessionID":"ses_494719016ffe85dkDMj0FPRbHK",'
+        '"part":{"type":"text","text":"OK"}}\n'
+    )
+    with pytest.raises(TranscriptError, match="OpenCode's `opencode run --format json`"):
+        load_transcript(events)
+    stored = tmp_path / "msg_1.json"
+    stored.write_text(
+        '{"id": "msg_1", "sessionID": "ses_1", "role": "user", "time": {"created": 1}}'
+    )
+    with pytest.raises(TranscriptError, match="one file of OpenCode's storage"):
+        load_transcript(stored)
+
+
 def test_a_session_that_yields_no_messages_is_refused(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_text(json.dumps({"type": "summary", "summary": "nothing", "leafUuid": "x"}) + "\n")

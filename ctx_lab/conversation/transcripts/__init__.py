@@ -98,6 +98,9 @@ def _detect(rows: list[Record]) -> str:
                 return "openai-responses"
             if "messages" in request or request.get("type") == "message":
                 return "anthropic-messages" if looks_anthropic(request) else "openai-chat"
+    likely = _likely(rows)
+    if likely:
+        raise TranscriptError(likely)
     raise TranscriptError(
         f"not a transcript ctx_lab knows ({', '.join(FORMATS)}): no recognizable record"
     )
@@ -117,11 +120,29 @@ def _refuse_known_text(text: str) -> None:
         )
 
 
+_OPENCODE_EVENTS = ("step_start", "step_finish", "text", "tool_use", "reasoning", "error")
+
+
 def _likely(rows: list[Record]) -> str:
-    """What the records look like, when recognisably some other agent's file."""
+    """What the records look like, when recognisably some other agent's file that ctx_lab does
+    not read (said by name, never read as an empty session)."""
     for _, record in rows[:5]:
-        if isinstance(record, Mapping) and "ts" in record and record.get("type") in ("say", "ask"):
+        if not isinstance(record, Mapping):
+            continue
+        if "ts" in record and record.get("type") in ("say", "ask"):
             return "looks like Cline's ui_messages.json; read api_conversation_history.json"
+        session = record.get("sessionID")
+        if isinstance(session, str) and session.startswith("ses_"):
+            if record.get("type") in _OPENCODE_EVENTS:
+                return (
+                    "looks like OpenCode's `opencode run --format json` event stream, which "
+                    "ctx_lab does not read: record OpenCode's calls with ctx-lab capture"
+                )
+            return (
+                "looks like one file of OpenCode's storage (a session is spread over a file "
+                "per message and part), which ctx_lab does not read: record OpenCode's calls "
+                "with ctx-lab capture"
+            )
     return ""
 
 
