@@ -303,3 +303,31 @@ def test_other_agents_memory_when_there_is_no_context_folder(tmp_path: Path) -> 
     assert found.layout.startswith("Kiro steering (.kiro/steering/), Cursor rules")
     assert found.to_text() == f". ({found.layout})"
     assert load_context(tmp_path / ".kiro", cached=False).steering == ctx.steering
+
+
+REAL_AGENTS = Path(__file__).resolve().parent / "fixtures" / "agents" / "ng-alain-master"
+
+
+def test_a_real_memory_bank_and_cursor_rules() -> None:
+    """7Spade/ng-alain-master (MIT): every Markdown file of its memory bank is listed, in Cline's
+    order then by path (subfolders too: Cline reads them), the nested Cursor rule is steering
+    on request, and .cursorrules is read whole."""
+    from ctx_lab.packet import assemble_packet, load_context
+
+    ctx = load_context(REAL_AGENTS, cached=False)
+    assert ctx.read_order == (
+        "memory-bank/projectbrief.md",
+        "memory-bank/systemPatterns.md",
+        "memory-bank/techContext.md",
+        "memory-bank/activeContext.md",
+        "memory-bank/progress.md",
+        "memory-bank/build/ORG-Expansion-Plan-Skeleton.md",
+        ".cursorrules",
+    )
+    [rule] = ctx.steering
+    assert rule.source.endswith("Core/command-execution.mdc") and rule.inclusion == "auto"
+    assert rule.description == "Command execution guidelines for isolation-focused Memory Bank"
+    assert "Cline memory bank (memory-bank/)" in ctx.warnings[0]
+    packet = assemble_packet(ctx, 20_000, focus="command execution")  # its words asked for
+    assert [s.name for s in packet.steering] == ["command-execution"]
+    assert not assemble_packet(ctx, 20_000).steering  # on request only

@@ -88,9 +88,9 @@ def agent_memory(start: Path) -> tuple[Path, list[tuple[str, Path]]] | None:
     files: list[tuple[str, Path]] = []
     files += [("kiro", p) for p in _listing(project.joinpath(*KIRO), (".md",))]
     files += [("cursor", p) for p in _listing(project.joinpath(*CURSOR), (".mdc", ".md"), True)]
-    bank = _listing(project / CLINE, (".md",))
+    bank = _listing(project / CLINE, (".md",), True)  # Cline reads its subfolders too
     rank = {name.lower(): i for i, name in enumerate(CLINE_ORDER)}
-    bank.sort(key=lambda p: (rank.get(p.name.lower(), len(rank)), p.name.lower()))
+    bank.sort(key=lambda p: (p.parent != project / CLINE, rank.get(p.name.lower(), len(rank)), p))
     files += [("cline", p) for p in bank]
     files += [("root", project / n) for n in ROOT_FILES if entry_kind(project / n) == "file"]
     files += [("root", p) for p in _listing(project / ".clinerules", (".md",))]  # its folder form
