@@ -223,10 +223,10 @@ def test_dated_headers_without_brackets_are_entries() -> None:
     assert second[1].stamp == "2026-04-24"
 
 
-def test_month_headers_at_depth_three_and_an_unread_steering_file(tmp_path: Path) -> None:
+def test_month_headers_at_depth_three_and_a_steering_file(tmp_path: Path) -> None:
     """``### 2026-06 — Title`` decisions are entries (undated: a month is not a date, and the
-    ledger says they rank by relevance alone); a top-level STEERING.md and a folder of notes
-    that ctx's layout does not read are named in warnings, never silently left out."""
+    ledger says they rank by relevance alone); a top-level STEERING.md is a steering file; a
+    folder of notes that ctx's layout does not read is named in a warning."""
     from ctx_lab.packet import assemble_packet, load_context
 
     context = tmp_path / ".context"
@@ -241,9 +241,9 @@ def test_month_headers_at_depth_three_and_an_unread_steering_file(tmp_path: Path
     ctx = load_context(tmp_path, cached=False)
     assert [d.title for d in ctx.decisions] == ["Use SQLite for the journal", "Drop YAML"]
     assert ctx.decisions[0].timestamp is None and ctx.decisions[1].timestamp is not None
-    assert any(
-        w.startswith(".context/STEERING.md: not one of ctx's own files") for w in ctx.warnings
-    )
+    [steering] = ctx.steering  # one steering file, read as such (no front matter: always)
+    assert steering.source == ".context/STEERING.md" and steering.inclusion == "always"
+    assert any(w.startswith(".context/STEERING.md:1: no front matter") for w in ctx.warnings)
     assert any(w.startswith(".context/sessions/: 1 Markdown file not read") for w in ctx.warnings)
     packet = assemble_packet(ctx, 2000)
     row = next(r for r in packet.ledger_rows if r.title == "Use SQLite for the journal")
@@ -331,3 +331,20 @@ def test_a_real_memory_bank_and_cursor_rules() -> None:
     packet = assemble_packet(ctx, 20_000, focus="command execution")  # its words asked for
     assert [s.name for s in packet.steering] == ["command-execution"]
     assert not assemble_packet(ctx, 20_000).steering  # on request only
+
+
+def test_a_real_context_with_a_steering_file_of_its_own() -> None:
+    """azyu/skillctl (MIT): STEERING.md is steering, PROJECT.md is named in a warning, and
+    nothing of it is silently left out."""
+    from ctx_lab.packet import load_context
+
+    ctx = load_context(
+        Path(__file__).resolve().parent / "fixtures" / "agents" / "skillctl", cached=False
+    )
+    assert [s.source for s in ctx.steering] == [".context/STEERING.md"]
+    assert (
+        ctx.steering[0].inclusion == "always"
+        and "Non-Negotiable Constraints" in ctx.steering[0].body
+    )
+    assert [w for w in ctx.warnings if w.startswith(".context/PROJECT.md: not one of ctx's own")]
+    assert ctx.read_order == (".context/TASKS.md",)

@@ -340,7 +340,8 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
     learnings = entries("LEARNINGS.md", "learning")
     steering = []
     for label, text in texts.items():
-        if label.startswith(f".context/{STEERING_FOLDER}/"):
+        top_level = label.lower() == ".context/steering.md"  # one steering file, as a file
+        if label.startswith(f".context/{STEERING_FOLDER}/") or top_level:
             stem = label.rsplit("/", 1)[1][: -len(".md")]
             found = parse_steering(text, source=label, stem=stem, warnings=warnings)
             if found is not None:
@@ -386,7 +387,9 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
             if label.count("/") == 1 and label.endswith(".md") and label not in read_order:
                 if label in spelled.values() or is_effectively_empty(texts[label]):
                     continue
-                if label[len(".context/") :] in READ_ORDER:
+                if label[len(".context/") :] in READ_ORDER or label.lower().endswith(
+                    "/steering.md"
+                ):
                     continue
                 warnings.append(
                     f"{label}: not one of ctx's own files ({', '.join(READ_ORDER)}): not read "
