@@ -213,46 +213,46 @@ _RECORD_SKIP = ("readme", "index", "template")  # a records folder's own furnitu
 _FOLDER_SCAN = 1000  # files looked at per folder when counting what is not read
 
 
-def unread_names(context_dir: Path, known: set[str]) -> list[str]:
-    """The files of the folders :func:`unread_folders` speaks of, as ``.context/…`` labels (as
-    many as it looks at): what a copy of ``.context/`` needs for the same warnings."""
-    names = []
+def _unread_walk(context_dir: Path, known: set[str]) -> Iterator[tuple[Path, Path, list[str]]]:
+    """``(folder, here, files)`` for each folder of ``.context/`` that ctx's layout does not
+    read, up to :data:`_FOLDER_SCAN` files per folder (symlinked folders are not followed)."""
     try:
         folders = sorted(p for p in context_dir.iterdir() if entry_kind(p) == "dir")
     except OSError:
-        return []
+        return
     for folder in folders:
         if folder.name in known or folder.name.startswith("."):
             continue
         seen = 0
         for here, _, files in os.walk(folder):
-            for name in files:
-                names.append(".context/" + (Path(here) / name).relative_to(context_dir).as_posix())
+            yield folder, Path(here), files
             seen += len(files)
-            if seen >= _FOLDER_SCAN:
+            if seen >= _FOLDER_SCAN:  # a huge folder: looked at up to here
                 break
-    return names
+
+
+def unread_names(context_dir: Path, known: set[str]) -> list[str]:
+    """The files of the folders :func:`unread_folders` speaks of, as ``.context/…`` labels (as
+    many as it looks at): what a copy of ``.context/`` needs for the same warnings."""
+    return [
+        ".context/" + (here / name).relative_to(context_dir).as_posix()
+        for _, here, files in _unread_walk(context_dir, known)
+        for name in files
+    ]
 
 
 def unread_folders(context_dir: Path, known: set[str]) -> list[str]:
     """One warning per folder of ``.context/`` that ctx's layout does not read but that holds
     Markdown (``sessions/``, ``architecture/`` …), with how many files it holds."""
+    seen: dict[Path, int] = {}
+    markdown: dict[Path, int] = {}
+    for folder, _, files in _unread_walk(context_dir, known):
+        seen[folder] = seen.get(folder, 0) + len(files)
+        markdown[folder] = markdown.get(folder, 0) + sum(1 for n in files if n.endswith(".md"))
     found = []
-    try:
-        folders = sorted(p for p in context_dir.iterdir() if entry_kind(p) == "dir")
-    except OSError:
-        return []
-    for folder in folders:
-        if folder.name in known or folder.name.startswith("."):
-            continue
-        count = seen = 0
-        for _, _, names in os.walk(folder):  # symlinked folders are not followed
-            seen += len(names)
-            count += sum(1 for name in names if name.endswith(".md"))
-            if seen >= _FOLDER_SCAN:  # a huge folder: counted up to here
-                break
+    for folder, count in markdown.items():
         if count:
-            more = "+" if seen >= _FOLDER_SCAN else ""
+            more = "+" if seen[folder] >= _FOLDER_SCAN else ""
             found.append(
                 f".context/{folder.name}/: {count}{more} Markdown file{'s' if count > 1 else ''} "
                 "not read (not one of ctx's folders)"
