@@ -259,7 +259,8 @@ def test_shipped_bytes_keep_the_folder_warnings(tmp_path) -> None:
     notes.mkdir()
     for i in range(3):
         (notes / f"2026-06-0{i + 1}.md").write_text(f"# Session {i}\n")
+    (project / "AGENTS.md").write_text("# Agents\n")  # another agent's memory beside it: named
     inline = sweep([str(project)], executor="inline")
     shipped = sweep([str(project)], executor="inline", ship="bytes")
-    assert inline["warnings"].iloc[0] >= 1
+    assert inline["warnings"].iloc[0] >= 2
     pd.testing.assert_frame_equal(inline, shipped)

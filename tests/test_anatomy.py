@@ -23,10 +23,10 @@ from ctx_lab.anatomy import (
     pieces_of,
     request_anatomy,
 )
-from ctx_lab.anatomy._media import image_size, image_tokens
 from ctx_lab.capture import sse_from_response
 from ctx_lab.commands import invoke
 from ctx_lab.errors import UsageError
+from ctx_lab.tokens import image_size, image_tokens
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "real-data" / "transcripts"
 # calls per file, counted by hand (COUNTS.md)
@@ -235,3 +235,44 @@ def test_an_image_inside_a_tool_result_is_counted(tmp_path: Path) -> None:
     assert made.to_dict()["categories"]["image"] == 1600
     [image] = [i for i in made.items if i.category == "image"]
     assert "the recording keeps no image" in image.note
+
+
+def test_an_image_with_its_bytes_is_priced_for_its_size_everywhere(tmp_path: Path) -> None:
+    """When the recording keeps the image's bytes (Claude Code writes them base64 inside the
+    tool_result), the placeholder keeps its size; anatomy prices it by Anthropic's rule, and
+    replay adds each model's provider rule to the call that carried it."""
+    from ctx_lab.conversation import replay_report
+    from ctx_lab.conversation.transcripts import images_cost, load_transcript
+
+    png = base64.b64encode(_png(800, 600)).decode()
+    records = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "message": {"role": "user", "content": "take a screenshot"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+         "message": {"id": "m1", "role": "assistant", "model": "claude-sonnet-4-5",
+                     "content": [{"type": "tool_use", "id": "t1", "name": "screenshot", "input": {}}],
+                     "usage": {"input_tokens": 10, "output_tokens": 5}}},
+        {"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                     "content": [{"type": "image", "source": {"type": "base64",
+                                 "media_type": "image/png", "data": png}}]}]}},
+        {"type": "assistant", "uuid": "a2", "parentUuid": "u2", "sessionId": "s",
+         "message": {"id": "m2", "role": "assistant", "model": "claude-sonnet-4-5",
+                     "content": [{"type": "text", "text": "done"}],
+                     "usage": {"input_tokens": 700, "output_tokens": 5}}},
+    ]  # fmt: skip
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    transcript = load_transcript(path)
+    [result] = [m for m in transcript.messages if m.role == "tool_result"]
+    assert result.content == "[image 800×600]"
+    made = anatomy_of(path)
+    assert made.to_dict()["categories"]["image"] == 640  # ceil(800 × 600 / 750)
+    [image] = [i for i in made.items if i.category == "image"]
+    assert image.note == "800×600 px: w × h / 750 (Anthropic)"
+    assert images_cost(result, "claude-sonnet-4-5") == 640
+    assert images_cost(result, "gpt-4o") == 85 + 170 * 4  # 2 × 2 tiles of 512
+    assert images_cost(result, "gemini-2.0-flash") == 258 * 2  # 2 × 1 tiles of 768
+    report = replay_report(transcript, models=["claude-sonnet-4-5", "gpt-4o"], counter="bytes/4")
+    rows = {row["model"]: row["context_tokens"] for row in report.rows}  # each model's last call
+    assert rows["claude-sonnet-4-5"] - rows["gpt-4o"] == 640 - 765  # only the image differs

@@ -122,7 +122,8 @@ def test_context_takes_an_absolute_path_as_packet_does(run_cli, tmp_path, monkey
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     code, out, err = run_cli("context", str(project / "src"))
-    assert code == 0 and out.strip() == str(project), err
+    assert code == 0 and out.splitlines()[0] == str(project), err
+    assert "  .context/TASKS.md → tier 2 tasks:" in out  # the layout report follows
     assert run_cli("packet", str(project), "--budget", "800")[0] == 0
     code, _, err = run_cli("context", str(project), "--root", str(elsewhere))
     assert code == 1 and "outside --root" in err

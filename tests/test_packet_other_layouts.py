@@ -278,9 +278,13 @@ def test_other_agents_memory_when_there_is_no_context_folder(tmp_path: Path) -> 
     ctx = load_context(tmp_path, cached=False)
     report = ctx.warnings[0]
     assert report.startswith("no .context/: read the agents' memory — Kiro steering")
-    assert ".kiro/steering/api.md → steering, manual (Kiro fileMatch app/api/**/*" in report
-    assert ".cursor/rules/core/always.mdc → steering, always (alwaysApply)" in report
-    assert ".cursor/rules/core/testing.mdc → steering, auto" in report
+    assert ".kiro/steering/api.md → tier 3 steering, manual (Kiro fileMatch app/api/**/*" in report
+    assert ".cursor/rules/core/always.mdc → tier 3 steering, always (alwaysApply)" in report
+    assert ".cursor/rules/core/testing.mdc → tier 3 steering, auto" in report
+    read_as = {f.file: f.read_as for f in ctx.layout.files}  # the same report, as data
+    assert read_as["AGENTS.md"] == "tier 1 Read These Files"
+    assert read_as[".cursor/rules/core/always.mdc"] == "tier 3 steering, always (alwaysApply)"
+    assert ctx.layout.name.startswith("Kiro steering (.kiro/steering/), Cursor rules")
     assert ctx.read_order == (
         "memory-bank/projectbrief.md",
         "memory-bank/activeContext.md",
@@ -348,3 +352,67 @@ def test_a_real_context_with_a_steering_file_of_its_own() -> None:
     )
     assert [w for w in ctx.warnings if w.startswith(".context/PROJECT.md: not one of ctx's own")]
     assert ctx.read_order == (".context/TASKS.md",)
+
+
+def test_the_layout_report_maps_each_file_to_its_tier(tmp_path: Path) -> None:
+    """``.context/`` files map to the packet's tiers with their counts; a file, a folder and
+    another agent's memory beside ``.context/`` that are not read say so — in the report and in a
+    warning — and the packet (JSON, both profiles) carries the same report."""
+    import shutil
+
+    from ctx_lab.examples import EXAMPLE_DIR
+    from ctx_lab.packet import Packet
+
+    shutil.copytree(EXAMPLE_DIR / ".context", tmp_path / ".context")
+    (tmp_path / ".context" / "NOTES.md").write_text("# Notes\n\n## A section\n\nText.\n")
+    (tmp_path / ".context" / "sessions").mkdir()
+    (tmp_path / ".context" / "sessions" / "one.md").write_text("# One\n")
+    (tmp_path / "AGENTS.md").write_text("# Agents\n\nRun make test.\n")
+    (tmp_path / ".cursor" / "rules").mkdir(parents=True)
+    (tmp_path / ".cursor" / "rules" / "style.mdc").write_text("---\nalwaysApply: true\n---\nX\n")
+    ctx = load_context(tmp_path, cached=False)
+    read_as = {f.file: f.read_as for f in ctx.layout.files}
+    assert read_as[".context/CONSTITUTION.md"].startswith(
+        f"tier 1 constitution: {len(ctx.rules)} rules"
+    )
+    pending = len(ctx.pending_tasks)
+    assert read_as[".context/TASKS.md"].startswith(f"tier 2 tasks: {len(ctx.tasks)} ({pending} ")
+    assert read_as[".context/DECISIONS.md"].startswith(
+        f"tier 4 decisions: {len(ctx.decisions)} entries"
+    )
+    assert read_as[".context/NOTES.md"] == "not read (see the warnings)"
+    assert read_as[".context/sessions/"] == "not read: 1 Markdown file (not one of ctx's folders)"
+    assert read_as["AGENTS.md"].startswith("not read: another agent's memory")
+    assert read_as[".cursor/rules/style.mdc"].startswith("not read: another agent's memory")
+    assert (
+        "other agents' memory beside .context/, not read into the packet: .cursor/rules/"
+        "style.mdc, AGENTS.md (read only in a project without .context/)" in ctx.warnings
+    )
+    for profile in ("design", "ctx-0.8"):
+        packet = assemble_packet(ctx, 4000, NOW, profile=profile)
+        data = packet.to_dict()
+        assert data["layout"] == ctx.layout.to_dict()
+        assert Packet.from_dict(data).layout == ctx.layout
+
+
+def test_ctx_lab_context_prints_the_layout_report(tmp_path: Path) -> None:
+    """``ctx-lab context`` gives each file and what it is read as, in text and JSON."""
+    import json
+    import shutil
+
+    from ctx_lab.cli import main
+    from ctx_lab.examples import EXAMPLE_DIR
+
+    shutil.copytree(EXAMPLE_DIR / ".context", tmp_path / ".context")
+    (tmp_path / "CLAUDE.md").write_text("# Claude\n")
+    ctx = load_context(tmp_path, cached=False)
+    from ctx_lab.commands import context
+
+    found = context(str(tmp_path), root=str(tmp_path))
+    assert found.files == ctx.layout.files and found.layout == "ctx (.context/)"
+    assert json.loads(found.to_json())["files"][-1] == {
+        "file": "CLAUDE.md",
+        "read_as": "not read: another agent's memory; .context/ is this project's",
+    }
+    assert "  CLAUDE.md → not read: another agent's memory" in found.to_text()
+    assert main(["context", str(tmp_path)]) == 0

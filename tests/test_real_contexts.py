@@ -79,3 +79,25 @@ def test_other_layouts_yield_entries_or_say_why_per_file(loaded, name: str) -> N
     assert packet.decisions and len(packet.warnings) >= 2
     undated = [r for r in packet.ledger_rows if r.section == "decisions" and r.date is None]
     assert undated and all("ranked by relevance alone" in r.reason for r in undated)
+
+
+def _has_sections(text: str) -> bool:
+    return any(line.startswith("#") for line in text.splitlines())
+
+
+@pytest.mark.parametrize("name", DIRS)
+def test_the_layout_report_accounts_for_every_file(loaded, name: str) -> None:
+    """Every file read has a line in the layout report; one with Markdown sections is read into
+    a tier or named in a warning — never silently left out."""
+    ctx = loaded[name]
+    read_as = {f.file: f.read_as for f in ctx.layout.files}
+    assert ctx.layout.name == "ctx (.context/)"
+    assert set(ctx.texts) <= set(read_as)
+    for label, text in ctx.texts.items():
+        if read_as[label].startswith("not read"):
+            assert _has_sections(text) and any(label in w for w in ctx.warnings), label
+        elif _has_sections(text) and read_as[label] != "nothing (empty)":
+            assert read_as[label].startswith("tier "), (label, read_as[label])
+    for folder, why in read_as.items():  # a folder ctx does not read: named in a warning too
+        if folder.endswith("/"):
+            assert why.startswith("not read") and any(w.startswith(folder) for w in ctx.warnings)

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
-from ..tokens import MESSAGE_OVERHEAD
-from ._media import image_tokens, pdf_tokens
+from ..tokens import MESSAGE_OVERHEAD, image_tokens, pdf_tokens, sized_image_tokens
 from ._names import claude_md_name, mcp_server
 
 __all__ = [
@@ -332,15 +331,16 @@ def _list(value: Any, name: str) -> list[Mapping[str, Any]]:
 
 
 def _placeholder_images(text: str, index: int, provider: str) -> list[Piece]:
-    """One image piece per image a transcript replaced by its placeholder."""
-    from ..conversation.transcripts import IMAGE_PLACEHOLDER
+    """One image piece per image a transcript replaced by its placeholder, priced by its size
+    when the recording held its bytes, else by the rule for an unknown size."""
+    from ..conversation.transcripts import image_marks
 
-    found = text.count(IMAGE_PLACEHOLDER) if isinstance(text, str) else 0
-    if not found:
-        return []
-    tokens, how = image_tokens(provider, None)
-    note = f"{how}; the recording keeps no image"
-    return [Piece("image", "", "", index, fixed=tokens, note=note) for _ in range(found)]
+    out = []
+    for size in image_marks(text) if isinstance(text, str) else []:
+        tokens, how = sized_image_tokens(provider, size)
+        note = how if size is not None else f"{how}; the recording keeps no image"
+        out.append(Piece("image", "", "", index, fixed=tokens, note=note))
+    return out
 
 
 def pieces_of_transcript(
@@ -354,7 +354,7 @@ def pieces_of_transcript(
     """The pieces of a recorded call from a transcript's messages (and, where the recording
     has them, its system prompt, tool definitions and the reasoning sent back). An image the
     recording held (a user's, or one inside a tool result) is a piece of its own, priced by
-    ``provider``'s documented rule for an image of unknown size: transcripts keep no image."""
+    ``provider``'s documented rule — for its size, when the recording kept its bytes."""
     mcp = set(mcp_tools)
     out: list[Piece] = []
     for tool in tools:

@@ -286,9 +286,23 @@ def context(
         anchor = Path(directory).anchor
         found = find_context(directory, root=anchor)
         if found.found and found.directory is not None:
-            return replace(found, directory=os.fspath(Path(anchor) / found.directory))
+            found = replace(found, directory=os.fspath(Path(anchor) / found.directory))
+        return _with_layout(found, anchor)
+    base = "." if root is None else root
+    return _with_layout(find_context(directory, root=base), base)
+
+
+def _with_layout(found: ContextLocation, root: PathArg) -> ContextLocation:
+    """``found`` with each of its files and what a packet reads it as (the layout report)."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from ..packet import load_context
+
+    if not found.found or found.directory is None:
         return found
-    return find_context(directory, root="." if root is None else root)
+    project = Path(root) / found.directory
+    return replace(found, files=load_context(project, root=root).layout.files)
 
 
 command(

@@ -21,7 +21,7 @@ from ..tokens import MIN_CALLS, MODEL_COUNTER, Calibration, get_counter
 from ..tokens._calibration import model_extends, model_family
 from ..validate import whole_number
 from ._manager import ContextManager
-from .transcripts import Transcript, load_transcript
+from .transcripts import Transcript, images_cost, load_transcript
 
 __all__ = ["MIN_GROWTH_TOKENS", "calibrate"]
 
@@ -156,7 +156,10 @@ def calibrate(
         manager.set_system_prompt(transcript.system or None)
         manager.set_tools(list(transcript.tools) or None)
         overhead = manager.overhead_tokens()
-        prefix = [0, *accumulate(manager.count(m) for m in transcript.messages)]
+        prefix = [
+            0,
+            *accumulate(manager.count(m) + images_cost(m, model) for m in transcript.messages),
+        ]
         previous: tuple[int, int, int] | None = None  # (start, counted, reported)
         found = 0
         name = transcript.source or "<transcript>"

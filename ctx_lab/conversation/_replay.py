@@ -38,7 +38,7 @@ from ._replay_report import (
 )
 from ._simulate import step_clock
 from ._summarizers import ExtractiveSummarizer, Summarizer
-from .transcripts import Transcript
+from .transcripts import Transcript, images_cost
 
 __all__ = ["REPLAY_COLUMNS", "ReplayReport", "plot_replay", "replay", "replay_report"]
 
@@ -82,7 +82,7 @@ def _replay_model(
     input_price = prices.input_per_mtok if prices else None
     skip = set(transcript.recorded_summaries)
     compactions = set(transcript.compaction_calls())
-    counts = [manager.count(m) for m in transcript.messages]
+    counts = [manager.count(m) + images_cost(m, model) for m in transcript.messages]
     prefix = [0, *accumulate(counts)]
     rows: list[dict[str, Any]] = []
     pushed = 0

@@ -27,9 +27,16 @@ from typing import Any
 import yaml
 
 from ..files import confine, decode_text, entry_kind, normalize_newlines, read_bytes
+from ._layout_map import LayoutFile, LayoutReport
 from ._steering import DEFAULT_STEERING_PRIORITY, Steering, front_matter
 
-__all__ = ["AGENT_LAYOUTS", "agent_memory", "agents_context", "load_agent_memory"]
+__all__ = [
+    "AGENT_LAYOUTS",
+    "agent_memory",
+    "agents_context",
+    "load_agent_memory",
+    "memory_beside",
+]
 
 KIRO = (".kiro", "steering")
 CURSOR = (".cursor", "rules")
@@ -148,12 +155,13 @@ def load_agent_memory(
     project: Path, files: list[tuple[str, Path]], root: Path | None = None
 ) -> dict[str, Any]:
     """What the agent memory of ``project`` contributes to a :class:`ProjectContext`:
-    ``steering``, ``read_order``, ``texts`` and ``warnings`` (the layout report first)."""
+    ``steering``, ``read_order``, ``texts``, ``layout`` and ``warnings`` (the layout report
+    first)."""
     warnings: list[str] = []
     steering: list[Steering] = []
     read_order: list[str] = []
     texts: dict[str, str] = {}
-    mapping: list[str] = []
+    mapping: list[tuple[str, str]] = []
     for layout, path in files:
         if root is not None:
             confine(root, path, what=path.name)
@@ -163,16 +171,19 @@ def load_agent_memory(
         if layout in ("kiro", "cursor"):
             made, how = (_kiro if layout == "kiro" else _cursor)(label, path.stem, text)
             if not made.body:
-                mapping.append(f"{label} → nothing (empty)")
+                mapping.append((label, "nothing (empty)"))
                 continue
             steering.append(made)
-            mapping.append(f"{label} → steering, {how}")
+            mapping.append((label, f"tier 3 steering, {how}"))
         else:
             read_order.append(label)
-            mapping.append(f"{label} → Read These Files")
+            mapping.append((label, "tier 1 Read These Files"))
     layouts = ", ".join(dict.fromkeys(AGENT_LAYOUTS[layout] for layout, _ in files))
-    report = f"no .context/: read the agents' memory — {layouts}: " + "; ".join(mapping)
+    report = f"no .context/: read the agents' memory — {layouts}: " + "; ".join(
+        f"{label} → {read_as}" for label, read_as in mapping
+    )
     return {
+        "layout": LayoutReport(layouts, tuple(LayoutFile(*pair) for pair in mapping)),
         "steering": tuple(steering),
         "read_order": tuple(read_order),
         "texts": texts,
@@ -182,11 +193,12 @@ def load_agent_memory(
 
 def agents_context(project: Path, files: list[tuple[str, Path]], root: Any, start: Path) -> Any:
     """A project without ``.context/`` read from its agents' memory."""
-    from ._context import ProjectContext, _settings  # the context's module imports this one
+    from ._context import ProjectContext  # the context's module imports this one
+    from ._settings import read_settings
 
     made = load_agent_memory(project, files, None if root is None else Path(root))
     warnings = list(made["warnings"])
-    settings = _settings(project, warnings)
+    settings = read_settings(project, warnings)
     return ProjectContext(
         root=project,
         context_dir=start,
@@ -195,4 +207,26 @@ def agents_context(project: Path, files: list[tuple[str, Path]], root: Any, star
         settings=settings,
         warnings=tuple(warnings),
         texts=made["texts"],
+        layout=made["layout"],
     )
+
+
+MAX_BESIDE_NAMED = 8  # other agents' files beside .context/ named one by one in the warning
+
+
+def memory_beside(project: Path, warnings: list[str]) -> dict[str, str]:
+    """Other agents' memory beside ``.context/`` (``AGENTS.md``, ``.cursor/rules/`` …): not read
+    into the packet, since ``.context/`` is the project's memory — named in one warning."""
+    found = agent_memory(project)
+    if found is None or found[0] != project:
+        return {}
+    names = [path.relative_to(project).as_posix() for _, path in found[1]]
+    shown_names = ", ".join(names[:MAX_BESIDE_NAMED])
+    more = len(names) - MAX_BESIDE_NAMED
+    warnings.append(
+        f"other agents' memory beside .context/, not read into the packet: {shown_names}"
+        + (f" and {more:,} more" if more > 0 else "")
+        + " (read only in a project without .context/)"
+    )
+    why = "not read: another agent's memory; .context/ is this project's"
+    return {name: why for name in names}

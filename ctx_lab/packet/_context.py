@@ -22,9 +22,18 @@ from ..files import (
     real_path,
 )
 from ..limits import LIMITS
-from ..token_budget import CONFIG_FILES, CTXRC, config_budget, read_ctxrc, resolve_token_budget
-from ..validate import shown
-from ._agents import agent_memory, agents_context
+from ..token_budget import CONFIG_FILES, resolve_token_budget
+from ._agents import ROOT_FILES, agent_memory, agents_context, memory_beside
+from ._folder import (
+    KNOWN_FOLDERS,
+    READ_ORDER,
+    STEERING_FOLDER,
+    THEME_FOLDERS,
+    context_files,
+    find_context_dir,
+    label_of,
+)
+from ._layout_map import CTX_LAYOUT, LayoutReport, ctx_layout_files
 from ._markdown import (
     Convention,
     Entry,
@@ -38,7 +47,8 @@ from ._markdown import (
     parse_steering,
     parse_tasks,
 )
-from ._records import other_layout, unread_folders
+from ._records import other_layout, unread_count_text, unread_counts
+from ._settings import ContextSettings, read_settings
 
 __all__ = [
     "DEFAULT_TOKEN_BUDGET",
@@ -52,34 +62,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-READ_ORDER = (
-    "CONSTITUTION.md",
-    "TASKS.md",
-    "CONVENTIONS.md",
-    "ARCHITECTURE.md",
-    "DECISIONS.md",
-    "LEARNINGS.md",
-    "GLOSSARY.md",
-    "AGENT_PLAYBOOK.md",
-)
 DEFAULT_TOKEN_BUDGET = 8000
-# top-level file → its theme folder (one theme per file, the same entry format)
-THEME_FOLDERS = {
-    "CONVENTIONS.md": "conventions",
-    "DECISIONS.md": "decisions",
-    "LEARNINGS.md": "learnings",
-}
-STEERING_FOLDER = "steering"
-
-
-@dataclass(frozen=True)
-class ContextSettings:
-    """What ``.ctxrc`` sets: the token budget and the task and convention shares."""
-
-    token_budget: int | None = None
-    task_budget_pct: float = 0.40
-    convention_budget_pct: float = 0.20
-    budget_source: str = CTXRC
 
 
 @dataclass(frozen=True)
@@ -103,6 +86,8 @@ class ProjectContext:
     warnings: tuple[str, ...] = ()
     # every file read, as text (newlines normalized), by its label (".context/TASKS.md")
     texts: Mapping[str, str] = field(default_factory=dict)
+    # the layout found and what each file became (tier, or not read)
+    layout: LayoutReport = field(default_factory=LayoutReport)
 
     @property
     def pending_tasks(self) -> tuple[Task, ...]:
@@ -122,69 +107,10 @@ class ProjectContext:
         )
 
 
-def _find_context_dir(path: Path) -> Path:
-    kind = entry_kind(path)
-    if kind == "missing":
-        raise ContextNotFound(f"{path}: no such directory")
-    if kind != "dir":
-        raise ContextNotFound(f"{path}: not a directory")
-    if path.name == ".context":
-        return path
-    candidate = path / ".context"
-    if entry_kind(candidate) == "dir":
-        return candidate
-    raise ContextNotFound(
-        f"{path} has no .context/ directory; pass the project directory or its .context/"
-    )
-
-
-def _settings(root: Path, warnings: list[str]) -> ContextSettings:
-    data = read_ctxrc(root, warnings)
-    defaults = ContextSettings()
-    configured = config_budget(root, warnings)
-
-    def share(key: str, default: float) -> float:
-        value = data.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-            warnings.append(
-                f"{root / CTXRC}: {key} {shown(value)} ignored (need a fraction between 0 and 1)"
-            )
-            return default
-        return float(value)
-
-    return ContextSettings(
-        configured[0] if configured else None,
-        share("task_budget_pct", defaults.task_budget_pct),
-        share("convention_budget_pct", defaults.convention_budget_pct),
-        configured[1] if configured else CTXRC,
-    )
-
-
-def _listing(folder: Path) -> list[Path]:
-    """The ``*.md`` files directly inside ``folder``, by name (none when it is no directory)."""
-    if entry_kind(folder) != "dir":
-        return []
-    try:
-        names = sorted(p for p in folder.iterdir() if p.suffix == ".md")
-    except OSError:
-        return []
-    return [p for p in names if entry_kind(p) == "file"]
-
-
-def context_files(context_dir: Path) -> list[Path]:
-    """Every file :func:`load_context` reads from ``context_dir``: the top-level files of
-    :data:`READ_ORDER`, the other top-level ``*.md`` (another layout's own files), then each
-    theme folder's and ``steering/``'s ``*.md`` by name."""
-    files = [context_dir / name for name in READ_ORDER if entry_kind(context_dir / name) == "file"]
-    files += [p for p in _listing(context_dir) if p.name not in READ_ORDER]
-    for folder in (*THEME_FOLDERS.values(), STEERING_FOLDER):
-        files.extend(_listing(context_dir / folder))
-    return files
-
-
 def _signature(files: list[Path], project: Path) -> tuple[tuple[str, int, int], ...]:
     stamps = []
-    for path in [*files, *(project / name for name in CONFIG_FILES)]:
+    beside = (project / name for name in (*CONFIG_FILES, *ROOT_FILES))
+    for path in [*files, *beside]:
         try:
             info = path.stat()
         except OSError:
@@ -222,7 +148,7 @@ def load_context(
     """
     start = confine(root, path, what="dir") if root is not None else Path(path)
     try:
-        context_dir = _find_context_dir(start)
+        context_dir = find_context_dir(start)
     except ContextNotFound:  # no .context/: other agents' memory, when the project has some
         found = agent_memory(start) if entry_kind(start) == "dir" else None
         if found is None:
@@ -235,7 +161,7 @@ def load_context(
     files = files[:most]
     if root is not None:
         for file in files:
-            confine(root, file, what=_label(context_dir, file))
+            confine(root, file, what=label_of(context_dir, file))
         for name in CONFIG_FILES:
             if (project / name).exists():
                 confine(root, project / name, what=name)
@@ -253,13 +179,6 @@ def load_context(
     return loaded
 
 
-_KNOWN_FOLDERS = {*THEME_FOLDERS.values(), STEERING_FOLDER, "archive", "templates"}
-
-
-def _label(context_dir: Path, file: Path) -> str:
-    return ".context/" + file.relative_to(context_dir).as_posix()
-
-
 def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
     project = context_dir.parent
     warnings: list[str] = []
@@ -270,7 +189,7 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
         )
     texts: dict[str, str] = {}
     for file in files:
-        label = _label(context_dir, file)
+        label = label_of(context_dir, file)
         texts[label] = normalize_newlines(decode_text(read_bytes(file), label, warnings))
 
     # a known file however its name is cased (many projects write decisions.md)
@@ -395,9 +314,30 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
                     f"{label}: not one of ctx's own files ({', '.join(READ_ORDER)}): not read "
                     "into the packet"
                 )
-    warnings.extend(unread_folders(context_dir, _KNOWN_FOLDERS))
+    not_read: dict[str, str] = {}
+    for folder, count, more in unread_counts(context_dir, KNOWN_FOLDERS):
+        files_text = unread_count_text(count, more)
+        warnings.append(f"{folder}: {files_text} not read (not one of ctx's folders)")
+        not_read[folder] = f"not read: {files_text} (not one of ctx's folders)"
+    not_read.update(memory_beside(project, warnings))
+    layout = LayoutReport(
+        CTX_LAYOUT,
+        ctx_layout_files(
+            texts,
+            rules_source=known("CONSTITUTION.md"),
+            rules=len(rules),
+            tasks=tasks,
+            conventions=conventions,
+            decisions=decisions,
+            learnings=learnings,
+            steering=steering,
+            read_order=read_order,
+            empty=is_effectively_empty,
+            not_read=not_read,
+        ),
+    )
 
-    settings = _settings(project, warnings)
+    settings = read_settings(project, warnings)
     return ProjectContext(
         root=project,
         context_dir=context_dir,
@@ -411,4 +351,5 @@ def _load(context_dir: Path, files: list[Path], skipped: int) -> ProjectContext:
         settings=settings,
         warnings=tuple(warnings),
         texts=texts,
+        layout=layout,
     )

@@ -490,6 +490,7 @@ def assemble_ctx08(
         allocation_rows=tuple(allocation),
         budget_source=budget_source,
         warnings=tuple(warnings),
+        layout=ctx.layout,
         profile=PROFILE,
         native=ordered,
         display_dir=shown,

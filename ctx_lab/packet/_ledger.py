@@ -131,6 +131,7 @@ def make_packet(
         allocation_rows=tuple(allocation(draft, caps, used_by)),
         budget_source=outcome.source,
         warnings=(*ctx.warnings, *outcome.warnings),
+        layout=ctx.layout,
         relevance=outcome.relevance,
         relevance_reason=outcome.relevance_reason,
         focus=outcome.focus,

@@ -12,11 +12,10 @@ from typing import Any
 from ..display import RichResult
 from ..files import confine, resolve_root
 from ._agents import AGENT_LAYOUTS, agent_memory
-from ._context import _label, context_files
+from ._folder import context_files, label_of
+from ._layout_map import CTX_LAYOUT, LayoutFile
 
 __all__ = ["CTX_LAYOUT", "ContextLocation", "find_context"]
-
-CTX_LAYOUT = "ctx (.context/)"
 
 
 @dataclass(frozen=True)
@@ -28,16 +27,18 @@ class ContextLocation(RichResult):
     directory: str | None
     signature: str
     layout: str = ""  # which memory layout was found: ctx's .context/, or other agents'
+    files: tuple[LayoutFile, ...] = ()  # each file and what it is read as (``ctx-lab context``)
 
     payload_kind = "context"
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"found", "dir", "signature", "layout"}``."""
+        """``{"found", "dir", "signature", "layout", "files"}``."""
         return {
             "found": self.found,
             "dir": self.directory,
             "signature": self.signature,
             "layout": self.layout,
+            "files": [f.to_dict() for f in self.files],
         }
 
     @classmethod
@@ -48,13 +49,16 @@ class ContextLocation(RichResult):
             data.get("dir"),
             str(data.get("signature", "")),
             str(data.get("layout", "")),
+            tuple(LayoutFile(str(f["file"]), str(f["read_as"])) for f in data.get("files", ())),
         )
 
     def to_text(self) -> str:
-        """The directory (and, for other agents' memory, its layout), or that none was found."""
+        """The directory (and, for other agents' memory, its layout), then each file and what it
+        is read as; or that none was found."""
         if not self.directory:
             return "no .context/ found"
-        return self.directory if self.layout == CTX_LAYOUT else f"{self.directory} ({self.layout})"
+        head = self.directory if self.layout == CTX_LAYOUT else f"{self.directory} ({self.layout})"
+        return "\n".join([head, *(f"  {f.file} → {f.read_as}" for f in self.files)])
 
 
 def find_context(
@@ -72,9 +76,9 @@ def find_context(
             confine(base, candidate, what="dir")
             stamps = []
             for p in context_files(candidate):
-                confine(base, p, what=_label(candidate, p))
+                confine(base, p, what=label_of(candidate, p))
                 info = p.stat()
-                stamps.append(f"{_label(candidate, p)}:{info.st_mtime_ns}:{info.st_size}")
+                stamps.append(f"{label_of(candidate, p)}:{info.st_mtime_ns}:{info.st_size}")
             where = "." if current == base else current.relative_to(base).as_posix()
             return ContextLocation(True, where, "|".join(stamps), CTX_LAYOUT)
         memory = agent_memory(current)  # no .context/: other agents' memory counts too

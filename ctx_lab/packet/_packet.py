@@ -19,6 +19,7 @@ from typing import Any, overload
 from ..display import RichResult, escape, html_table, plain_title
 from ..severity import fit_severity
 from ._layout import INSTRUCTION, SECTION_TITLES, counted_line, render_parts
+from ._layout_map import LayoutReport
 
 __all__ = [
     "INSTRUCTION",
@@ -237,6 +238,7 @@ class Packet(RichResult):
     relevance_reason: str = ""  # why that rule, when ``auto`` chose it
     counter_requested: str | None = None  # what was asked for (``model``, a name, or default)
     exact: bool | None = None  # whether ``counter`` is the model's real tokenizer
+    layout: LayoutReport = field(default_factory=LayoutReport)  # the memory layout read
 
     payload_kind = "packet"
 
@@ -313,6 +315,7 @@ class Packet(RichResult):
                 "counter_requested": self.counter_requested or self.counter,
                 "exact": self.exact,
                 "severity": fit_severity(self.tokens_used, self.budget),
+                "layout": self.layout.to_dict(),
                 "markdown": self.to_markdown(),
             }
         )
@@ -360,6 +363,7 @@ class Packet(RichResult):
             profile=data.get("profile", "design"),
             counter_requested=data.get("counter_requested"),
             exact=data.get("exact"),
+            layout=LayoutReport.from_dict(data.get("layout")),
         )
 
     @classmethod

@@ -35,7 +35,8 @@ __all__ = [
     "parse_dated_entries",
     "parse_numbered_entries",
     "parse_record",
-    "unread_folders",
+    "unread_count_text",
+    "unread_counts",
     "unread_names",
 ]
 
@@ -232,7 +233,7 @@ def _unread_walk(context_dir: Path, known: set[str]) -> Iterator[tuple[Path, Pat
 
 
 def unread_names(context_dir: Path, known: set[str]) -> list[str]:
-    """The files of the folders :func:`unread_folders` speaks of, as ``.context/…`` labels (as
+    """The files of the folders :func:`unread_counts` counts, as ``.context/…`` labels (as
     many as it looks at): what a copy of ``.context/`` needs for the same warnings."""
     return [
         ".context/" + (here / name).relative_to(context_dir).as_posix()
@@ -241,23 +242,25 @@ def unread_names(context_dir: Path, known: set[str]) -> list[str]:
     ]
 
 
-def unread_folders(context_dir: Path, known: set[str]) -> list[str]:
-    """One warning per folder of ``.context/`` that ctx's layout does not read but that holds
-    Markdown (``sessions/``, ``architecture/`` …), with how many files it holds."""
+def unread_counts(context_dir: Path, known: set[str]) -> list[tuple[str, int, bool]]:
+    """``(".context/folder/", Markdown files, more)`` for each folder of ``.context/`` that
+    ctx's layout does not read but that holds Markdown (``more``: the folder was larger than
+    the files looked at)."""
     seen: dict[Path, int] = {}
     markdown: dict[Path, int] = {}
     for folder, _, files in _unread_walk(context_dir, known):
         seen[folder] = seen.get(folder, 0) + len(files)
         markdown[folder] = markdown.get(folder, 0) + sum(1 for n in files if n.endswith(".md"))
-    found = []
-    for folder, count in markdown.items():
-        if count:
-            more = "+" if seen[folder] >= _FOLDER_SCAN else ""
-            found.append(
-                f".context/{folder.name}/: {count}{more} Markdown file{'s' if count > 1 else ''} "
-                "not read (not one of ctx's folders)"
-            )
-    return found
+    return [
+        (f".context/{folder.name}/", count, seen[folder] >= _FOLDER_SCAN)
+        for folder, count in markdown.items()
+        if count
+    ]
+
+
+def unread_count_text(count: int, more: bool) -> str:
+    """``3+ Markdown files``."""
+    return f"{count}{'+' if more else ''} Markdown file{'s' if count > 1 else ''}"
 
 
 def other_layout(

@@ -81,6 +81,14 @@ from ._lookup import (
 from ._lookup import (
     _registry as _registry,
 )
+from ._media import (
+    image_provider,
+    image_size,
+    image_tokens,
+    pdf_tokens,
+    sized_image_tokens,
+    source_size,
+)
 from ._model import MODEL_COUNTER, MODEL_ESTIMATE, CounterChoice, resolve_counter
 from ._report import CounterList, FileCount, TextInput, TokenReport, count_texts, read_text_file
 
@@ -122,12 +130,18 @@ __all__ = [
     "find_calibration",
     "forget_calibration",
     "get_counter",
+    "image_provider",
+    "image_size",
+    "image_tokens",
     "list_calibrations",
     "load_calibrations",
+    "pdf_tokens",
     "portable_name",
     "read_text_file",
     "register_counter",
     "resolve_counter",
     "save_calibration",
+    "sized_image_tokens",
+    "source_size",
     "tiktoken_cache_path",
 ]

@@ -309,6 +309,10 @@ export type ContextPayload = {
   dir: string | null;
   signature: string;
   layout?: string;
+  files?: {
+    file: string;
+    read_as: string;
+  }[];
 };
 
 /** application/vnd.ctx-lab.corpus+json (version 1) */
@@ -593,6 +597,13 @@ export type PacketPayload = {
   overshoot?: number;
   counter_requested?: string | null;
   exact?: boolean | null;
+  layout?: {
+    name: string;
+    files: {
+      file: string;
+      read_as: string;
+    }[];
+  };
 };
 
 /** application/vnd.ctx-lab.page+json (version 1) */

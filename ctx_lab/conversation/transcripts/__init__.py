@@ -10,8 +10,9 @@ The shapes come from the providers' SDK types (``anthropic.types.Message``, ``Us
 request bodies), Gemini CLI's chat recording types, and the session files the agents write,
 checked on real files that public projects commit. Every malformed input is a
 :class:`~ctx_lab.errors.TranscriptError` naming the file, the line and the field; JSON Lines are
-split on ``\\n`` only. Images become :data:`IMAGE_PLACEHOLDER`, counted as :data:`IMAGE_TOKENS`
-tokens by convention (what a typical screenshot costs Claude).
+split on ``\\n`` only. An image becomes a placeholder that keeps its size when the recording
+holds its bytes (``[image 800×600]``, else :data:`IMAGE_PLACEHOLDER`); replay and anatomy price
+each by the model's provider rule (:func:`ctx_lab.tokens.sized_image_tokens`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,15 @@ from ._claude_code import read_claude_code
 from ._cline import is_cline_history, is_cline_ui, read_cline, refuse_ui
 from ._codex import is_legacy_meta, is_rollout, read_codex
 from ._gemini import is_gemini_session, read_gemini
-from ._model import IMAGE_PLACEHOLDER, IMAGE_TOKENS, Call, Transcript, Usage
+from ._model import (
+    IMAGE_PLACEHOLDER,
+    Call,
+    Transcript,
+    Usage,
+    image_marks,
+    image_placeholder,
+    images_cost,
+)
 from ._openai import read_openai
 from ._pi import is_pi_session, read_pi
 from ._read import Record, records
@@ -37,10 +46,12 @@ from ._read import Record, records
 __all__ = [
     "FORMATS",
     "IMAGE_PLACEHOLDER",
-    "IMAGE_TOKENS",
     "Call",
     "Transcript",
     "Usage",
+    "image_marks",
+    "image_placeholder",
+    "images_cost",
     "load_transcript",
     "read_records",
     "records",

@@ -7,17 +7,39 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import TranscriptError
+from ...tokens import source_size
 from .._messages import Message
-from ._model import IMAGE_PLACEHOLDER
+from ._model import image_placeholder
 from ._read import MAX_DEPTH, list_field, text_field
 
 IMAGE_KINDS = ("image", "image_url", "input_image", "document", "input_file")
 TEXT_KINDS = ("text", "input_text", "output_text", "summary_text")
 
 
+def image_text(block: Mapping[str, Any]) -> str:
+    """The placeholder of an image or document block, with the image's size when its bytes are
+    in the recording: Anthropic ``source`` (base64), OpenAI ``image_url`` (a ``data:`` URL),
+    Gemini ``inlineData``, Pi's and Claude Code's ``data``/``file`` forms."""
+    if block.get("type") in ("document", "input_file"):
+        return image_placeholder(None)
+    inline = block.get("inlineData")
+    if isinstance(inline, Mapping):
+        source: Any = {"type": "base64", "data": inline.get("data", "")}
+    elif "source" in block:
+        source = block["source"]
+    elif "image_url" in block:
+        url = block["image_url"]
+        source = url.get("url", "") if isinstance(url, Mapping) else url
+    elif isinstance(block.get("file"), Mapping):
+        source = block["file"]
+    else:
+        source = {"type": "base64", "data": block.get("data", "")}
+    return image_placeholder(source_size(source))
+
+
 def text_of(content: Any, depth: int = 0) -> str:
     """Text of an Anthropic/OpenAI/Gemini content value (a string, a block or a list of
-    blocks); images and documents become :data:`IMAGE_PLACEHOLDER`."""
+    blocks); images and documents become a placeholder (:func:`image_text`)."""
     if depth > MAX_DEPTH:
         raise TranscriptError("content nested too deeply")
     if isinstance(content, str):
@@ -37,7 +59,7 @@ def text_of(content: Any, depth: int = 0) -> str:
             if kind in TEXT_KINDS or (kind is None and "text" in block):
                 parts.append(text_field(block.get("text"), "text"))
             elif kind in IMAGE_KINDS or "inlineData" in block or "fileData" in block:
-                parts.append(IMAGE_PLACEHOLDER)
+                parts.append(image_text(block))
             elif kind == "tool_result":  # nested (Anthropic user turns): handled by the caller
                 continue
             elif "functionResponse" in block:  # Gemini tool output parts

@@ -3,15 +3,39 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import TranscriptError
+from ...tokens import image_provider, sized_image_tokens
 from ._read import count
 
-IMAGE_PLACEHOLDER = "[image]"
-IMAGE_TOKENS = 1600  # ≈ a 1,000 × 1,000 px screenshot under Anthropic's (w × h / 750) rule
+IMAGE_PLACEHOLDER = "[image]"  # an image (or document) whose size the recording does not show
+# an image in a message's text: "[image]", or "[image 800×600]" when its bytes gave its size
+IMAGE_MARK = re.compile(r"\[image(?: (\d{1,5})×(\d{1,5}))?\]")
+
+
+def image_placeholder(size: tuple[int, int] | None) -> str:
+    """The text an image becomes: its size in it when known (``[image 800×600]``)."""
+    return IMAGE_PLACEHOLDER if size is None else f"[image {size[0]}×{size[1]}]"
+
+
+def images_cost(message: Any, model: str) -> int:
+    """The tokens of the images a recorded message held, by ``model``'s provider rule (for
+    their size when the recording kept their bytes): text counters see only placeholders."""
+    if message.role not in ("user", "tool_result") or "[image" not in message.content:
+        return 0
+    provider = image_provider(model)
+    return sum(sized_image_tokens(provider, size)[0] for size in image_marks(message.content))
+
+
+def image_marks(text: str) -> list[tuple[int, int] | None]:
+    """The images a message's text holds, each with its size (None: unknown)."""
+    if "[image" not in text:
+        return []
+    return [(int(m[1]), int(m[2])) if m[1] else None for m in IMAGE_MARK.finditer(text)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._messages import Message
-from ._model import IMAGE_PLACEHOLDER, Call, Transcript, Usage
+from ._blocks import image_text
+from ._model import Call, Transcript, Usage
 from ._read import Record, count, located
 
 __all__ = ["is_pi_session", "read_pi"]
@@ -68,7 +69,7 @@ def _text(content: Any) -> tuple[str, int]:
             parts.append(block["text"])
         elif block.get("type") == "image":
             images += 1
-            parts.append(IMAGE_PLACEHOLDER)
+            parts.append(image_text(block))
     return "\n".join(parts), images
 
 

@@ -6,6 +6,10 @@
 - OpenAI images: ``detail: low`` costs 85; otherwise the image is scaled to fit 2,048 × 2,048,
   then its short side to 768, and costs 85 + 170 per 512 px tile (OpenAI's vision guide); an
   unknown size is taken as 1,024 × 1,024 (765 tokens).
+- Gemini images (the ``tokens`` guide, ai.google.dev/gemini-api/docs/tokens, for Gemini 2.0):
+  both sides at most 384 px cost 258; larger images are cut into 768 × 768 tiles of 258 each;
+  an unknown size is taken as 1,024 × 1,024 (1,032 tokens). Later Gemini models set the cost by
+  ``media_resolution`` instead, which a recording does not keep: the 2.0 rule stands in.
 - PDFs: each page is read as text and as an image — Anthropic documents 1,500–3,000 tokens a
   page; the middle, 2,250, is used per page counted in the file (``/Type /Page``), 2,250 when
   the file is not in the request. Every such figure is an estimate and says so.
@@ -20,13 +24,23 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["image_size", "image_tokens", "pdf_tokens"]
+__all__ = [
+    "image_provider",
+    "image_size",
+    "image_tokens",
+    "pdf_tokens",
+    "sized_image_tokens",
+    "source_size",
+]
 
 ANTHROPIC_LONG_EDGE = 1568
 ANTHROPIC_PIXELS = 1_150_000
 ANTHROPIC_MAX = 1600
 OPENAI_LOW = 85
 OPENAI_TILE = 170
+GEMINI_SMALL = 384
+GEMINI_TILE_PX = 768
+GEMINI_TILE = 258
 PDF_PAGE = 2250
 _HEAD = 65_536  # base64 characters decoded to find an image's size
 _PAGE = re.compile(rb"/Type\s*/Page(?!s)")
@@ -96,26 +110,59 @@ def _openai(width: int, height: int) -> int:
     return OPENAI_LOW + OPENAI_TILE * tiles
 
 
-def image_tokens(provider: str, source: Any, detail: str = "auto") -> tuple[int, str]:
-    """``(tokens, how)`` of one image: ``source`` is an Anthropic ``source`` object or an
-    OpenAI ``image_url`` (a URL or a ``data:`` URL)."""
-    data = ""
-    if isinstance(source, Mapping):
-        if source.get("type") == "base64":
-            data = str(source.get("data", ""))
-    elif isinstance(source, str):
-        found = _DATA_URL.match(source)
-        data = found["data"] if found else ""
-    size = image_size(_decoded_head(data)) if data else None
+def _gemini(width: int, height: int) -> int:
+    if width <= GEMINI_SMALL and height <= GEMINI_SMALL:
+        return GEMINI_TILE
+    return math.ceil(width / GEMINI_TILE_PX) * math.ceil(height / GEMINI_TILE_PX) * GEMINI_TILE
+
+
+def image_provider(model: str) -> str:
+    """Whose image rule a model follows: ``anthropic`` (Claude), ``google`` (Gemini, Gemma),
+    else ``openai`` (GPT, the o-series, and models served behind OpenAI-shaped APIs)."""
+    name = model.lower().rsplit("/", 1)[-1]
+    if name.startswith("claude"):
+        return "anthropic"
+    if name.startswith(("gemini", "gemma")):
+        return "google"
+    return "openai"
+
+
+def sized_image_tokens(
+    provider: str, size: tuple[int, int] | None, detail: str = "auto"
+) -> tuple[int, str]:
+    """``(tokens, how)`` of one image of ``size`` px (None: unknown) by ``provider``'s rule."""
     if provider == "anthropic":
         if size is None:
             return ANTHROPIC_MAX, "image of unknown size: Anthropic's documented maximum (≈1,600)"
         return _anthropic(*size), f"{size[0]}×{size[1]} px: w × h / 750 (Anthropic)"
+    if provider == "google":
+        if size is None:
+            return _gemini(1024, 1024), "image of unknown size: taken as 1,024 × 1,024 (Gemini)"
+        return _gemini(*size), f"{size[0]}×{size[1]} px: 258 per 768 px tile (Gemini)"
     if detail == "low":
         return OPENAI_LOW, "detail low: 85 (OpenAI)"
     if size is None:
         return _openai(1024, 1024), "image of unknown size: taken as 1,024 × 1,024 (OpenAI tiles)"
     return _openai(*size), f"{size[0]}×{size[1]} px: 85 + 170 per 512 px tile (OpenAI)"
+
+
+def source_size(source: Any) -> tuple[int, int] | None:
+    """The pixel size of an image from its Anthropic ``source`` object (base64) or an OpenAI
+    ``image_url`` (a ``data:`` URL), read from the first bytes; None when it cannot be read."""
+    data = ""
+    if isinstance(source, Mapping):
+        if source.get("type") == "base64" or "base64" in source:
+            data = str(source.get("data") or source.get("base64") or "")
+    elif isinstance(source, str):
+        found = _DATA_URL.match(source)
+        data = found["data"] if found else ""
+    return image_size(_decoded_head(data)) if data else None
+
+
+def image_tokens(provider: str, source: Any, detail: str = "auto") -> tuple[int, str]:
+    """``(tokens, how)`` of one image: ``source`` is an Anthropic ``source`` object or an
+    OpenAI ``image_url`` (a URL or a ``data:`` URL)."""
+    return sized_image_tokens(provider, source_size(source), detail)
 
 
 def pdf_tokens(provider: str, block: Mapping[str, Any]) -> tuple[int, str]:
