@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
 # README command 2: the whole test suite in its own virtual environment.
 # Needs: Debian/Ubuntu (or any Linux) with Python >= 3.11 and its venv module. Run from anywhere.
+#   bash scripts/test.sh            everything: lint, types, unit, server, kernel, browser, notebooks
+#   bash scripts/test.sh --fast     the fast tier: lint, types and the tests not marked kernel,
+#                                   slow or browser (no Chromium, no JS build, no notebooks)
+# Further arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+FAST=0
+if [ "${1:-}" = "--fast" ]; then
+  FAST=1
+  shift
+  export SKIP_JUPYTER_BUILDER="${SKIP_JUPYTER_BUILDER:-1}"
+fi
 
 PYTHON="${PYTHON:-python3}"
 VENV="${CTX_LAB_TEST_VENV:-.venv-test}"
@@ -20,7 +31,7 @@ fi
 PY="$VENV/bin/python"
 
 # The browser tests drive Debian's Chromium (never a downloaded browser).
-if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+if [ "$FAST" = 0 ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1; then
     echo "==> installing chromium with apt-get"
     SUDO=""
@@ -41,6 +52,20 @@ echo "==> ruff format check"
 "$PY" -m ruff format --check ctx_lab tests bench
 echo "==> mypy (core)"
 "$PY" -m mypy
+
+if [ "$FAST" = 1 ]; then
+  echo "==> pytest, fast tier (not kernel, slow or browser)"
+  export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
+  set +e
+  "$PY" -m pytest tests -q -m "not kernel and not slow and not browser" "$@"
+  status=$?
+  set -e
+  if [ "$status" -eq 5 ]; then
+    echo "pytest collected no tests: the suite is missing, which is a failure" >&2
+    exit 1
+  fi
+  exit "$status"
+fi
 
 echo "==> stylelint, prettier and eslint (labextension)"
 JLPM="$(cd "$(dirname "$VENV/bin/jlpm")" && pwd)/jlpm"

@@ -46,6 +46,7 @@ COMMANDS = {"commands"}
 ADAPTERS = {
     "__init__",
     "__main__",
+    "_cli_reference",  # renders the CLI's help pages into docs/cli.md
     "capture",
     "cli",
     "mcp_server",
