@@ -104,8 +104,20 @@ def check_rest(command: Command) -> None:
 
 
 def check_mcp(command: Command) -> None:
-    description, schema = mcp_tools()[command.tool_name("mcp")]
+    from ctx_lab.schemas import load_schema
+
+    tool = mcp_tools()[command.tool_name("mcp")]
+    description, schema = tool.description, tool.input_schema
     assert description
+    kinds = sorted({c.payload_kind for c in command.result_classes()})
+    expected = [load_schema(kind) for kind in kinds]
+    assert tool.output_schema in (expected[0], {"type": "object", "anyOf": expected})
+    assert set(tool.annotations) == {
+        "readOnlyHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    }
     properties = dict(schema["properties"])
     if command.mcp_formats():
         assert properties.pop("format")["enum"] == list(command.mcp_formats())

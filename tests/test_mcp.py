@@ -278,3 +278,41 @@ def test_cli_usage_errors(project: Path, capsys) -> None:
     assert main(["mcp", "serve", "--transport", "pigeon"]) == 2
     assert main(["mcp", "serve", "--root", str(project), "--log", "/no/such/dir/x.jsonl"]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_every_tool_declares_its_output_schema_and_annotations(project: Path) -> None:
+    """Listed through the official client: each tool's output schema is its result's payload
+    schema and its annotations come from its declaration; the client validates every
+    structured result against the schema it listed (a mismatch raises)."""
+    state = CtxLabMCP(project, budget=2000, watch_interval=0)
+
+    async def session() -> None:
+        async with Client(build_server(state)) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            for name, tool in tools.items():
+                declared = commands.mcp_tools()[name]
+                assert tool.output_schema == declared.output_schema, name
+                assert tool.annotations is not None and tool.annotations.destructive_hint is False
+            assert tools["page"].annotations.read_only_hint is False
+            assert tools["page"].annotations.idempotent_hint is False
+            assert tools["read"].annotations.open_world_hint is True
+            assert tools["packet"].annotations.read_only_hint is True
+            calls = {
+                "packet": {"budget": 1500},
+                "build": {"task": "what does app.log say", "paths": ["app.log"], "budget": 800},
+                "page": {"artifact_id": "app.log", "end_line": 5},
+                "budget": {},
+                "read": {"uri": "guide.html", "max_chars": 500},
+                "count_tokens": {"text": "hello"},
+                "anatomy": {"file": "calls.json"},
+            }
+            (project / "calls.json").write_text(
+                json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]})
+            )
+            assert set(calls) == set(tools)
+            for name, arguments in calls.items():
+                result = await client.call_tool(name, arguments)  # validated by the client
+                assert not result.is_error, (name, text_of(result))
+                assert result.structured_content["version"] == 1
+
+    anyio.run(session)

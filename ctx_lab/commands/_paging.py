@@ -314,6 +314,8 @@ command(
         page,
         surfaces=ALL,
         agent_help=PAGE_HELP,
+        read_only=False,  # each page spends from the connection's quota
+        idempotent=False,
         epilog="examples:\n  ctx-lab page src/app.py --lines 40-80 --state .ctx-paging.json\n"
         "  ctx-lab page notes.md --lines 120- --max-tokens 2000",
         group="reading",
@@ -396,6 +398,7 @@ command(
         read,
         surfaces=ALL,
         agent_help=READ_INSTRUCTIONS,
+        open_world=True,  # http(s) URIs reach the web
         prepare=_prepare_read,
         remember=_remember_read,
         epilog="examples:\n  ctx-lab read docs/guide.pdf --max-chars 4000\n"

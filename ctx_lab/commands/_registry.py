@@ -27,6 +27,7 @@ from ._param import Spec, argparse_text, specs
 __all__ = [
     "Command",
     "Invocation",
+    "McpTool",
     "Outcome",
     "add_declared",
     "build_parser",
@@ -35,6 +36,7 @@ __all__ = [
     "default_of",
     "invoke",
     "mcp_tools",
+    "result_classes",
 ]
 
 
@@ -123,6 +125,12 @@ class Command:
     mcp_name: str | None = None
     agent_help: str = ""
     output: str | None = None
+    # what a call does to the world, for agents (MCP tool annotations): it changes nothing
+    # outside the server's own state, the same call again gives the same result, it reaches
+    # beyond the server's root (the web)
+    read_only: bool = True
+    idempotent: bool = True
+    open_world: bool = False
 
     def specs(self, surface: str | None = None) -> tuple[Spec, ...]:
         """The declared parameters (those ``surface`` offers, when given)."""
@@ -204,6 +212,30 @@ class Command:
         """The name the command has on ``surface`` (an MCP tool may be named otherwise)."""
         return (self.mcp_name or self.name) if surface == "mcp" else self.name
 
+    def result_classes(self) -> tuple[type[RichResult], ...]:
+        """The result classes the function's return annotation names (its declaration)."""
+        return result_classes(self.function)
+
+    def output_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the result's payload (an MCP tool's output schema): the
+        ``schemas/<kind>.json`` of each result class the function may return."""
+        from ..schemas import load_schema
+
+        kinds = sorted({cls.payload_kind for cls in self.result_classes()})
+        if not kinds:
+            raise TypeError(f"{self.name}: the return annotation names no result class")
+        found = [load_schema(kind) for kind in kinds]
+        return found[0] if len(found) == 1 else {"type": "object", "anyOf": found}
+
+    def annotations(self) -> dict[str, bool]:
+        """The MCP tool annotations (``readOnlyHint`` …), from the declaration."""
+        return {
+            "readOnlyHint": self.read_only,
+            "destructiveHint": False,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": self.open_world,
+        }
+
     def input_schema(self, surface: str = "mcp") -> dict[str, Any]:
         """The JSON Schema of a call's arguments on ``surface`` (an MCP tool's input schema),
         from the declaration; where an agent may choose Markdown or JSON, ``format`` too."""
@@ -284,14 +316,60 @@ def add_declared(parser: argparse.ArgumentParser, function: Callable[..., Any]) 
 _ADAPTER_FLAGS = frozenset({"command", "format", "output"})
 
 
-def mcp_tools() -> dict[str, tuple[str, dict[str, Any]]]:
-    """The MCP tools, by tool name: each served command's description for agents and input
-    schema, derived from its declaration."""
+class McpTool(typing.NamedTuple):
+    """One MCP tool as its command declares it."""
+
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    annotations: dict[str, bool]
+
+
+def mcp_tools() -> dict[str, McpTool]:
+    """The MCP tools, by tool name: each served command's description for agents, input and
+    output schemas and annotations, derived from its declaration."""
     return {
-        cmd.tool_name("mcp"): (cmd.agent_help or cmd.help, cmd.input_schema("mcp"))
+        cmd.tool_name("mcp"): McpTool(
+            cmd.agent_help or cmd.help,
+            cmd.input_schema("mcp"),
+            cmd.output_schema(),
+            cmd.annotations(),
+        )
         for cmd in _COMMANDS.values()
         if "mcp" in cmd.surfaces
     }
+
+
+def _checking_names(function: Callable[..., Any]) -> dict[str, Any]:
+    """The names ``function``'s module imports only for type checking (``if TYPE_CHECKING:``),
+    imported now: what its string annotations refer to."""
+    import ast
+    import importlib
+    import importlib.util
+
+    module = sys.modules[function.__module__]
+    names: dict[str, Any] = {}
+    for node in ast.walk(ast.parse(inspect.getsource(module))):
+        if not (isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"):
+            continue
+        for found in node.body:
+            if isinstance(found, ast.ImportFrom):
+                target = "." * found.level + (found.module or "")
+                imported = importlib.import_module(
+                    importlib.util.resolve_name(target, module.__package__)
+                )
+                for alias in found.names:
+                    names[alias.asname or alias.name] = getattr(imported, alias.name)
+    return names
+
+
+def result_classes(function: Callable[..., Any]) -> tuple[type[RichResult], ...]:
+    """The :class:`RichResult` classes ``function``'s return annotation names (a union names
+    several)."""
+    namespace = {**vars(sys.modules[function.__module__]), **_checking_names(function)}
+    hint = typing.get_type_hints(function, globalns=namespace)["return"]
+    named = typing.get_args(hint) or (hint,)
+    return tuple(c for c in named if isinstance(c, type) and issubclass(c, RichResult))
 
 
 def default_of(function: Callable[..., Any], name: str) -> Any:

@@ -226,7 +226,7 @@ def _hidden(text: str, structured: dict[str, Any] | None, root: Path) -> tuple[s
 def _payload(outcome: commands.Outcome) -> tuple[str, dict[str, Any]]:
     """The text an agent reads (a packet or build as Markdown unless it asked for JSON) and
     the structured content of a tool's result."""
-    data = outcome.result.to_dict()
+    data = outcome.result.payload()  # what the tool's output schema describes
     if outcome.format == "json":
         return json.dumps(data, ensure_ascii=False), data
     return outcome.result.render(outcome.format), data
@@ -276,8 +276,19 @@ def build_server(state: CtxLabMCP) -> Any:
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(
             tools=[
-                types.Tool(name=name, description=text, input_schema=schema)
-                for name, (text, schema) in TOOLS.items()
+                types.Tool(
+                    name=name,
+                    description=tool.description,
+                    input_schema=tool.input_schema,
+                    output_schema=tool.output_schema,
+                    annotations=types.ToolAnnotations(
+                        read_only_hint=tool.annotations["readOnlyHint"],
+                        destructive_hint=tool.annotations["destructiveHint"],
+                        idempotent_hint=tool.annotations["idempotentHint"],
+                        open_world_hint=tool.annotations["openWorldHint"],
+                    ),
+                )
+                for name, tool in TOOLS.items()
             ]
         )
 
@@ -371,7 +382,7 @@ def build_server(state: CtxLabMCP) -> Any:
 
     def input_schema(name: str) -> Mapping[str, Any] | None:
         found = TOOLS.get(name)
-        return None if found is None else found[1]
+        return None if found is None else found.input_schema
 
     return Server(
         "ctx-lab",
