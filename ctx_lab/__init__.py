@@ -77,7 +77,7 @@ def __dir__() -> list[str]:
 
 def load_ipython_extension(ipython: object) -> None:
     """``%load_ext ctx_lab``: register the ``%ctx`` line and ``%%ctx`` cell magic."""
-    from .notebook._magics import load_ipython_extension as load
+    from .notebook import load_ipython_extension as load
 
     load(ipython)
 

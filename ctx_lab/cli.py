@@ -19,11 +19,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``ctx-lab`` with ``argv`` (default ``sys.argv[1:]``) and return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["mcp"]:  # a long-running adapter, not a command returning a result
-        from .mcp_server._cli import main as mcp_main
+        from .mcp_server.cli import main as mcp_main
 
         return mcp_main(args[1:])
     if args[:1] == ["capture"]:  # likewise: the recording proxy
-        from .capture._cli import main as capture_main
+        from .capture.cli import main as capture_main
 
         return capture_main(args[1:])
     try:

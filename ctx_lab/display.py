@@ -12,6 +12,7 @@ This module is pure: it imports nothing from Jupyter.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -216,28 +217,40 @@ class RichResult:
     exit_code: int = 0  # what the CLI exits with after printing (e.g. history --check)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready dict shared by the CLI, the REST API and the lab renderers."""
-        raise NotImplementedError
+        """The JSON-ready dict shared by the CLI, the REST API and the lab renderers: by
+        default the dataclass's declaration put on the wire (:func:`ctx_lab.wire.to_wire`)."""
+        from .wire import to_wire
+
+        if not dataclasses.is_dataclass(self):
+            raise NotImplementedError(f"{type(self).__name__} does not define to_dict")
+        return to_wire(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Any:
-        """The result again from its :meth:`to_dict` (derived keys are ignored).
+        """The result again from its :meth:`to_dict` (derived keys are ignored): by default
+        from the dataclass's declaration (:func:`ctx_lab.wire.from_wire`)."""
+        from .wire import from_wire
 
-        This default fits results whose fields map one to one onto their JSON; results with
-        nested objects override it.
-        """
-        fields = getattr(cls, "__dataclass_fields__", None)
-        if fields is None:
+        if not dataclasses.is_dataclass(cls):
             raise TypeError(f"{cls.__name__} does not define from_dict")
-        kwargs = {}
-        for name, spec in fields.items():
-            if name not in data:
-                continue
-            value = data[name]
-            if isinstance(value, list) and "tuple" in str(spec.type):
-                value = tuple(value)
-            kwargs[name] = value
-        return cls(**kwargs)
+        return from_wire(cls, data)
+
+    @classmethod
+    def declares_wire(cls) -> bool:
+        """Whether the JSON form is the declaration's (:mod:`ctx_lab.wire`), not hand-written."""
+        return cls.to_dict is RichResult.to_dict and dataclasses.is_dataclass(cls)
+
+    @classmethod
+    def payload_schema(cls) -> dict[str, Any]:
+        """The JSON Schema of the MIME payload: made from the declaration, or (for a result
+        whose ``to_dict`` is hand-written) ``schemas/<kind>.json``."""
+        if cls.declares_wire():
+            from .wire import json_schema
+
+            return json_schema(cls, cls.payload_kind, PAYLOAD_VERSION)
+        from .schemas import load_schema
+
+        return load_schema(cls.payload_kind)
 
     def to_text(self) -> str:
         """The plain-text form the CLI prints."""

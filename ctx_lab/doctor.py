@@ -7,14 +7,14 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ._version import __version__
 from .display import RichResult, escape, html_table, text_table
 from .tokens import DATA_SOURCES, counter_names, counter_status
+from .wire import derived
 
 __all__ = ["Check", "DoctorReport", "run_doctor"]
 
@@ -31,10 +31,6 @@ class Check:
     detail: str
     fix: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        """``{"name", "ok", "detail", "fix"}``."""
-        return {"name": self.name, "ok": self.ok, "detail": self.detail, "fix": self.fix}
-
 
 @dataclass(frozen=True)
 class DoctorReport(RichResult):
@@ -45,23 +41,18 @@ class DoctorReport(RichResult):
     payload_kind = "doctor"
 
     @property
+    @derived({"type": "boolean"})
     def ok(self) -> bool:
         """True when every check passed."""
         return all(c.ok for c in self.checks)
 
-    def to_dict(self) -> dict[str, Any]:
-        """``{"ctx_lab_version", "python", "ok", "checks": [...]}``."""
-        return {
-            "ctx_lab_version": __version__,
-            "python": sys.version.split()[0],
-            "ok": self.ok,
-            "checks": [c.to_dict() for c in self.checks],
-        }
+    @derived({"type": "string"}, name="ctx_lab_version")
+    def _version(self) -> str:
+        return __version__
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> DoctorReport:
-        """The checks again from :meth:`to_dict` (versions and ``ok`` are derived)."""
-        return cls(tuple(Check(**c) for c in data.get("checks", ())))
+    @derived({"type": "string"}, name="python")
+    def _python(self) -> str:
+        return sys.version.split()[0]
 
     def to_text(self) -> str:
         """One line per check, a fix under each failing one."""

@@ -30,6 +30,7 @@ CORE = {
     "token_budget",
     "tokens",
     "validate",
+    "wire",
 }
 ENGINES = {
     "analysis",
@@ -544,3 +545,30 @@ def test_import_ctx_lab_loads_only_what_it_touches() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.split("\n")[:2] == ["[]", "True"]
+
+
+def _is_module(name: str) -> bool:
+    rel = Path(*name.split(".")[1:])
+    return (PACKAGE / rel).is_dir() or (PACKAGE / rel.with_suffix(".py")).is_file()
+
+
+def test_no_import_of_another_packages_private_module() -> None:
+    """A package's private modules (``_x.py``) are its own: others import what its
+    ``__init__`` exports (lazy imports count)."""
+    found = []
+    for path in modules():
+        here = module_name(path)
+        own = here if path.name == "__init__.py" else here.rsplit(".", 1)[0]
+        for name in imported(path):
+            if not _is_module(name):
+                continue  # a name, not a module
+            parts = name.split(".")
+            for depth, part in enumerate(parts[1:], start=1):
+                owner = ".".join(parts[:depth])
+                # the root's own private modules (``ctx_lab._version``) are everyone's, and a
+                # subpackage belongs to its parent (``conversation.transcripts`` → ``_messages``)
+                inside = own == owner or own.startswith(f"{owner}.")
+                if part.startswith("_") and owner != "ctx_lab" and not inside:
+                    found.append(f"{here} imports {name}")
+                    break
+    assert not found, "\n".join(sorted(found))

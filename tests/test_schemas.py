@@ -172,8 +172,24 @@ def test_every_result_class_declares_a_known_kind() -> None:
             yield sub
             yield from subclasses(sub)
 
-    kinds = {c.payload_kind for c in subclasses(RichResult)}
-    assert kinds <= set(KINDS)
+    # ctx_lab's own results (a test's throw-away payload class is not one)
+    ours = [c for c in subclasses(RichResult) if c.__module__.startswith("ctx_lab.")]
+    assert {c.payload_kind for c in ours} <= set(KINDS)
+
+
+def test_generated_schemas_are_current() -> None:
+    """``schemas/<kind>.json`` of every result that declares its JSON (ctx_lab.wire) is the
+    schema made from the class; a stale copy fails here."""
+    from ctx_lab.server._payloads import declared_schemas, schema_text
+
+    declared = declared_schemas(ours_only=True)
+    assert {"budget", "context"} <= set(declared)
+    for kind, schema in declared.items():
+        if kind in KINDS:
+            committed = (REPO / "ctx_lab" / "schemas" / f"{kind}.json").read_text("utf-8")
+            assert committed == schema_text(schema), (
+                f"schemas/{kind}.json is stale: run python -m ctx_lab.server._payloads"
+            )
 
 
 def test_generated_typescript_is_current() -> None:

@@ -21,7 +21,7 @@ from ._corpus import (
     run_sweep,
     sweep_corpus,
 )
-from ._executors import INLINE
+from ._executors import INLINE, scheduler_address
 from ._report import (
     REPLAY_CALL_COLUMNS,
     REPLAY_SESSION_COLUMNS,
@@ -41,5 +41,6 @@ __all__ = [
     "replay_corpus",
     "run_replay",
     "run_sweep",
+    "scheduler_address",
     "sweep_corpus",
 ]

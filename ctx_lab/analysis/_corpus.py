@@ -45,7 +45,7 @@ def _counting(
 ) -> Counting:
     """How ``model`` counts, decided here once; a counter that cannot travel by name is refused
     unless the items run in this process."""
-    from ..packet._assemble import packet_counter
+    from ..packet import packet_counter
 
     chosen = packet_counter(counter, model, profile)
     if chosen.counter is None:

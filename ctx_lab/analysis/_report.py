@@ -77,7 +77,7 @@ _CALL_TYPES = {
 
 
 def _call_columns() -> dict[str, str]:
-    from ..conversation._replay import REPLAY_COLUMNS
+    from ..conversation import REPLAY_COLUMNS
 
     columns = {"item": "string"}
     for name in REPLAY_COLUMNS:

@@ -59,8 +59,7 @@ class SweepTask:
 
     def rows(self, path: str) -> list[dict[str, Any]]:
         """One row per budget × model × section (tier 1 folded, as :func:`packet.sweep`)."""
-        from ..packet import PacketAssembler, load_context
-        from ..packet._analysis import sweep_rows
+        from ..packet import PacketAssembler, load_context, sweep_rows
 
         ctx = load_context(path, root=self.root, cached=False)
         assemblers: dict[str, PacketAssembler] = {}
@@ -118,7 +117,7 @@ class ReplayTask:
 
     def rows(self, path: str) -> list[dict[str, Any]]:
         """The replay's rows, each with the item, the counter and whether it is exact."""
-        from ..conversation._replay import replay_report
+        from ..conversation import replay_report
         from ..conversation.transcripts import load_transcript
 
         source = confine(self.root, path, what="file") if self.root is not None else path

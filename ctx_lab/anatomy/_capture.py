@@ -94,7 +94,7 @@ def is_capture(path: str | os.PathLike[str]) -> bool:
 def _open_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
     """A read-only connection to the file at ``path`` (opened by path: see
     :func:`~ctx_lab.conversation._journal.connect_readonly`)."""
-    from ..conversation._journal import connect_readonly
+    from ..conversation import connect_readonly
 
     try:
         return connect_readonly(path)
@@ -157,7 +157,7 @@ class CaptureStore:
     read-only, its schema checked, every query within a deadline, bodies cut in SQL)."""
 
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
-        from ..conversation._journal import connect
+        from ..conversation import connect
 
         self.path = os.fspath(path)
         self.readonly = readonly

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ..packet._scoring import DEFAULT_STOP_WORDS, Bm25, extract_keywords, term_counts, words
+from ..packet import DEFAULT_STOP_WORDS, Bm25, extract_keywords, term_counts, words
 from ._blocks import ContentBlock
 
 __all__ = ["NAMED_BOOST", "TASK_BOOST", "TEST_PENALTY", "boost_blocks"]

@@ -20,7 +20,7 @@ from ..errors import (
 from ..files import RealPaths, decode_text, is_binary, read_bytes
 from ..limits import LIMITS
 from ..models import ModelRegistry
-from ..packet._context import load_context
+from ..packet import load_context
 from ..token_budget import config_budget, resolve_token_budget
 from ..tokens import (
     CounterChoice,

@@ -14,8 +14,7 @@ from ._blocks import CODE_EXTENSIONS, DATA_EXTENSIONS, POLICIES, ContentBlock, f
 from ._code_summary import code_summary, summary_of_skeleton
 from ._data_skeleton import data_skeleton
 from ._summarize import reference, summarize
-from .skeletons import Skeleton, code_skeleton, python_code_skeleton
-from .skeletons._common import collection_paused
+from .skeletons import Skeleton, code_skeleton, collection_paused, python_code_skeleton
 
 __all__ = ["Compressed", "apply_policy", "structural", "summary"]
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import os
 from typing import Protocol, runtime_checkable
 
-from ..packet._context import ProjectContext, load_context
-from ..packet._scoring import extract_keywords, matched_keywords
+from ..packet import ProjectContext, extract_keywords, load_context, matched_keywords
 from ._blocks import ContentBlock
 
 __all__ = ["ContextMemory", "MemorySource"]

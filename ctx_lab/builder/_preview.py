@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..display import RichResult, escape
 from ..files import decode_text, is_binary, read_bytes
 from ..tokens import CounterLike, get_counter
+from ..wire import wire
 from ._blocks import ContentBlock
 from ._compress import apply_policy
 
@@ -25,22 +24,13 @@ class CompressPreview(RichResult):
     path: str
     requested: str
     policy: str
-    tokens_before: int
-    tokens_after: int
+    tokens_before: int = field(metadata=wire(minimum=0))
+    tokens_after: int = field(metadata=wire(minimum=0))
     text: str
     counter: str
     note: str = ""
 
     payload_kind = "compress"
-
-    def to_dict(self) -> dict[str, Any]:
-        """Path, policies, counts, counter, note and the compressed text."""
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> CompressPreview:
-        """The inverse of :meth:`to_dict`."""
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
 
     def to_text(self) -> str:
         """A header line with the counts, then the compressed text."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..packet._markdown import strip_comments
+from ..packet import strip_comments
 
 __all__ = ["KEY_LINE", "MAX_KEY_LINES", "reference", "summarize"]
 

@@ -15,6 +15,7 @@ from ._anatomy import anatomy
 from ._builder import build, compress
 from ._conversation import calibrate, history, journal, replay
 from ._doctor import doctor
+from ._mcp import McpTool, mcp_tools
 from ._models import models
 from ._packet import context, entries, packet
 from ._paging import budget, page, read
@@ -28,7 +29,6 @@ from ._registry import (
     command,
     commands,
     invoke,
-    mcp_tools,
 )
 from ._servers import CaptureOptions, McpServeOptions, capture_serve, mcp_serve
 from ._session import Session, local_reader, tool
@@ -40,6 +40,7 @@ __all__ = [
     "CounterList",
     "Invocation",
     "McpServeOptions",
+    "McpTool",
     "Outcome",
     "Param",
     "Session",

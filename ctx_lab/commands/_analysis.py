@@ -38,7 +38,7 @@ def executor_for(workers: int | None, scheduler: str | None) -> tuple[Any, int |
     if scheduler is not None and workers is not None:
         raise UsageError("give --workers (a local pool) or --scheduler (a Dask cluster), not both")
     if scheduler is not None:
-        from ..analysis._executors import scheduler_address
+        from ..analysis import scheduler_address
 
         return scheduler_address(scheduler), None
     if workers is not None and whole_number(workers, "workers") == 0:

@@ -18,9 +18,7 @@ from ._registry import Command, command
 
 if TYPE_CHECKING:
     from ..analysis import CorpusReport
-    from ..conversation._recovery import JournalReport
-    from ..conversation._replay import ReplayReport
-    from ..conversation._report import HistoryReport
+    from ..conversation import HistoryReport, JournalReport, ReplayReport
     from ..tokens import Calibration
 
 __all__ = ["calibrate", "history", "journal", "replay"]
@@ -47,8 +45,7 @@ def history(
     """Usage, segments and what needs summarizing in a history saved with
     ``ContextManager.save()``, against its own model or ``model``; with ``check`` the CLI
     exits 1 unless the context fits."""
-    from ..conversation._manager import ContextManager
-    from ..conversation._report import history_report
+    from ..conversation import ContextManager, history_report
 
     path = confine(root, file, what="file") if root is not None else file
     # a model named here counts with its own tokenizer (or a named estimate)
@@ -74,7 +71,7 @@ def journal(
 ) -> JournalReport:
     """What recovery would find in a crash journal (``recover``), or its counts (``stats``);
     the journal is opened read-only."""
-    from ..conversation._recovery import inspect_journal
+    from ..conversation import inspect_journal
 
     choice(action, JOURNAL_ACTIONS, "action")
     path = confine(root, db, what="db") if root is not None else db
@@ -186,7 +183,7 @@ def replay(
             ),
             RunOptions(executor, size, ship, progress, no_worker_timeout, root),
         )
-    from ..conversation._replay import replay_report
+    from ..conversation import replay_report
 
     whole_number(preserve_recent, "preserve_recent")
     one = files[0]
@@ -239,7 +236,7 @@ def calibrate(
     """Fit the ratio of provider-reported input tokens to ``counter``'s count over the calls of
     ``model`` in recorded sessions; ``save`` stores it so ``counter=model`` uses it. ``list``
     shows the stored calibrations; ``forget`` removes one model's."""
-    from ..conversation._calibrate import calibrate as fit
+    from ..conversation import calibrate as fit
 
     if list or forget:
         if files:

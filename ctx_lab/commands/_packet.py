@@ -123,8 +123,16 @@ def packet(
     ``compare="ctx-0.8"`` returns the comparison of both profiles instead of a packet.
     """
     from ..examples import EXAMPLE_DIR, EXAMPLE_NOW
-    from ..packet import PROFILES, RELEVANCE_RULES, ProfileComparison, assembler_for, load_context
-    from ..packet._assemble import packet_counter, resolve_budget, with_counter
+    from ..packet import (
+        PROFILES,
+        RELEVANCE_RULES,
+        ProfileComparison,
+        assembler_for,
+        load_context,
+        packet_counter,
+        resolve_budget,
+        with_counter,
+    )
 
     if example and directory:
         raise UsageError("give either DIR or --example, not both")

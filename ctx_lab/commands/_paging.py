@@ -34,7 +34,7 @@ PathArg = str | os.PathLike[str]
 
 
 def _is_http(uri: str) -> bool:
-    from ..read._fetch import is_http  # loaded with the command, not with `ctx-lab --help`
+    from ..read import is_http  # loaded with the command, not with `ctx-lab --help`
 
     return is_http(uri)
 

@@ -23,11 +23,11 @@ from .._version import __version__
 from ..display import RichResult
 from ..errors import ParserExit, PathOutsideRoot, UsageError
 from ._param import Spec, argparse_text, specs
+from ._results import result_classes
 
 __all__ = [
     "Command",
     "Invocation",
-    "McpTool",
     "Outcome",
     "add_declared",
     "build_parser",
@@ -35,8 +35,6 @@ __all__ = [
     "commands",
     "default_of",
     "invoke",
-    "mcp_tools",
-    "result_classes",
 ]
 
 
@@ -216,26 +214,6 @@ class Command:
         """The result classes the function's return annotation names (its declaration)."""
         return result_classes(self.function)
 
-    def output_schema(self) -> dict[str, Any]:
-        """The JSON Schema of the result's payload (an MCP tool's output schema): the
-        ``schemas/<kind>.json`` of each result class the function may return."""
-        from ..schemas import load_schema
-
-        kinds = sorted({cls.payload_kind for cls in self.result_classes()})
-        if not kinds:
-            raise TypeError(f"{self.name}: the return annotation names no result class")
-        found = [load_schema(kind) for kind in kinds]
-        return found[0] if len(found) == 1 else {"type": "object", "anyOf": found}
-
-    def annotations(self) -> dict[str, bool]:
-        """The MCP tool annotations (``readOnlyHint`` …), from the declaration."""
-        return {
-            "readOnlyHint": self.read_only,
-            "destructiveHint": False,
-            "idempotentHint": self.idempotent,
-            "openWorldHint": self.open_world,
-        }
-
     def input_schema(self, surface: str = "mcp") -> dict[str, Any]:
         """The JSON Schema of a call's arguments on ``surface`` (an MCP tool's input schema),
         from the declaration; where an agent may choose Markdown or JSON, ``format`` too."""
@@ -316,62 +294,6 @@ def add_declared(parser: argparse.ArgumentParser, function: Callable[..., Any]) 
 _ADAPTER_FLAGS = frozenset({"command", "format", "output"})
 
 
-class McpTool(typing.NamedTuple):
-    """One MCP tool as its command declares it."""
-
-    description: str
-    input_schema: dict[str, Any]
-    output_schema: dict[str, Any]
-    annotations: dict[str, bool]
-
-
-def mcp_tools() -> dict[str, McpTool]:
-    """The MCP tools, by tool name: each served command's description for agents, input and
-    output schemas and annotations, derived from its declaration."""
-    return {
-        cmd.tool_name("mcp"): McpTool(
-            cmd.agent_help or cmd.help,
-            cmd.input_schema("mcp"),
-            cmd.output_schema(),
-            cmd.annotations(),
-        )
-        for cmd in _COMMANDS.values()
-        if "mcp" in cmd.surfaces
-    }
-
-
-def _checking_names(function: Callable[..., Any]) -> dict[str, Any]:
-    """The names ``function``'s module imports only for type checking (``if TYPE_CHECKING:``),
-    imported now: what its string annotations refer to."""
-    import ast
-    import importlib
-    import importlib.util
-
-    module = sys.modules[function.__module__]
-    names: dict[str, Any] = {}
-    for node in ast.walk(ast.parse(inspect.getsource(module))):
-        if not (isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"):
-            continue
-        for found in node.body:
-            if isinstance(found, ast.ImportFrom):
-                target = "." * found.level + (found.module or "")
-                imported = importlib.import_module(
-                    importlib.util.resolve_name(target, module.__package__)
-                )
-                for alias in found.names:
-                    names[alias.asname or alias.name] = getattr(imported, alias.name)
-    return names
-
-
-def result_classes(function: Callable[..., Any]) -> tuple[type[RichResult], ...]:
-    """The :class:`RichResult` classes ``function``'s return annotation names (a union names
-    several)."""
-    namespace = {**vars(sys.modules[function.__module__]), **_checking_names(function)}
-    hint = typing.get_type_hints(function, globalns=namespace)["return"]
-    named = typing.get_args(hint) or (hint,)
-    return tuple(c for c in named if isinstance(c, type) and issubclass(c, RichResult))
-
-
 def default_of(function: Callable[..., Any], name: str) -> Any:
     """The default of ``function``'s parameter ``name`` (for help texts)."""
     return inspect.signature(function).parameters[name].default
@@ -403,54 +325,14 @@ def commands() -> dict[str, Command]:
     return dict(_COMMANDS)
 
 
-# how `ctx-lab --help` groups the commands, in this order; the servers are adapters of their own
-GROUPS = (
-    ("context", "where a project's .context/ is, and whether ctx-lab works here"),
-    ("tokens", "counting tokens, and models' limits"),
-    ("packets", "budgeted context packets and their ledgers"),
-    ("reading", "paging and reading large files, web pages and PDFs"),
-    ("prompts", "building and compressing prompts"),
-    ("sessions", "conversations, recorded sessions and what fills each request"),
-    ("corpus", "many projects or sessions at once"),
-)
-# within a group: the everyday command first
-ORDER = ("context", "doctor", "tokens", "counters", "models", "packet", "entries", "read", "page",
-         "budget", "build", "compress", "anatomy", "replay", "calibrate", "history", "journal",
-         "sweep")  # fmt: skip
-SERVERS = (
-    ("mcp serve", "serve the tools to agents over MCP (ctx-lab mcp serve --help)"),
-    ("capture", "record an agent's model calls through a proxy (ctx-lab capture --help)"),
-)
-
-
-def _overview(prog: str) -> str:
-    """The grouped list of commands ``--help`` ends with."""
-    lines = ["commands:"]
-    width = max((len(n) for n in _COMMANDS), default=8) + 2
-    for group, about in GROUPS:
-        members = [c for c in _COMMANDS.values() if c.group == group and "cli" in c.surfaces]
-        members.sort(key=lambda c: ORDER.index(c.name) if c.name in ORDER else len(ORDER))
-        if not members:
-            continue
-        lines.append(f"\n  {about}:")
-        lines += [f"    {c.name.ljust(width)}{c.help}" for c in members]
-    others = [c for c in _COMMANDS.values() if c.group not in dict(GROUPS) and "cli" in c.surfaces]
-    if others:
-        lines.append("\n  other:")
-        lines += [f"    {c.name.ljust(width)}{c.help}" for c in others]
-    if prog == "ctx-lab":
-        lines.append("\n  servers:")
-        lines += [f"    {name.ljust(width)}{about}" for name, about in SERVERS]
-    lines.append(f"\n{prog} COMMAND --help shows a command's flags, defaults and examples.")
-    return "\n".join(lines)
-
-
 def build_parser(prog: str = "ctx-lab") -> argparse.ArgumentParser:
     """The one argument parser behind ``ctx-lab <cmd>`` and ``%ctx <cmd>``."""
+    from ._overview import overview  # it lists the commands registered here
+
     parser = _Parser(
         prog=prog,
         description="ctx-lab: LLM context-window management — tokens, models, packets, paging.",
-        epilog=_overview(prog),
+        epilog=overview(prog),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"ctx-lab {__version__}")

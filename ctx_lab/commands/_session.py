@@ -51,9 +51,7 @@ def local_reader(
     """A reader confined to ``root`` with the per-user cursor key and the on-disk document
     cache, so cursors survive the process and a continuation does not extract again (a cursor
     continues only into the same text: its id carries the text's hash)."""
-    from ..read import Reader
-    from ..read._cursor import user_cursor_secret
-    from ..read._disk_cache import DiskDocumentCache
+    from ..read import DiskDocumentCache, Reader, user_cursor_secret
 
     return Reader(
         [resolve_root(root)],

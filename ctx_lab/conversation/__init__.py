@@ -3,7 +3,16 @@ context — and the crash-safe journals of the same design."""
 
 from ._calibrate import calibrate
 from ._history import FullHistory, HistoryEntry, Summary
-from ._journal import ActiveJournal, Complete, Errored, Incomplete, JournalStats, StreamJournal
+from ._journal import (
+    ActiveJournal,
+    Complete,
+    Errored,
+    Incomplete,
+    JournalStats,
+    StreamJournal,
+    connect,
+    connect_readonly,
+)
 from ._manager import (
     SUMMARY_PREFIX,
     ContextManager,
@@ -20,7 +29,14 @@ from ._messages import Message
 from ._recovery import JournalReport, RecoveryReport, inspect_journal, recover_into, stream_into
 from ._replay import REPLAY_COLUMNS, ReplayReport, plot_replay, replay, replay_report
 from ._report import HistoryReport, history_report
-from ._simulate import SIMULATION_COLUMNS, plot_usage, simulate, step_clock
+from ._simulate import (
+    SIMULATION_COLUMNS,
+    describe_adaptation,
+    plot_usage,
+    simulate,
+    step_clock,
+    summarize_now,
+)
 from ._summarizers import (
     AnthropicSummarizer,
     ChatCompletionsSummarizer,
@@ -71,6 +87,9 @@ __all__ = [
     "Usage",
     "UsageStatus",
     "calibrate",
+    "connect",
+    "connect_readonly",
+    "describe_adaptation",
     "history_report",
     "inspect_journal",
     "load_transcript",
@@ -82,4 +101,5 @@ __all__ = [
     "simulate",
     "step_clock",
     "stream_into",
+    "summarize_now",
 ]

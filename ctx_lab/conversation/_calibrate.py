@@ -17,8 +17,7 @@ from typing import Any
 from ..clock import utc_now
 from ..errors import CalibrationError, CtxLabError, InputFileError, TranscriptError, UsageError
 from ..files import read_bytes
-from ..tokens import MIN_CALLS, MODEL_COUNTER, Calibration, get_counter
-from ..tokens._calibration import model_extends, model_family
+from ..tokens import MIN_CALLS, MODEL_COUNTER, Calibration, get_counter, model_extends, model_family
 from ..validate import whole_number
 from ._manager import ContextManager
 from .transcripts import Transcript, images_cost, load_transcript

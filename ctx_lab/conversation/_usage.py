@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from ..display import RichResult, escape
 from ..severity import SEVERITIES, Severity, severity
 from ..severity import SEVERITY_COLORS as _COLORS
+from ..wire import derived, wire
 
 __all__ = ["SEVERITY_COLORS", "ContextUsage", "compact_number"]
 
@@ -27,10 +27,12 @@ def compact_number(value: int) -> str:
 class ContextUsage(RichResult):
     """Tokens in the working context against the budget, and how many summaries are in it."""
 
-    used_tokens: int
-    budget_tokens: int
-    summarized_segments: int = 0
-    input_price_per_mtok: float | None = None
+    used_tokens: int = field(metadata=wire(minimum=0))
+    budget_tokens: int = field(metadata=wire(minimum=0))
+    summarized_segments: int = field(default=0, metadata=wire(minimum=0))
+    input_price_per_mtok: float | None = field(
+        default=None, metadata=wire("USD per million input tokens, when known", minimum=0)
+    )
     model: str | None = None
 
     payload_kind = "usage"
@@ -76,20 +78,32 @@ class ContextUsage(RichResult):
             return None
         return round(self.used_tokens * self.input_price_per_mtok / 1_000_000, 6)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Counts, percentage, severity, the compact text and the cost estimate."""
-        return {
-            "used_tokens": self.used_tokens,
-            "budget_tokens": self.budget_tokens,
-            "summarized_segments": self.summarized_segments,
-            "percentage": round(self.percentage(), 2),
-            "severity": self.level(),
-            "compact": self.format_compact(),
-            "described": self.describe(),
-            "model": self.model,
-            "input_price_per_mtok": self.input_price_per_mtok,
-            "estimated_cost_usd": self.estimated_cost(),
-        }
+    # the derived values of the JSON form (ctx_lab.wire), after the fields
+    @derived({"type": "number"}, name="percentage")
+    def _percentage_shown(self) -> float:
+        return round(self.percentage(), 2)
+
+    @derived(
+        {"type": "string", "enum": list(SEVERITIES)},
+        "how full the meter is (ctx_lab.severity): renderers only read this",
+        name="severity",
+    )
+    def _level(self) -> Severity:
+        return self.level()
+
+    @derived({"type": "string"}, name="compact")
+    def _compact(self) -> str:
+        return self.format_compact()
+
+    @derived(
+        {"type": "string"}, "the compact form with its [nS] marker spelled out", name="described"
+    )
+    def _described(self) -> str:
+        return self.describe()
+
+    @derived({"type": ["number", "null"]}, name="estimated_cost_usd")
+    def _cost(self) -> float | None:
+        return self.estimated_cost()
 
     def to_text(self) -> str:
         """The usage in words, plus the cost when known."""

@@ -136,8 +136,7 @@ class CtxLabMCP:
 
     def context_files(self) -> dict[str, Path]:
         """The ``.context/`` files by resource URI (none when the root has no ``.context/``)."""
-        from ..packet import find_context
-        from ..packet._context import context_files
+        from ..packet import context_files, find_context
 
         if find_context(self.root, root=self.root).directory != ".":
             return {}

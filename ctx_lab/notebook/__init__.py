@@ -8,10 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["BudgetExplorer", "ConversationSimulator", "PagerWidget", "ReaderWidget"]
+__all__ = [
+    "BudgetExplorer",
+    "ConversationSimulator",
+    "PagerWidget",
+    "ReaderWidget",
+    "load_ipython_extension",
+]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "load_ipython_extension":  # %load_ext ctx_lab: the %ctx magic
+        from ._magics import load_ipython_extension
+
+        return load_ipython_extension
     if name == "BudgetExplorer":
         from ._explorer import BudgetExplorer
 

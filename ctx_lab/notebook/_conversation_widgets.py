@@ -8,10 +8,15 @@ from datetime import datetime
 
 import ipywidgets as widgets
 
-from ..conversation._manager import ContextManager
-from ..conversation._messages import Message
-from ..conversation._simulate import describe_adaptation, step_clock, summarize_now
-from ..conversation._summarizers import ExtractiveSummarizer, Summarizer
+from ..conversation import (
+    ContextManager,
+    ExtractiveSummarizer,
+    Message,
+    Summarizer,
+    describe_adaptation,
+    step_clock,
+    summarize_now,
+)
 from ..display import escape
 from ..errors import ContextBuildError
 from ..models import BUILTIN_MODELS

@@ -18,15 +18,16 @@ import ipywidgets as widgets
 from ..clock import utc_now
 from ..display import escape, plain_title, warnings_html
 from ..models import BUILTIN_MODELS
-from ..packet._assemble import (
+from ..packet import (
     PROFILES,
     RELEVANCE_RULES,
+    Packet,
     PacketAssembler,
+    ProjectContext,
+    load_context,
     packet_counter,
     with_counter,
 )
-from ..packet._context import ProjectContext, load_context
-from ..packet._packet import Packet
 from ..tokens import available_counters
 from ._html import widget_html
 

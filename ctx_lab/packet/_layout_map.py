@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from ..wire import to_wire, wire
 
 __all__ = ["CTX_LAYOUT", "LayoutFile", "LayoutReport", "ctx_layout_files"]
 
@@ -20,12 +22,12 @@ CTX_LAYOUT = "ctx (.context/)"
 class LayoutFile:
     """One file of the project's memory and what it was read as."""
 
-    file: str  # relative to the project
-    read_as: str  # "tier 4 decisions: 9 entries", "not read (…)", …
+    file: str = field(metadata=wire("relative to the project"))
+    read_as: str = field(metadata=wire("the tier it feeds (with counts), or not read and why"))
 
     def to_dict(self) -> dict[str, str]:
         """``{"file", "read_as"}``."""
-        return {"file": self.file, "read_as": self.read_as}
+        return to_wire(self)
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,11 @@ files that changes whenever one of them does (the sidebar polls it)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from ..display import RichResult
 from ..files import confine, resolve_root
+from ..wire import wire
 from ._agents import AGENT_LAYOUTS, agent_memory
 from ._folder import context_files, label_of
 from ._layout_map import CTX_LAYOUT, LayoutFile
@@ -24,33 +23,23 @@ class ContextLocation(RichResult):
     signature of its files that changes whenever one of them changes (the sidebar polls it)."""
 
     found: bool
-    directory: str | None
+    directory: str | None = field(metadata=wire("the project's directory", key="dir"))
     signature: str
-    layout: str = ""  # which memory layout was found: ctx's .context/, or other agents'
-    files: tuple[LayoutFile, ...] = ()  # each file and what it is read as (``ctx-lab context``)
+    layout: str = field(
+        default="",
+        metadata=wire(
+            "which memory layout was found: ctx (.context/), or other agents' (Kiro steering, "
+            "Cursor rules, Cline memory bank, instruction and rules files)"
+        ),
+    )
+    files: tuple[LayoutFile, ...] = field(
+        default=(),
+        metadata=wire(
+            "each file of the memory found and what a packet reads it as (tier, or not read)"
+        ),
+    )
 
     payload_kind = "context"
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"found", "dir", "signature", "layout", "files"}``."""
-        return {
-            "found": self.found,
-            "dir": self.directory,
-            "signature": self.signature,
-            "layout": self.layout,
-            "files": [f.to_dict() for f in self.files],
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ContextLocation:
-        """The inverse of :meth:`to_dict`."""
-        return cls(
-            bool(data["found"]),
-            data.get("dir"),
-            str(data.get("signature", "")),
-            str(data.get("layout", "")),
-            tuple(LayoutFile(str(f["file"]), str(f["read_as"])) for f in data.get("files", ())),
-        )
 
     def to_text(self) -> str:
         """The directory (and, for other agents' memory, its layout), then each file and what it

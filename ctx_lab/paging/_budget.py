@@ -10,8 +10,9 @@ from typing import Any
 from ..display import RichResult, html_table, meter_html
 from ..errors import CtxLabError, UsageError
 from ..limits import DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS
-from ..severity import Severity, severity, worst
+from ..severity import SEVERITIES, Severity, severity, worst
 from ..validate import whole_number
+from ..wire import derived, from_wire, wire
 
 __all__ = ["PagingBudget", "budget_html", "format_budget"]
 
@@ -20,13 +21,21 @@ __all__ = ["PagingBudget", "budget_html", "format_budget"]
 class PagingBudget(RichResult):
     """A per-task paging quota and what has been used of it."""
 
-    max_pages: int = DEFAULT_MAX_PAGES
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    pages_used: int = 0
-    tokens_used: int = 0
-    budget_id: str | None = field(default=None, compare=False)
+    max_pages: int = field(default=DEFAULT_MAX_PAGES, metadata=wire(minimum=0))
+    max_tokens: int = field(default=DEFAULT_MAX_TOKENS, metadata=wire(minimum=0))
+    pages_used: int = field(default=0, metadata=wire(minimum=0))
+    tokens_used: int = field(default=0, metadata=wire(minimum=0))
+    budget_id: str | None = field(
+        default=None,
+        compare=False,
+        metadata=wire("the quota's id on a server (pass it back to spend from it)", omit_none=True),
+    )
     lock: threading.RLock = field(
-        default_factory=threading.RLock, init=False, repr=False, compare=False
+        default_factory=threading.RLock,
+        init=False,
+        repr=False,
+        compare=False,
+        metadata=wire(exclude=True),
     )
 
     payload_kind = "budget"
@@ -60,41 +69,37 @@ class PagingBudget(RichResult):
             max(self.max_tokens - self.tokens_used, 0),
         )
 
+    @derived({"type": "integer", "minimum": 0})
+    def pages_remaining(self) -> int:
+        """Pages still available (never negative)."""
+        return self.remaining()[0]
+
+    @derived({"type": "integer", "minimum": 0})
+    def tokens_remaining(self) -> int:
+        """Tokens still available (never negative)."""
+        return self.remaining()[1]
+
+    @derived(
+        {"type": "string", "enum": list(SEVERITIES)},
+        "how full the meter is (ctx_lab.severity): renderers only read this",
+    )
     def severity(self) -> Severity:
         """How full the quota is: the worse of pages and tokens (:func:`ctx_lab.severity`)."""
         return worst(
             severity(self.pages_used, self.max_pages), severity(self.tokens_used, self.max_tokens)
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """Limits, use, what remains and the meter's severity."""
-        pages, tokens = self.remaining()
-        return {
-            "max_pages": self.max_pages,
-            "max_tokens": self.max_tokens,
-            "pages_used": self.pages_used,
-            "tokens_used": self.tokens_used,
-            "pages_remaining": pages,
-            "tokens_remaining": tokens,
-            "severity": self.severity(),
-            **({"budget_id": self.budget_id} if self.budget_id is not None else {}),
-        }
-
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PagingBudget:
         """Restore a budget saved with :meth:`to_dict` (remaining counts are derived)."""
         if not isinstance(data, Mapping):
             raise CtxLabError(f"not a paging budget: expected an object, got {type(data).__name__}")
+        # the declaration's decoding, with its refusals said as a paging budget's
+        for required in ("max_pages", "max_tokens"):
+            if required not in data:
+                raise CtxLabError(f"not a paging budget: {required!r} is missing")
         try:
-            return cls(
-                data["max_pages"],
-                data["max_tokens"],
-                data.get("pages_used", 0),
-                data.get("tokens_used", 0),
-                data.get("budget_id"),
-            )
-        except KeyError as exc:
-            raise CtxLabError(f"not a paging budget: {exc} is missing") from None
+            return from_wire(cls, data)
         except UsageError as exc:  # Infinity, 1e999, "10", -1 …
             raise CtxLabError(f"not a paging budget: {exc}") from None
 

@@ -25,7 +25,15 @@ _DESCRIPTION = (
 )
 
 
-def _responses() -> dict[str, Any]:
+def _payload_schema(command: Any) -> dict[str, Any]:
+    """The 200 body: the schema of each payload kind the command's function returns (the
+    files in ``ctx_lab/schemas/``, JSON Schema 2020-12, OpenAPI 3.1's own dialect)."""
+    kinds = sorted({cls.payload_kind for cls in command.result_classes()})
+    refs = [{"$ref": f"../schemas/{kind}.json"} for kind in kinds]
+    return refs[0] if len(refs) == 1 else {"oneOf": refs}
+
+
+def _responses(command: Any) -> dict[str, Any]:
     statuses = sorted({status for _, status in HTTP_STATUS})
     described = {
         400: "bad parameters",
@@ -38,7 +46,7 @@ def _responses() -> dict[str, Any]:
     found: dict[str, Any] = {
         "200": {
             "description": "the payload",
-            "content": {"application/json": {"schema": {"type": "object"}}},
+            "content": {"application/json": {"schema": _payload_schema(command)}},
         }
     }
     for status in sorted({403, *statuses}):
@@ -47,7 +55,7 @@ def _responses() -> dict[str, Any]:
 
 
 def openapi() -> dict[str, Any]:
-    """The OpenAPI 3.0 document of every REST route."""
+    """The OpenAPI 3.1 document of every REST route."""
     paths: dict[str, Any] = {}
     for name, command in commands().items():
         if "rest" not in command.surfaces:
@@ -71,10 +79,10 @@ def openapi() -> dict[str, Any]:
         operation["operationId"] = name
         if parameters:
             operation["parameters"] = parameters
-        operation["responses"] = _responses()
+        operation["responses"] = _responses(command)
         paths[f"/ctx-lab/api/{name}"] = {"get": operation}
     return {
-        "openapi": "3.0.3",
+        "openapi": "3.1.0",
         "info": {"title": "ctx_lab server extension", "version": "1", "description": _DESCRIPTION},
         "paths": paths,
     }

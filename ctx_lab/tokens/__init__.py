@@ -38,6 +38,8 @@ from ._calibration import (
     forget_calibration,
     list_calibrations,
     load_calibrations,
+    model_extends,
+    model_family,
     save_calibration,
 )
 from ._counters import (
@@ -135,6 +137,8 @@ __all__ = [
     "image_tokens",
     "list_calibrations",
     "load_calibrations",
+    "model_extends",
+    "model_family",
     "pdf_tokens",
     "portable_name",
     "read_text_file",

@@ -278,22 +278,6 @@ class CounterInfo:
     available: bool
     reason: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        """``{"name", "exact", "available", "reason"}``."""
-        return {
-            "name": self.name,
-            "exact": self.exact,
-            "available": self.available,
-            "reason": self.reason,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CounterInfo:
-        """The inverse of :meth:`to_dict`."""
-        return cls(
-            data["name"], bool(data["exact"]), bool(data["available"]), data.get("reason", "")
-        )
-
 
 def counter_info() -> list[CounterInfo]:
     """Every counter with whether it is exact and whether it works here (and why not)."""

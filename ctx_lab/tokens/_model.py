@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CalibrationError, CounterUnavailableError, UsageError
-from ..models._registry import tokenizer_for
+from ..models import tokenizer_for
 from ._calibration import find_calibration
 from ._lookup import get_counter
 

@@ -183,15 +183,6 @@ class CounterList(RichResult):
 
     payload_kind = "counters"
 
-    def to_dict(self) -> dict[str, Any]:
-        """``{"counters": [{"name", "exact", "available", "reason"}, …]}``."""
-        return {"counters": [c.to_dict() for c in self.counters]}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> CounterList:
-        """The inverse of :meth:`to_dict`."""
-        return cls(tuple(CounterInfo.from_dict(c) for c in data.get("counters", ())))
-
     def _rows(self) -> list[list[object]]:
         return [
             [c.name, "exact" if c.exact else "estimate", "yes" if c.available else "no", c.reason]

@@ -205,11 +205,11 @@ export type BudgetPayload = {
   max_tokens: number;
   pages_used: number;
   tokens_used: number;
+  budget_id?: string;
   pages_remaining: number;
   tokens_remaining: number;
-  version: 1;
   severity: "ok" | "warn" | "bad";
-  budget_id?: string;
+  version: 1;
 };
 
 /** application/vnd.ctx-lab.build+json (version 1) */
@@ -291,7 +291,6 @@ export type CalibrationsPayload = {
 
 /** application/vnd.ctx-lab.compress+json (version 1) */
 export type CompressPayload = {
-  version: 1;
   path: string;
   requested: string;
   policy: string;
@@ -300,19 +299,20 @@ export type CompressPayload = {
   text: string;
   counter: string;
   note: string;
+  version: 1;
 };
 
 /** application/vnd.ctx-lab.context+json (version 1) */
 export type ContextPayload = {
-  version: 1;
   found: boolean;
   dir: string | null;
   signature: string;
-  layout?: string;
-  files?: {
+  layout: string;
+  files: {
     file: string;
     read_as: string;
   }[];
+  version: 1;
 };
 
 /** application/vnd.ctx-lab.corpus+json (version 1) */
@@ -354,27 +354,27 @@ export type CorpusPayload = {
 
 /** application/vnd.ctx-lab.counters+json (version 1) */
 export type CountersPayload = {
-  version: 1;
   counters: {
     name: string;
     exact: boolean;
     available: boolean;
     reason: string;
   }[];
+  version: 1;
 };
 
 /** application/vnd.ctx-lab.doctor+json (version 1) */
 export type DoctorPayload = {
-  version: 1;
-  ctx_lab_version: string;
-  python: string;
-  ok: boolean;
   checks: {
     name: string;
     ok: boolean;
     detail: string;
     fix: string;
   }[];
+  ok: boolean;
+  ctx_lab_version: string;
+  python: string;
+  version: 1;
 };
 
 /** application/vnd.ctx-lab.entries+json (version 1) */
@@ -763,14 +763,14 @@ export type UsagePayload = {
   used_tokens: number;
   budget_tokens: number;
   summarized_segments: number;
+  input_price_per_mtok: number | null;
+  model: string | null;
   percentage: number;
   severity: "ok" | "warn" | "bad";
   compact: string;
-  described?: string;
-  model: string | null;
+  described: string;
   estimated_cost_usd: number | null;
   version: 1;
-  input_price_per_mtok?: number | null;
 };
 
 export type AnyPayload = AnatomyPayload | AnatomySessionPayload | BudgetPayload | BuildPayload | CalibrationPayload | CalibrationsPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;

@@ -18,7 +18,7 @@ from . import _generic as generic
 from . import _go as go
 from . import _javascript as javascript
 from . import _rust as rust
-from ._common import Rules, Skeleton
+from ._common import Rules, Skeleton, collection_paused
 from ._python import _python_treesitter, python_code_skeleton, python_skeleton
 from ._treesitter import walk
 
@@ -27,6 +27,7 @@ __all__ = [
     "Rules",
     "Skeleton",
     "code_skeleton",
+    "collection_paused",
     "extra_grammar",
     "python_code_skeleton",
     "python_skeleton",

@@ -1,0 +1,145 @@
+"""The payload codec (:mod:`ctx_lab.wire`): a result class is the one declaration of its JSON —
+``to_dict``, ``from_dict``, the JSON Schema, the lab's TypeScript type and an MCP tool's output
+schema all follow from it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+import pytest
+
+from ctx_lab.commands import Command, Param, mcp_tools
+from ctx_lab.commands._param import ALL
+from ctx_lab.commands._registry import _COMMANDS
+from ctx_lab.display import RichResult
+from ctx_lab.server._payloads import payload_schemas
+from ctx_lab.server._typescript import render_typescript
+from ctx_lab.wire import derived, from_wire, json_schema, to_wire, wire
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str
+    size: int = field(default=0, metadata=wire("bytes", minimum=0))
+
+
+@dataclass(frozen=True)
+class Shape:
+    parts: tuple[Part, ...] = ()
+    counts: dict[str, int] = field(default_factory=dict)
+    mode: Literal["a", "b"] = "a"
+    note: str | None = field(default=None, metadata=wire(omit_none=True))
+    path: str = field(default="", metadata=wire(key="dir"))
+
+    @derived({"type": "integer"}, "the parts' sizes")
+    def total(self) -> int:
+        return sum(p.size for p in self.parts)
+
+
+def test_fields_nested_objects_and_derived_values_round_trip() -> None:
+    shape = Shape((Part("x", 3), Part("y")), {"k": 1}, "b", None, "/p")
+    data = to_wire(shape)
+    assert data == {
+        "parts": [{"name": "x", "size": 3}, {"name": "y", "size": 0}],
+        "counts": {"k": 1},
+        "mode": "b",
+        "dir": "/p",
+        "total": 3,
+    }
+    assert from_wire(Shape, data) == shape  # tuples and nested objects come back
+    assert from_wire(Shape, {"note": "n"}) == Shape(note="n")  # missing: the defaults
+
+
+def test_the_schema_follows_the_declaration() -> None:
+    schema = json_schema(Shape)
+    properties = schema["properties"]
+    assert properties["parts"]["items"]["properties"]["size"] == {
+        "type": "integer",
+        "minimum": 0,
+        "description": "bytes",
+    }
+    assert properties["mode"] == {"enum": ["a", "b"]}
+    assert properties["note"] == {"type": "string"}  # None is left out, never sent
+    assert properties["total"] == {"type": "integer", "description": "the parts' sizes"}
+    assert "dir" in properties and "path" not in properties
+    assert set(schema["required"]) == {"parts", "counts", "mode", "dir", "total"}
+
+
+@contextmanager
+def served(result_class: type, name: str = "probe_wire") -> Iterator[Command]:
+    """A throw-away command returning ``result_class``, on every surface."""
+
+    def probe(
+        text: Annotated[str, Param("a text", positional=True, metavar="TEXT")],
+    ) -> RichResult:
+        return result_class(text)
+
+    probe.__annotations__["return"] = result_class
+    command = Command(name, "a probe", probe, surfaces=ALL)
+    _COMMANDS[name] = command
+    try:
+        yield command
+    finally:
+        del _COMMANDS[name]
+
+
+def _payload(with_the_new_field: bool) -> type:
+    """The throw-away result class, before and after one field is added to it (one name, as
+    a notebook cell defines a class again)."""
+    if not with_the_new_field:
+
+        @dataclass(frozen=True)
+        class ProbePayload(RichResult):
+            text: str
+            payload_kind = "probe_wire"
+
+            def to_text(self) -> str:
+                return self.text
+
+        return ProbePayload
+
+    @dataclass(frozen=True)
+    class ProbePayload(RichResult):  # type: ignore[no-redef]
+        text: str
+        shouted: bool = field(default=False, metadata=wire("said loudly"))  # the one edit
+        payload_kind = "probe_wire"
+
+        def to_text(self) -> str:
+            return self.text
+
+    return ProbePayload
+
+
+def test_a_new_field_shows_up_everywhere_with_no_other_edit() -> None:
+    """The field added to the class is in to_dict, from_dict, the schema, the TypeScript type
+    and the MCP tool's output schema — nothing else was written for it."""
+    v1 = _payload(False)
+    with served(v1):
+        assert "shouted" not in mcp_tools()["probe_wire"].output_schema["properties"]
+        assert "shouted" not in payload_schemas()["probe_wire"]["properties"]
+    v2 = _payload(True)
+    made = v2("hi", True)
+    assert made.to_dict() == {"text": "hi", "shouted": True}
+    assert v2.from_dict({"text": "hi", "shouted": True, "version": 1}) == made
+    schema = v2.payload_schema()
+    assert schema["properties"]["shouted"] == {"type": "boolean", "description": "said loudly"}
+    assert schema["title"] == "application/vnd.ctx-lab.probe_wire+json (version 1)"
+    with served(v2):
+        assert mcp_tools()["probe_wire"].output_schema == schema
+        assert payload_schemas()["probe_wire"] == schema
+        typescript = render_typescript(payload_schemas())
+        block = typescript.split("export type ProbeWirePayload = {", 1)[1].split("};", 1)[0]
+        assert "shouted: boolean;" in block and "text: string;" in block
+
+
+def test_a_result_without_a_declaration_says_so() -> None:
+    class Bare(RichResult):
+        payload_kind = "bare"
+
+    with pytest.raises(NotImplementedError, match="Bare does not define to_dict"):
+        Bare().to_dict()
+    with pytest.raises(TypeError, match="Bare does not define from_dict"):
+        Bare.from_dict({})
