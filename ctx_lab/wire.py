@@ -47,6 +47,7 @@ __all__ = [
     "derived",
     "from_wire",
     "json_schema",
+    "nullable",
     "resolved_hints",
     "to_wire",
     "wire",
@@ -68,6 +69,7 @@ class Wire:
     omit_none: bool = False
     exclude: bool = False
     key: str | None = None
+    schema: Callable[[], dict[str, Any]] | None = None  # the JSON shape, where the type is vague
 
 
 def wire(
@@ -79,9 +81,12 @@ def wire(
     omit_none: bool = False,
     exclude: bool = False,
     key: str | None = None,
+    schema: Callable[[], dict[str, Any]] | None = None,
 ) -> dict[str, Wire]:
-    """A field's wire metadata: ``field(metadata=wire("tokens used", minimum=0))``."""
-    return {_KEY: Wire(help, minimum, maximum, enum, omit_none, exclude, key)}
+    """A field's wire metadata: ``field(metadata=wire("tokens used", minimum=0))``.
+    ``schema`` gives the field's JSON Schema (called when a schema is made) where its Python
+    type does not say enough (a ``dict`` holding another payload)."""
+    return {_KEY: Wire(help, minimum, maximum, enum, omit_none, exclude, key, schema)}
 
 
 def derived(
@@ -330,8 +335,8 @@ def _schema_of(hint: Any) -> dict[str, Any]:
 
 
 def _field_schema(spec: _Field) -> dict[str, Any]:
-    found = _schema_of(spec.hint)
     meta = spec.wire
+    found = dict(meta.schema()) if meta.schema is not None else _schema_of(spec.hint)
     if meta.omit_none and isinstance(found.get("type"), list):  # None is left out, not sent
         kinds = [k for k in found["type"] if k != "null"]
         found["type"] = kinds[0] if len(kinds) == 1 else kinds
@@ -354,6 +359,11 @@ def _object_schema(cls: type) -> dict[str, Any]:
         properties[name] = schema
         required.append(name)
     return {"type": "object", "properties": properties, "required": required}
+
+
+def nullable(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` or ``null``."""
+    return {"anyOf": [dict(schema), {"type": "null"}]}
 
 
 def json_schema(cls: type, kind: str | None = None, version: int = 1) -> dict[str, Any]:

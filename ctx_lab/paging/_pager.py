@@ -10,13 +10,13 @@ artifacts cost nothing.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..display import RichResult, escape
 from ..errors import BudgetExhausted, InvalidPageRequest
 from ..tokens import CounterLike, TokenCounter, get_counter
+from ..wire import json_schema, nullable, wire
 from ._budget import PagingBudget, budget_html
 from ._lines import LineIndex
 from ._stores import ContentStore
@@ -53,46 +53,37 @@ class PageResult(RichResult):
 
     artifact_id: str
     content: str
-    lines: int
-    tokens: int
-    start_line: int
-    end_line: int
-    total_lines: int
+    lines: int = field(metadata=wire(minimum=0))
+    tokens: int = field(metadata=wire(minimum=0))
+    start_line: int = field(metadata=wire(minimum=0))
+    end_line: int = field(metadata=wire(minimum=0))
+    total_lines: int = field(metadata=wire(minimum=0))
     truncated: bool = False
     next_start_line: int | None = None
-    budget: dict[str, Any] | None = None
+    budget: dict[str, Any] | None = field(
+        default=None,
+        metadata=wire(
+            "the quota after this page", schema=lambda: nullable(json_schema(PagingBudget))
+        ),
+    )
     counter: str = "bytes/4"
-    warnings: tuple[str, ...] = ()
-    budget_id: str | None = None
-    counter_requested: str | None = None
-    exact: bool | None = None
+    warnings: tuple[str, ...] = field(default=(), metadata=wire(exclude=True))
+    budget_id: str | None = field(
+        default=None, metadata=wire("the server's paging budget id", omit_none=True)
+    )
+    counter_requested: str | None = field(
+        default=None,
+        metadata=wire("the counter asked for: a name, or model (the model's own tokenizer)"),
+    )
+    exact: bool | None = field(
+        default=None, metadata=wire("whether counter is a real tokenizer (false: an estimate)")
+    )
 
     payload_kind = "page"
 
-    def to_dict(self) -> dict[str, Any]:
-        """The page JSON, with the budget after this page."""
-        return {
-            "artifact_id": self.artifact_id,
-            "content": self.content,
-            "lines": self.lines,
-            "tokens": self.tokens,
-            "start_line": self.start_line,
-            "end_line": self.end_line,
-            "total_lines": self.total_lines,
-            "truncated": self.truncated,
-            "next_start_line": self.next_start_line,
-            "counter": self.counter,
-            "counter_requested": self.counter_requested or self.counter,
-            "exact": self.exact,
-            "budget": self.budget,
-            **({"budget_id": self.budget_id} if self.budget_id is not None else {}),
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PageResult:
-        """The inverse of :meth:`to_dict`."""
-        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
-        return cls(**fields)
+    def __post_init__(self) -> None:
+        if self.counter_requested is None:  # nothing asked for: the counter that counted
+            object.__setattr__(self, "counter_requested", self.counter)
 
     def to_text(self) -> str:
         """:func:`format_page_result`."""

@@ -7,8 +7,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..display import RichResult, escape
+from ..wire import derived, nullable, wire
 
 __all__ = ["ReadResult"]
+
+_PAGE_INFO = {
+    "type": "object",
+    "properties": {
+        "page_start": {"type": "integer", "minimum": 0},
+        "page_end": {"type": "integer", "minimum": 0},
+        "total_pages": {"type": "integer", "minimum": 0},
+    },
+    "required": ["page_start", "page_end", "total_pages"],
+}
 
 
 @dataclass(frozen=True)
@@ -20,38 +31,41 @@ class ReadResult(RichResult):
     truncated: bool
     next_cursor: str | None
     content_type: str
-    kind: str
-    page_info: dict[str, int] | None = None
+    kind: str = field(metadata=wire(enum=("html", "text", "pdf", "unknown")))
+    page_info: dict[str, int] | None = field(
+        default=None, metadata=wire(schema=lambda: nullable(_PAGE_INFO))
+    )
     cursor_reset: bool = False
     cursor_reason: str | None = None
-    position: dict[str, Any] = field(default_factory=dict)
+    position: dict[str, Any] = field(
+        default_factory=dict,
+        metadata=wire(
+            "unit (pages or chars), start, end, total; for text also chunk and chunks "
+            "(1-based chunk number and count at this chunk size)"
+        ),
+    )
     cache_hit: bool = False
-    max_chars: int | None = None  # the chunk size used
-    max_chars_asked: int | None = None  # what was asked, when it was clamped to the limit
-    note: str | None = None  # what was done instead of what was asked (a page past the end)
-    next_flags: tuple[str, ...] = ()  # flags the next chunk's line repeats (--root, --max-chars)
+    max_chars: int | None = field(default=None, metadata=wire("the chunk size used"))
+    max_chars_asked: int | None = field(
+        default=None,
+        metadata=wire("what was asked, when over the 20,000 limit (then max_chars is the limit)"),
+    )
+    note: str | None = field(
+        default=None,
+        metadata=wire("what was done instead of what was asked (a page past the end: the last)"),
+    )
+    # flags the next chunk's line repeats (--root, --max-chars): what the line is made of
+    next_flags: tuple[str, ...] = field(default=(), metadata=wire(exclude=True))
 
     payload_kind = "read"
 
-    def to_dict(self) -> dict[str, Any]:
-        """The read JSON (the design's response shape plus reset and position details)."""
-        return {
-            "uri": self.uri,
-            "content": self.content,
-            "truncated": self.truncated,
-            "next_cursor": self.next_cursor,
-            "content_type": self.content_type,
-            "kind": self.kind,
-            "page_info": self.page_info,
-            "cursor_reset": self.cursor_reset,
-            "cursor_reason": self.cursor_reason,
-            "position": self.position,
-            "cache_hit": self.cache_hit,
-            "max_chars": self.max_chars,
-            "max_chars_asked": self.max_chars_asked,
-            "note": self.note,
-            "next_line": self.next_line() if self.truncated else None,
-        }
+    @derived(
+        {"type": ["string", "null"]},
+        "the %ctx line that reads the next chunk (null at the end)",
+        name="next_line",
+    )
+    def _next_line_shown(self) -> str | None:
+        return self.next_line() if self.truncated else None
 
     def _where(self) -> str:
         if self.page_info:

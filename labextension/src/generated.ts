@@ -608,7 +608,6 @@ export type PacketPayload = {
 
 /** application/vnd.ctx-lab.page+json (version 1) */
 export type PagePayload = {
-  version: 1;
   artifact_id: string;
   content: string;
   lines: number;
@@ -618,19 +617,21 @@ export type PagePayload = {
   total_lines: number;
   truncated: boolean;
   next_start_line: number | null;
-  counter: string;
   budget: {
     max_pages: number;
     max_tokens: number;
     pages_used: number;
     tokens_used: number;
+    budget_id?: string;
     pages_remaining: number;
     tokens_remaining: number;
-    severity?: "ok" | "warn" | "bad";
+    severity: "ok" | "warn" | "bad";
   } | null;
+  counter: string;
   budget_id?: string;
-  counter_requested?: string | null;
-  exact?: boolean | null;
+  counter_requested: string | null;
+  exact: boolean | null;
+  version: 1;
 };
 
 /** application/vnd.ctx-lab.profiles+json (version 1) */
@@ -653,26 +654,26 @@ export type ProfilesPayload = {
 
 /** application/vnd.ctx-lab.read+json (version 1) */
 export type ReadPayload = {
-  version: 1;
   uri: string;
   content: string;
   truncated: boolean;
   next_cursor: string | null;
   content_type: string;
   kind: "html" | "text" | "pdf" | "unknown";
-  page_info: null | {
+  page_info: {
     page_start: number;
     page_end: number;
     total_pages: number;
-  };
+  } | null;
   cursor_reset: boolean;
   cursor_reason: string | null;
   position: Record<string, unknown>;
   cache_hit: boolean;
-  max_chars?: number | null;
-  max_chars_asked?: number | null;
-  note?: string | null;
-  next_line?: string | null;
+  max_chars: number | null;
+  max_chars_asked: number | null;
+  note: string | null;
+  next_line: string | null;
+  version: 1;
 };
 
 /** application/vnd.ctx-lab.replay+json (version 1) */
