@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._messages import Message
@@ -91,47 +92,67 @@ def _belongs(record: Mapping[str, Any], response_ids: set[str], tool_uses: set[s
     return True
 
 
-def read_claude_code(rows: list[Record]) -> Transcript:
-    """A Claude Code session file as a :class:`Transcript` (see the module docstring)."""
-    skipped: Counter[str] = Counter()
-    unknown = 0
-    nodes: dict[str, tuple[int, Mapping[str, Any]]] = {}
-    order: list[str] = []
+@dataclass
+class _Reading:
+    """What the stages of :func:`read_claude_code` share."""
+
+    nodes: dict[str, tuple[int, Mapping[str, Any]]] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)  # uuids in file order
+    children: dict[str, list[str]] = field(default_factory=dict)
+    skipped: Counter[str] = field(default_factory=Counter)
+    unknown: int = 0
+    sidechain: int = 0
+    sidechain_only: bool = False
+    warnings: list[str] = field(default_factory=list)
+    # what the kept records make
+    messages: list[Message] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    by_response: dict[str, int] = field(default_factory=dict)  # message.id → index into calls
+    compactions: list[int] = field(default_factory=list)
+    summaries: list[int] = field(default_factory=list)
+    thinking: list[tuple[int, str]] = field(default_factory=list)
+    images: int = 0
+
+    def skip(self, kind: Any) -> None:
+        self.skipped[str(kind) if isinstance(kind, str) else "unknown"] += 1
+
+
+def _index_nodes(state: _Reading, rows: list[Record]) -> None:
+    """Every record with a uuid, once, in file order, and each node's children; side-chain
+    lines are left out unless every line is one (a sub-agent's own session)."""
     everything: list[tuple[int, Mapping[str, Any]]] = []
     for number, record in rows:
         if not isinstance(record, Mapping):
-            unknown += 1
+            state.unknown += 1
             continue
         everything.append((number, record))
-    sidechain_only = bool(everything) and all(r.get("isSidechain") for _, r in everything)
-    sidechain = 0
+    state.sidechain_only = bool(everything) and all(r.get("isSidechain") for _, r in everything)
     for number, record in everything:
         uuid = record.get("uuid")
-        kind = record.get("type")
-        if record.get("isSidechain") and not sidechain_only:
-            sidechain += 1
+        if record.get("isSidechain") and not state.sidechain_only:
+            state.sidechain += 1
             continue
         if not isinstance(uuid, str):
-            skipped[str(kind) if isinstance(kind, str) else "unknown"] += 1
+            state.skip(record.get("type"))
             continue
-        if uuid in nodes:  # a line written twice (a resumed session copies its history)
-            skipped["duplicate"] += 1
+        if uuid in state.nodes:  # a line written twice (a resumed session copies its history)
+            state.skipped["duplicate"] += 1
             continue
-        nodes[uuid] = (number, record)
-        order.append(uuid)
-    position = {uuid: i for i, uuid in enumerate(order)}
-    children: dict[str, list[str]] = {}
-    for uuid in order:
-        parent = _parent(nodes[uuid][1])
+        state.nodes[uuid] = (number, record)
+        state.order.append(uuid)
+    for uuid in state.order:
+        parent = _parent(state.nodes[uuid][1])
         if parent is not None:
-            children.setdefault(parent, []).append(uuid)
+            state.children.setdefault(parent, []).append(uuid)
 
-    # the main chain: ancestors of the last message record (bounded: each node once)
-    leaf = next((u for u in reversed(order) if nodes[u][1].get("type") in MESSAGE_KINDS), None)
+
+def _main_chain(state: _Reading) -> list[str]:
+    """The ancestors of the last message record (bounded: each node once)."""
+    nodes, order = state.nodes, state.order
+    position = {uuid: i for i, uuid in enumerate(order)}
+    current = next((u for u in reversed(order) if nodes[u][1].get("type") in MESSAGE_KINDS), None)
     chain: list[str] = []
     seen: set[str] = set()
-    warnings: list[str] = []
-    current = leaf
     while current is not None and current not in seen:
         seen.add(current)
         chain.append(current)
@@ -143,150 +164,176 @@ def read_claude_code(rows: list[Record]) -> Transcript:
                 # compaction ends with the record written just before the boundary
                 parent = order[position[current] - 1]
             else:
-                warnings.append(
+                state.warnings.append(
                     f"line {number}: parent {parent[:12]}… is not in the file (a session "
                     "resumed from another file?): the transcript starts there"
                 )
         current = parent if parent in nodes else None
-    on_chain = set(chain)
+    return chain
 
-    # sibling branches of parallel tool calls, gathered back into their response
+
+def _gather_branches(state: _Reading, chain: list[str]) -> set[str]:
+    """The chain and the sibling branches of parallel tool calls, gathered back into their
+    response (again while a branch's tool calls let another branch's results in)."""
+    on_chain = set(chain)
     response_ids: set[str] = set()
     tool_uses: set[str] = set()
     for uuid in chain:
-        record = nodes[uuid][1]
+        record = state.nodes[uuid][1]
         if record.get("type") == "assistant":
             mid = _message(record).get("id")
             if isinstance(mid, str):
                 response_ids.add(mid)
             tool_uses.update(_tool_ids(record, "tool_use", "id"))
     gathered: set[str] = set()
-    rejected: set[str] = set()
-    for _ in range(4):  # again while a branch's tool calls let another branch's results in
+    for _ in range(4):
         before = len(gathered)
-        rejected = set()
-        stack = [c for u in chain for c in children.get(u, ()) if c not in on_chain]
+        rejected: set[str] = set()
+        stack = [c for u in chain for c in state.children.get(u, ()) if c not in on_chain]
         while stack:
             uuid = stack.pop()
             if uuid in on_chain or uuid in rejected:
                 continue
             if uuid not in gathered:
-                number, record = nodes[uuid]
+                number, record = state.nodes[uuid]
                 with located(number):
                     keep = _belongs(record, response_ids, tool_uses)
                 if not keep:
                     rejected.add(uuid)
                     continue
                 gathered.add(uuid)
-            stack.extend(c for c in children.get(uuid, ()) if c not in gathered)
+            stack.extend(c for c in state.children.get(uuid, ()) if c not in gathered)
         if len(gathered) == before:
             break
-    kept_ids = on_chain | gathered
+    return on_chain | gathered
+
+
+def _count_left_out(state: _Reading, kept_ids: set[str]) -> int:
+    """Records not kept: message lines on other branches (returned), other kinds skipped."""
     abandoned = 0
-    for uuid in order:
+    for uuid in state.order:
         if uuid not in kept_ids:
-            kind = nodes[uuid][1].get("type")
+            kind = state.nodes[uuid][1].get("type")
             if kind in MESSAGE_KINDS:
                 abandoned += 1
             else:
-                skipped[str(kind) if isinstance(kind, str) else "unknown"] += 1
+                state.skip(kind)
+    return abandoned
 
-    kept = sorted((nodes[u] for u in kept_ids), key=lambda pair: pair[0])
-    messages: list[Message] = []
-    calls: list[Call] = []
-    by_response: dict[str, int] = {}  # message.id → index into calls
-    compactions: list[int] = []
-    summaries: list[int] = []
-    thinking: list[tuple[int, str]] = []
-    images = 0
-    for number, record in kept:
-        kind = record.get("type")
-        with located(number):
-            if kind not in MESSAGE_KINDS:
-                if kind == "system" and record.get("subtype") == "compact_boundary":
-                    compactions.append(len(messages))
-                skipped[str(kind) if isinstance(kind, str) else "unknown"] += 1
-                continue
-            if record.get("isApiErrorMessage"):
-                skipped["api-error"] += 1
-                continue
-            message = _message(record)
-            content = message.get("content", "")
-            images += images_in(content)
-            if record.get("isCompactSummary"):  # the summary Claude Code wrote when it compacted
-                summaries.append(len(messages))
-                messages.append(Message.user(text_of(content)))
-                continue
-            before = len(messages)
-            turn, thoughts = anthropic_turn(str(kind), content)
-            messages.extend(turn)
-            if not _is_call(record):
-                if kind == "assistant":
-                    skipped["synthetic"] += 1
-                continue
-            usage_value = message.get("usage")
-            usage = Usage.from_anthropic(usage_value) if isinstance(usage_value, Mapping) else None
-            mid = message.get("id")
-            index = by_response.get(mid) if isinstance(mid, str) else None
-            if index is not None:
-                previous = calls[index]
-                calls[index] = Call(
-                    previous.index,
-                    len(messages),
-                    previous.model,
-                    previous.timestamp,
-                    usage or previous.usage,
-                    previous.prompt,
-                )
-            else:
-                index = len(calls)
-                if isinstance(mid, str):
-                    by_response[mid] = index
-                calls.append(
-                    Call(
-                        index,
-                        len(messages),
-                        text_field(message.get("model"), "message.model") or None,
-                        text_field(record.get("timestamp"), "timestamp") or None,
-                        usage,
-                        before,
-                    )
-                )
-            thinking.extend((index, t) for t in thoughts if t)
-    if sidechain:
-        warnings.append(f"{sidechain} side-chain (sub-agent) lines left out of the main chain")
-    if sidechain_only:
-        warnings.append("every line is a side-chain: read as a sub-agent's own session")
+
+def _add_call(state: _Reading, record: Mapping[str, Any], before: int) -> int:
+    """The call this assistant line belongs to (lines of one ``message.id`` are one call, its
+    usage the last reported), made or extended; its index."""
+    message = _message(record)
+    usage_value = message.get("usage")
+    usage = Usage.from_anthropic(usage_value) if isinstance(usage_value, Mapping) else None
+    mid = message.get("id")
+    index = state.by_response.get(mid) if isinstance(mid, str) else None
+    if index is not None:
+        previous = state.calls[index]
+        state.calls[index] = Call(
+            previous.index,
+            len(state.messages),
+            previous.model,
+            previous.timestamp,
+            usage or previous.usage,
+            previous.prompt,
+        )
+        return index
+    index = len(state.calls)
+    if isinstance(mid, str):
+        state.by_response[mid] = index
+    state.calls.append(
+        Call(
+            index,
+            len(state.messages),
+            text_field(message.get("model"), "message.model") or None,
+            text_field(record.get("timestamp"), "timestamp") or None,
+            usage,
+            before,
+        )
+    )
+    return index
+
+
+def _add_record(state: _Reading, record: Mapping[str, Any]) -> None:
+    """One kept record: its messages, and the call it belongs to."""
+    kind = record.get("type")
+    if kind not in MESSAGE_KINDS:
+        if kind == "system" and record.get("subtype") == "compact_boundary":
+            state.compactions.append(len(state.messages))
+        state.skip(kind)
+        return
+    if record.get("isApiErrorMessage"):
+        state.skipped["api-error"] += 1
+        return
+    content = _message(record).get("content", "")
+    state.images += images_in(content)
+    if record.get("isCompactSummary"):  # the summary Claude Code wrote when it compacted
+        state.summaries.append(len(state.messages))
+        state.messages.append(Message.user(text_of(content)))
+        return
+    before = len(state.messages)
+    turn, thoughts = anthropic_turn(str(kind), content)
+    state.messages.extend(turn)
+    if not _is_call(record):
+        if kind == "assistant":
+            state.skipped["synthetic"] += 1
+        return
+    index = _add_call(state, record, before)
+    state.thinking.extend((index, t) for t in thoughts if t)
+
+
+def _closing_warnings(state: _Reading, abandoned: int) -> None:
+    if state.sidechain:
+        state.warnings.append(
+            f"{state.sidechain} side-chain (sub-agent) lines left out of the main chain"
+        )
+    if state.sidechain_only:
+        state.warnings.append("every line is a side-chain: read as a sub-agent's own session")
     if abandoned:
-        warnings.append(
+        state.warnings.append(
             f"{abandoned} messages on branches that are not the main conversation (an edited "
             "prompt or a retry) left out"
         )
-        skipped["other-branch"] += abandoned
-    unknown += sum(
+        state.skipped["other-branch"] += abandoned
+    state.unknown += sum(
         n
-        for kind, n in skipped.items()
+        for kind, n in state.skipped.items()
         if kind not in KNOWN_KINDS
         and kind not in ("duplicate", "api-error", "synthetic", "other-branch")
     )
-    if unknown:
-        warnings.append(f"{unknown} lines of unknown kinds skipped")
-    if thinking:
-        warnings.append(
-            f"{len(thinking)} thinking blocks kept apart: the API does not send earlier turns' "
-            "thinking again"
+    if state.unknown:
+        state.warnings.append(f"{state.unknown} lines of unknown kinds skipped")
+    if state.thinking:
+        state.warnings.append(
+            f"{len(state.thinking)} thinking blocks kept apart: the API does not send earlier "
+            "turns' thinking again"
         )
+
+
+def read_claude_code(rows: list[Record]) -> Transcript:
+    """A Claude Code session file as a :class:`Transcript` (see the module docstring)."""
+    state = _Reading()
+    _index_nodes(state, rows)
+    chain = _main_chain(state)
+    kept_ids = _gather_branches(state, chain)
+    abandoned = _count_left_out(state, kept_ids)
+    for number, record in sorted((state.nodes[u] for u in kept_ids), key=lambda pair: pair[0]):
+        with located(number):
+            _add_record(state, record)
+    _closing_warnings(state, abandoned)
     return Transcript(
         "claude-code",
-        tuple(messages),
-        tuple(calls),
-        compactions=tuple(compactions),
-        recorded_summaries=tuple(summaries),
-        sidechain_lines=sidechain,
-        unknown_lines=unknown,
-        images=images,
-        warnings=tuple(warnings),
-        skipped=tuple(sorted(skipped.items())),
-        thinking=tuple(thinking),
-        subagent=sidechain_only,
+        tuple(state.messages),
+        tuple(state.calls),
+        compactions=tuple(state.compactions),
+        recorded_summaries=tuple(state.summaries),
+        sidechain_lines=state.sidechain,
+        unknown_lines=state.unknown,
+        images=state.images,
+        warnings=tuple(state.warnings),
+        skipped=tuple(sorted(state.skipped.items())),
+        thinking=tuple(state.thinking),
+        subagent=state.sidechain_only,
     )
