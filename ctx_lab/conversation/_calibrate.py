@@ -10,6 +10,7 @@ import os
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import accumulate
 from typing import Any
@@ -116,95 +117,12 @@ def calibrate(
         s for s in sources if isinstance(s, Transcript)
     ]
     fingerprints = tuple(f for f in (_fingerprint(s) for s in sources) if f is not None)
-    without = [t.source or "<transcript>" for t in loaded if not t.has_usage]
-    if len(without) == len(loaded):
-        raise CalibrationError(
-            f"no recorded usage in {', '.join(without[:3])}"
-            + (f" and {len(without) - 3} more" if len(without) > 3 else "")
-            + ": the provider's token counts are what calibration fits against"
-        )
-    chosen_note = ""
-    if model is None:
-        families = Counter(
-            model_family(c.model) for t in loaded for c in t.calls if c.usage and c.model
-        )
-        ranked = families.most_common()
-        if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
-            raise UsageError(
-                "name the model to calibrate (--model M): the transcripts' calls with usage "
-                f"use {', '.join(sorted(families)) or 'no model'}"
-            )
-        model = ranked[0][0]
-        if len(ranked) > 1:
-            others = ", ".join(f"{name} ({n})" for name, n in ranked[1:])
-            chosen_note = (
-                f"fitted {model}, the model of {ranked[0][1]} of {sum(families.values())} calls "
-                f"with usage; also recorded: {others} — pass --model to fit one of them"
-            )
-    ratios: list[float] = []
-    evidence: list[tuple[float, str]] = []  # (ratio, what) per fitted call
-    pairs: list[tuple[int, int, str]] = []  # (counted, reported, method) per call
-    excluded: Counter[str] = Counter()
-    used_transcripts = 0
-    methods: set[str] = set()
+    _need_usage(loaded)
+    model, chosen_note = _chosen_model(loaded, model)
+    fit = _Fit()
     for transcript in loaded:
-        chosen = method
-        if chosen == "auto":
-            chosen = "growth" if transcript.format == "claude-code" else "ratio"
-        manager = ContextManager(model, counter=base)
-        manager.set_system_prompt(transcript.system or None)
-        manager.set_tools(list(transcript.tools) or None)
-        overhead = manager.overhead_tokens()
-        prefix = [
-            0,
-            *accumulate(manager.count(m) + images_cost(m, model) for m in transcript.messages),
-        ]
-        previous: tuple[int, int, int] | None = None  # (start, counted, reported)
-        found = 0
-        name = transcript.source or "<transcript>"
-        for call in transcript.calls:
-            if call.usage is None:
-                excluded["without usage"] += 1
-                previous = None
-                continue
-            if not model_extends(call.model, model):
-                previous = None
-                continue
-            if call.compacted:
-                excluded["compacted by the provider"] += 1
-                previous = None
-                continue
-            start, end = transcript.sent_range(call)
-            counted = overhead + prefix[end] - prefix[start]
-            reported = call.usage.reported_input
-            if counted <= 0 or reported <= 0:
-                excluded["empty"] += 1
-                continue
-            if (
-                previous is not None
-                and previous[0] == start
-                and reported < SHRINK_LIMIT * previous[2]
-            ):
-                excluded["reported input shrank (cache or server-side change)"] += 1
-                previous = None
-                continue
-            what = f"{name} call {call.index}: counted {counted:,}, reported {reported:,}"
-            if chosen == "ratio":
-                ratios.append(reported / counted)
-                evidence.append((ratios[-1], what))
-                found += 1
-            elif previous is not None and previous[0] == start:
-                grew, grew_reported = counted - previous[1], reported - previous[2]
-                if grew >= MIN_GROWTH_TOKENS and grew_reported > 0:
-                    ratios.append(grew_reported / grew)
-                    evidence.append((ratios[-1], what))
-                    found += 1
-            pairs.append((counted, reported, chosen))
-            previous = (start, counted, reported)
-        if found:
-            used_transcripts += 1
-            methods.add(chosen)
-    if not ratios:
+        _fit_transcript(fit, transcript, model, base, method)
+    if not fit.ratios:
         raise CalibrationError(
             f"no calls of {model} with provider usage to calibrate from"
             + (
@@ -212,50 +130,176 @@ def calibrate(
                 if "growth" in (method, "auto")
                 else ""
             )
-            + (f"; left out: {_reasons(excluded)}" if excluded else "")
+            + (f"; left out: {_reasons(fit.excluded)}" if fit.excluded else "")
         )
-    ratio, low, high = _band(ratios)
-    ratio, low, high = round(ratio, 4), round(low, 4), round(high, 4)
-    hidden = [r - ratio * c for c, r, m in pairs if m == "growth"]
-    overhead_tokens = max(int(statistics.median(hidden)), 0) if hidden else 0
     moment = now() if callable(now) else now or utc_now()
     warnings = [chosen_note] if chosen_note else []
-    if unreadable:
-        shown = "; ".join(f"{name}: {why}" for name, why in list(unreadable.items())[:5])
-        more = f" and {len(unreadable) - 5} more" if len(unreadable) > 5 else ""
-        warnings.append(
-            f"{len(unreadable)} file(s) could not be read and were left out: {shown}{more}"
-        )
-    if len(ratios) < 20:
-        warnings.append(f"only {len(ratios)} calls: the interval is rough")
-    calibration = Calibration(
-        model,
-        base.name,
-        ratio,
-        low,
-        high,
-        len(ratios),
-        used_transcripts,
-        "+".join(sorted(methods)),
-        overhead_tokens,
-        moment.date().isoformat(),
-        None,
-        tuple(warnings),
-        fingerprints,
-        tuple(sorted(excluded.items())),
-    )
+    warnings += _read_warnings(unreadable, len(fit.ratios))
+    calibration = fit.calibration(model, base.name, moment, tuple(warnings), fingerprints)
     reason = calibration.problem(min_calls)
     if reason is not None:
-        extremes = sorted(evidence, key=lambda e: abs(math.log(e[0])), reverse=True)[:3]
+        extremes = sorted(fit.evidence, key=lambda e: abs(math.log(e[0])), reverse=True)[:3]
         raise CalibrationError(
             f"refused: {calibration.describe()}: {reason}"
-            + (f"; left out: {_reasons(excluded)}" if excluded else "")
+            + (f"; left out: {_reasons(fit.excluded)}" if fit.excluded else "")
             + "; the furthest calls: "
             + "; ".join(f"{what} (×{r:.3g})" for r, what in extremes)
         )
     if not save:
         return calibration
     return calibration.save(directory)
+
+
+def _need_usage(loaded: list[Transcript]) -> None:
+    """Calibration fits against the provider's counts: some call must report usage."""
+    without = [t.source or "<transcript>" for t in loaded if not t.has_usage]
+    if len(without) == len(loaded):
+        raise CalibrationError(
+            f"no recorded usage in {', '.join(without[:3])}"
+            + (f" and {len(without) - 3} more" if len(without) > 3 else "")
+            + ": the provider's token counts are what calibration fits against"
+        )
+
+
+def _chosen_model(loaded: list[Transcript], model: str | None) -> tuple[str, str]:
+    """``model``, or the family most calls with usage were made with (and a note naming the
+    others); a tie is a usage error."""
+    if model is not None:
+        return model, ""
+    families = Counter(
+        model_family(c.model) for t in loaded for c in t.calls if c.usage and c.model
+    )
+    ranked = families.most_common()
+    if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+        raise UsageError(
+            "name the model to calibrate (--model M): the transcripts' calls with usage "
+            f"use {', '.join(sorted(families)) or 'no model'}"
+        )
+    chosen = ranked[0][0]
+    if len(ranked) == 1:
+        return chosen, ""
+    others = ", ".join(f"{name} ({n})" for name, n in ranked[1:])
+    return chosen, (
+        f"fitted {chosen}, the model of {ranked[0][1]} of {sum(families.values())} calls "
+        f"with usage; also recorded: {others} — pass --model to fit one of them"
+    )
+
+
+@dataclass
+class _Fit:
+    """What the fitted calls gave, over every transcript."""
+
+    ratios: list[float] = field(default_factory=list)
+    evidence: list[tuple[float, str]] = field(default_factory=list)  # (ratio, what) per call
+    pairs: list[tuple[int, int, str]] = field(default_factory=list)  # (counted, reported, method)
+    excluded: Counter[str] = field(default_factory=Counter)
+    used_transcripts: int = 0
+    methods: set[str] = field(default_factory=set)
+
+    def calibration(
+        self,
+        model: str,
+        base: str,
+        moment: datetime,
+        warnings: tuple[str, ...],
+        fingerprints: tuple[tuple[str, str], ...],
+    ) -> Calibration:
+        """The median ratio with its 90 % interval, and the hidden prefix growth implies."""
+        ratio, low, high = _band(self.ratios)
+        ratio, low, high = round(ratio, 4), round(low, 4), round(high, 4)
+        hidden = [r - ratio * c for c, r, m in self.pairs if m == "growth"]
+        return Calibration(
+            model,
+            base,
+            ratio,
+            low,
+            high,
+            len(self.ratios),
+            self.used_transcripts,
+            "+".join(sorted(self.methods)),
+            max(int(statistics.median(hidden)), 0) if hidden else 0,
+            moment.date().isoformat(),
+            None,
+            warnings,
+            fingerprints,
+            tuple(sorted(self.excluded.items())),
+        )
+
+
+def _fit_transcript(fit: _Fit, transcript: Transcript, model: str, base: Any, method: str) -> None:
+    """Each call of ``model`` with usage: its ratio (``ratio``), or its growth's (``growth``)."""
+    chosen = method
+    if chosen == "auto":
+        chosen = "growth" if transcript.format == "claude-code" else "ratio"
+    manager = ContextManager(model, counter=base)
+    manager.set_system_prompt(transcript.system or None)
+    manager.set_tools(list(transcript.tools) or None)
+    overhead = manager.overhead_tokens()
+    prefix = [
+        0,
+        *accumulate(manager.count(m) + images_cost(m, model) for m in transcript.messages),
+    ]
+    previous: tuple[int, int, int] | None = None  # (start, counted, reported)
+    found = 0
+    name = transcript.source or "<transcript>"
+    for call in transcript.calls:
+        reason = _left_out(call, model)
+        if reason is not None:
+            if reason:
+                fit.excluded[reason] += 1
+            previous = None
+            continue
+        assert call.usage is not None
+        start, end = transcript.sent_range(call)
+        counted = overhead + prefix[end] - prefix[start]
+        reported = call.usage.reported_input
+        if counted <= 0 or reported <= 0:
+            fit.excluded["empty"] += 1
+            continue
+        if previous is not None and previous[0] == start and reported < SHRINK_LIMIT * previous[2]:
+            fit.excluded["reported input shrank (cache or server-side change)"] += 1
+            previous = None
+            continue
+        what = f"{name} call {call.index}: counted {counted:,}, reported {reported:,}"
+        if chosen == "ratio":
+            fit.ratios.append(reported / counted)
+            fit.evidence.append((fit.ratios[-1], what))
+            found += 1
+        elif previous is not None and previous[0] == start:
+            grew, grew_reported = counted - previous[1], reported - previous[2]
+            if grew >= MIN_GROWTH_TOKENS and grew_reported > 0:
+                fit.ratios.append(grew_reported / grew)
+                fit.evidence.append((fit.ratios[-1], what))
+                found += 1
+        fit.pairs.append((counted, reported, chosen))
+        previous = (start, counted, reported)
+    if found:
+        fit.used_transcripts += 1
+        fit.methods.add(chosen)
+
+
+def _left_out(call: Any, model: str) -> str | None:
+    """Why a call is not fitted (``""``: another model's, not counted), or None."""
+    if call.usage is None:
+        return "without usage"
+    if not model_extends(call.model, model):
+        return ""
+    if call.compacted:
+        return "compacted by the provider"
+    return None
+
+
+def _read_warnings(unreadable: dict[str, str], fitted: int) -> list[str]:
+    found = []
+    if unreadable:
+        shown = "; ".join(f"{name}: {why}" for name, why in list(unreadable.items())[:5])
+        more = f" and {len(unreadable) - 5} more" if len(unreadable) > 5 else ""
+        found.append(
+            f"{len(unreadable)} file(s) could not be read and were left out: {shown}{more}"
+        )
+    if fitted < 20:
+        found.append(f"only {fitted} calls: the interval is rough")
+    return found
 
 
 def _reasons(excluded: Counter[str]) -> str:
