@@ -19,7 +19,7 @@ input price. Output is the count of the recorded answer's text with the replay's
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Any
 
@@ -73,155 +73,212 @@ def _replay_model(
     manager.set_system_prompt(transcript.system or None)
     manager.set_tools(list(transcript.tools) or None)
     manager.set_output_limit(output_limit)
-    summarize = summarizer or ExtractiveSummarizer(manager.counter)
-    overhead = manager.overhead_tokens()
-    message_budget, effective_budget = manager.message_budget(), manager.effective_budget()
-    prices = manager.limits.prices
-    cache_read = prices.cache_read_per_mtok if prices and caching else None
-    write_price = prices.cache_write_per_mtok if prices else None
-    input_price = prices.input_per_mtok if prices else None
-    skip = set(transcript.recorded_summaries)
-    compactions = set(transcript.compaction_calls())
-    counts = [manager.count(m) + images_cost(m, model) for m in transcript.messages]
-    prefix = [0, *accumulate(counts)]
-    rows: list[dict[str, Any]] = []
-    pushed = 0
-    history = overhead
-    previous_context: int | None = None
-    # The last exact selection, reused while only appends happened that cannot change it:
-    # (state, context, history then, pushed then). See _still_holds.
-    known: tuple[str, int, int, int] | None = None
-    use_at: dict[str, int] = {}  # tool call id → message position
-    # where summarized history ends: a result for a call after it closes a tool unit that no
-    # summary can cut, so it changes nothing a selection decided
-    summarized_end = 0
-    made_count = 0  # summaries the replay made (a recorded compaction's is not one)
-    for call in transcript.calls:
+    run = _ModelReplay(transcript, model, manager, summarizer, caching)
+    return [run.call(call) for call in transcript.calls]
+
+
+@dataclass
+class _Selected:
+    """Where one call's context stands before it is sent."""
+
+    state: str
+    context: int
+    budget: int
+    excess: int | None = None
+    events: list[str] = field(default_factory=list)
+    summarized: int = 0  # tokens of history summarized for this call
+
+
+class _ModelReplay:
+    """One model's replay of a transcript, call by call: push what each call was sent, select
+    the working context (or reuse the last selection while only appends happened that cannot
+    change it), summarize when the model's budget asks for it, and price the call."""
+
+    def __init__(
+        self,
+        transcript: Transcript,
+        model: str,
+        manager: ContextManager,
+        summarizer: Summarizer | None,
+        caching: bool,
+    ) -> None:
+        self.transcript, self.model, self.manager = transcript, model, manager
+        self.summarize = summarizer or ExtractiveSummarizer(manager.counter)
+        self.overhead = manager.overhead_tokens()
+        self.message_budget = manager.message_budget()
+        self.effective_budget = manager.effective_budget()
+        self.prices = manager.limits.prices
+        self.cache_read = self.prices.cache_read_per_mtok if self.prices and caching else None
+        self.skip = set(transcript.recorded_summaries)
+        self.compactions = set(transcript.compaction_calls())
+        self.counts = [manager.count(m) + images_cost(m, model) for m in transcript.messages]
+        self.prefix = [0, *accumulate(self.counts)]
+        self.pushed = 0
+        self.history = self.overhead
+        self.previous_context: int | None = None
+        # The last exact selection, reused while only appends happened that cannot change it:
+        # (state, context, history then, pushed then). See _still_holds.
+        self.known: tuple[str, int, int, int] | None = None
+        self.use_at: dict[str, int] = {}  # tool call id → message position
+        # where summarized history ends: a result for a call after it closes a tool unit that
+        # no summary can cut, so it changes nothing a selection decided
+        self.summarized_end = 0
+        self.made_count = 0  # summaries the replay made (a recorded compaction's is not one)
+
+    def call(self, call: Any) -> dict[str, Any]:
+        """The row of one call."""
+        invalidated = self._push_until(call.sent_end)
+        selected = self._select(invalidated)
+        if selected.state == "needs_summarization":
+            self._summarize(selected)
+        row = self._row(call, selected)
+        self.previous_context = selected.context
+        return row
+
+    def _push_until(self, end: int) -> bool:
+        """Push the messages up to ``end``; whether the last selection no longer holds."""
         invalidated = False
-        while pushed < call.sent_end:
-            if pushed in skip:
+        manager, known = self.manager, self.known
+        while self.pushed < end:
+            at = self.pushed
+            message = self.transcript.messages[at]
+            if at in self.skip:
                 # the agent compacted here: its summary stands for everything before it
-                if _install_recorded_summary(manager, transcript.messages[pushed]):
-                    known, invalidated = None, True
-                    summarized_end = len(manager.history)
+                if _install_recorded_summary(manager, message):
+                    self.known = known = None
+                    invalidated = True
+                    self.summarized_end = len(manager.history)
             else:
-                message = transcript.messages[pushed]
-                manager.push_message(message, counts[pushed])
-                history += counts[pushed]
+                manager.push_message(message, self.counts[at])
+                self.history += self.counts[at]
                 if message.role == "tool_use" and message.call_id:
-                    use_at[message.call_id] = pushed
+                    self.use_at[message.call_id] = at
                 elif known is not None and (
                     (message.role == "user" and known[0] == "recent_too_large")
                     or (
                         message.role == "tool_result"
-                        and use_at.get(message.call_id or "", pushed)
-                        < min(known[3], summarized_end)
+                        and self.use_at.get(message.call_id or "", at)
+                        < min(known[3], self.summarized_end)
                     )
                 ):
                     # a new user turn shrinks the span always kept; a result for an older call
                     # changes which summaries cut a tool unit: select again
                     invalidated = True
-            pushed += 1
-        events: list[str] = []
-        summarized = 0
-        excess: int | None = None
-        if not manager.history.summaries and history - overhead <= message_budget:
+            self.pushed += 1
+        return invalidated
+
+    def _select(self, invalidated: bool) -> _Selected:
+        manager, known, history = self.manager, self.known, self.history
+        if not manager.history.summaries and history - self.overhead <= self.message_budget:
             # everything fits and nothing was summarized: the context is the whole history
-            state, context, budget = "ready", history, effective_budget
-        elif (
-            known is not None and not invalidated and _still_holds(known, history, effective_budget)
+            return _Selected("ready", history, self.effective_budget)
+        if (
+            known is not None
+            and not invalidated
+            and _still_holds(known, history, self.effective_budget)
         ):
-            state, context, budget = known[0], known[1] + history - known[2], effective_budget
-            if state == "recent_too_large":
-                events.append("the recent messages alone exceed the budget")
+            chosen = _Selected(known[0], known[1] + history - known[2], self.effective_budget)
         else:
             status = manager.usage_status()
-            state = status.state
             excess = getattr(status.needed, "excess_tokens", None) if status.needed else None
-            context, budget = status.usage.used_tokens, status.usage.budget_tokens
-            known = None
-            if state == "recent_too_large" or (
-                state == "ready" and status.usage.summarized_segments == _active_summaries(manager)
+            chosen = _Selected(
+                status.state, status.usage.used_tokens, status.usage.budget_tokens, excess
+            )
+            self.known = None
+            if chosen.state == "recent_too_large" or (
+                chosen.state == "ready"
+                and status.usage.summarized_segments == _active_summaries(manager)
             ):
-                known = (state, context, history, pushed)
-            if state == "recent_too_large":
-                events.append("the recent messages alone exceed the budget")
-        if state == "needs_summarization":
-            before = len(manager.history.summaries)
-            try:
-                manager.summarize_pending(summarize)
-            except CtxLabError as exc:
-                events.append(f"cannot fit: {exc}")
-            made = manager.history.summaries[before:]
-            made_count += len(made)
-            summarized_end = max([summarized_end, *(s.end for s in made)])
-            summarized = sum(s.original_tokens for s in made)
-            if made:
-                events.append(
-                    "; ".join(
-                        f"summarized {s.start}–{s.end - 1} ({s.original_tokens} → "
-                        f"{s.token_count} tokens)"
-                        for s in made
-                    )
+                self.known = (chosen.state, chosen.context, history, self.pushed)
+        if chosen.state == "recent_too_large":
+            chosen.events.append("the recent messages alone exceed the budget")
+        return chosen
+
+    def _summarize(self, selected: _Selected) -> None:
+        manager = self.manager
+        before = len(manager.history.summaries)
+        try:
+            manager.summarize_pending(self.summarize)
+        except CtxLabError as exc:
+            selected.events.append(f"cannot fit: {exc}")
+        made = manager.history.summaries[before:]
+        self.made_count += len(made)
+        self.summarized_end = max([self.summarized_end, *(s.end for s in made)])
+        selected.summarized = sum(s.original_tokens for s in made)
+        if made:
+            selected.events.append(
+                "; ".join(
+                    f"summarized {s.start}–{s.end - 1} ({s.original_tokens} → "
+                    f"{s.token_count} tokens)"
+                    for s in made
                 )
-            after = manager.usage_status()
-            context = after.usage.used_tokens
-            shown = after.usage.summarized_segments
-            if after.state == "ready" and shown == _active_summaries(manager):
-                known = ("ready", context, history, pushed)
-        if cache_read is None or previous_context is None:
+            )
+        after = manager.usage_status()
+        selected.context = after.usage.used_tokens
+        if after.state == "ready" and after.usage.summarized_segments == _active_summaries(manager):
+            self.known = ("ready", selected.context, self.history, self.pushed)
+
+    def _costs(self, call: Any, selected: _Selected) -> dict[str, Any]:
+        """What the call sent new and from the cache, what it answered, and their prices."""
+        context, prices, cache_read = selected.context, self.prices, self.cache_read
+        if cache_read is None or self.previous_context is None:
             cached = 0
-        elif summarized:
-            cached = min(overhead, context)
+        elif selected.summarized:
+            cached = min(self.overhead, context)
         else:
-            cached = min(previous_context, context)
+            cached = min(self.previous_context, context)
         new = context - cached
         answer = [
-            transcript.messages[i] for i in range(call.sent_end, call.context) if i not in skip
+            self.transcript.messages[i]
+            for i in range(call.sent_end, call.context)
+            if i not in self.skip
         ]
-        output = sum(manager.counter.count(m.counted_as()[1]) for m in answer)
+        output = sum(self.manager.counter.count(m.counted_as()[1]) for m in answer)
+        write_price = prices.cache_write_per_mtok if prices else None
+        input_price = prices.input_per_mtok if prices else None
         input_cost = _usd(
             new, write_price if cache_read is not None and write_price else input_price
         )
         cached_cost = _usd(cached, input_price if cache_read is None else cache_read)
         output_cost = _usd(output, prices.output_per_mtok if prices else None)
-        start, end = transcript.sent_range(call)
-        counted = overhead + prefix[end] - prefix[start]
+        return {
+            "cached_tokens": cached,
+            "new_tokens": new,
+            "output_tokens": output,
+            "input_cost_usd": input_cost,
+            "cached_cost_usd": cached_cost,
+            "output_cost_usd": output_cost,
+            "cost_usd": _sum(input_cost, cached_cost, output_cost),
+        }
+
+    def _row(self, call: Any, selected: _Selected) -> dict[str, Any]:
+        start, end = self.transcript.sent_range(call)
         reported = call.usage
-        rows.append(
-            {
-                "call": call.index,
-                "model": model,
-                "recorded_model": call.model,
-                "timestamp": call.timestamp,
-                "messages": pushed,
-                "history_tokens": history,
-                "context_tokens": context,
-                "budget": budget,
-                "headroom": budget - context,
-                "over_budget": context > budget,
-                "needed_summarization": state != "ready",
-                "excess_tokens": excess,
-                "summarized_tokens": summarized,
-                "summaries": len(manager.history.summaries),
-                "summaries_made": made_count,
-                "recorded_compaction": call.index in compactions,
-                "cached_tokens": cached,
-                "new_tokens": new,
-                "output_tokens": output,
-                "input_cost_usd": input_cost,
-                "cached_cost_usd": cached_cost,
-                "output_cost_usd": output_cost,
-                "cost_usd": _sum(input_cost, cached_cost, output_cost),
-                "reported_input": reported.reported_input if reported else None,
-                "reported_cached": reported.cache_read_input_tokens if reported else None,
-                "reported_output": reported.output_tokens if reported else None,
-                "counted_input": counted,
-                "event": "; ".join(events),
-            }
-        )
-        previous_context = context
-    return rows
+        context, budget = selected.context, selected.budget
+        return {
+            "call": call.index,
+            "model": self.model,
+            "recorded_model": call.model,
+            "timestamp": call.timestamp,
+            "messages": self.pushed,
+            "history_tokens": self.history,
+            "context_tokens": context,
+            "budget": budget,
+            "headroom": budget - context,
+            "over_budget": context > budget,
+            "needed_summarization": selected.state != "ready",
+            "excess_tokens": selected.excess,
+            "summarized_tokens": selected.summarized,
+            "summaries": len(self.manager.history.summaries),
+            "summaries_made": self.made_count,
+            "recorded_compaction": call.index in self.compactions,
+            **self._costs(call, selected),
+            "reported_input": reported.reported_input if reported else None,
+            "reported_cached": reported.cache_read_input_tokens if reported else None,
+            "reported_output": reported.output_tokens if reported else None,
+            "counted_input": self.overhead + self.prefix[end] - self.prefix[start],
+            "event": "; ".join(selected.events),
+        }
 
 
 RECORDED = "the recorded compaction"  # the author of a summary the agent itself wrote
