@@ -171,13 +171,13 @@ def test_replay_pauses_the_collector_only_while_it_runs(coding, monkeypatch) -> 
     module = importlib.import_module("ctx_lab.conversation._replay")  # paused by ctx_lab.collector
 
     seen: list[bool] = []
-    real = module._replay_model
+    real = module.replay_model
 
     def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
         seen.append(gc.isenabled())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(module, "_replay_model", spy)
+    monkeypatch.setattr(module, "replay_model", spy)
     assert gc.isenabled()
     replay_report(coding, ["gpt-4o", "gpt-4.1"])
     assert seen == [False, False] and gc.isenabled()
@@ -187,7 +187,7 @@ def test_replay_pauses_the_collector_only_while_it_runs(coding, monkeypatch) -> 
         assert not gc.isenabled()
     finally:
         gc.enable()
-    monkeypatch.setattr(module, "_replay_model", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(module, "replay_model", lambda *a, **k: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         replay_report(coding, ["gpt-4o"])
     assert gc.isenabled()
@@ -385,7 +385,7 @@ def test_reused_selections_agree_with_selecting_at_every_call(model, monkeypatch
     answers a call after the summarized history); selecting afresh at every call gives the
     same context, state and summaries on every call."""
     from bench.workloads import agent_session
-    from ctx_lab.conversation import _replay
+    from ctx_lab.conversation import _replay_model as _replay
 
     session = agent_session(400, result_words=(50, 400))
     fast = replay_report(session, [model], counter="bytes/4").rows

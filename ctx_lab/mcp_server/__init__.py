@@ -6,7 +6,8 @@
 """
 
 from ._calllog import CALL_LOG_COLUMNS, CallLog, call_log_messages, load_call_log
-from ._server import CONTEXT_URI, PACKET_URI, TOOLS, CtxLabMCP, build_server, serve
+from ._handlers import build_server
+from ._server import CONTEXT_URI, PACKET_URI, TOOLS, CtxLabMCP, serve
 
 __all__ = [
     "CALL_LOG_COLUMNS",

@@ -7,16 +7,14 @@ Each connection gets its own paging budget. The ``ctx-lab://packet`` resource an
 resource per ``.context/`` file are watched: when the files change, clients that listen
 (``subscriptions/listen``) or subscribed (``resources/subscribe``, older clients) are told.
 
-Why one module over ~400 lines: the MCP adapter's transport, resources, subscriptions and HTTP
-security (hosts, origins, bearer token) are one server's; its tools are the commands'.
+The requests' handlers are in :mod:`._handlers`; this module keeps the server's state, its
+HTTP security (hosts, origins, bearer token) and its transports.
 """
 
 from __future__ import annotations
 
-import json
 import threading
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -25,10 +23,8 @@ from typing import Any
 from cachetools import LRUCache
 
 from .. import commands
-from .._version import __version__
-from ..display import error_payload
-from ..errors import CtxLabError, UsageError
-from ..files import hide_root, resolve_root
+from ..errors import UsageError
+from ..files import resolve_root
 from ..paging import BudgetTable
 from ._calllog import CallLog
 
@@ -79,8 +75,8 @@ class CtxLabMCP:
     watch_interval: float = 2.0
     now: Callable[[], datetime] | None = None
     _count: int = 0
-    # subscribers of the handshake protocol (resources/subscribe), by connection
-    _legacy: LRUCache[int, tuple[Any, set[str]]] = field(default_factory=lambda: LRUCache(1024))
+    # resources/subscribe (older clients): connection → (its session, the URIs it follows)
+    subscribers: LRUCache[int, tuple[Any, set[str]]] = field(default_factory=lambda: LRUCache(1024))
     _signature: dict[str, tuple[int, int]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -179,233 +175,6 @@ class CtxLabMCP:
         return changed, now.keys() != before.keys()
 
 
-MAX_LISTENERS = 256  # subscriptions/listen streams open at once, all connections together
-
-
-def _listed_only(handler: Any, state: CtxLabMCP, invalid: int) -> Any:
-    """``subscriptions/listen`` for listed resources only, at most MAX_SUBSCRIPTIONS a stream:
-    a client cannot park megabytes of invented URIs in the server."""
-
-    async def listen(ctx: Any, params: Any) -> Any:
-        from mcp.shared.exceptions import MCPError
-
-        wanted = list(getattr(params.notifications, "resource_subscriptions", None) or ())
-        if wanted:
-            if len(wanted) > MAX_SUBSCRIPTIONS:
-                raise MCPError(
-                    code=invalid,
-                    message=f"a listen stream may name at most {MAX_SUBSCRIPTIONS} resources",
-                )
-            import anyio
-
-            listed = {PACKET_URI, *await anyio.to_thread.run_sync(state.context_files)}
-            unknown = [uri for uri in wanted if str(uri) not in listed]
-            if unknown:
-                raise MCPError(
-                    code=invalid, message=f"no resource {str(unknown[0])[:200]!r} to listen to"
-                )
-        return await handler(ctx, params)
-
-    return listen
-
-
-def _connection_of(ctx: Any) -> Any:
-    """The SDK connection a request arrived on (the session object is per request; its
-    connection outlives it on stateful transports). The SDK 2.3 exposes it only privately."""
-    return getattr(ctx.session, "_connection", None) or ctx.session
-
-
-def _hidden(text: str, structured: dict[str, Any] | None, root: Path) -> tuple[str, Any]:
-    """What a client gets back, with the server's root written relative to itself."""
-    if structured is not None:
-        structured = json.loads(hide_root(json.dumps(structured, ensure_ascii=False), root))
-    return hide_root(text, root), structured
-
-
-def _payload(outcome: commands.Outcome) -> tuple[str, dict[str, Any]]:
-    """The text an agent reads (a packet or build as Markdown unless it asked for JSON) and
-    the structured content of a tool's result."""
-    data = outcome.result.payload()  # what the tool's output schema describes
-    if outcome.format == "json":
-        return json.dumps(data, ensure_ascii=False), data
-    return outcome.result.render(outcome.format), data
-
-
-def build_server(state: CtxLabMCP) -> Any:
-    """The MCP SDK's low-level server around ``state``."""
-    import anyio
-    import mcp_types as types
-    from mcp.server import Server
-    from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
-    from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
-
-    bus = InMemorySubscriptionBus()
-
-    async def notify(changed: set[str], listed: bool) -> None:
-        for uri in sorted(changed):
-            await bus.publish(ResourceUpdated(uri=uri))
-        if listed:
-            await bus.publish(ResourcesListChanged())
-        for key, (session, uris) in list(state._legacy.items()):
-            try:
-                for uri in sorted(changed & uris):
-                    await session.send_resource_updated(uri)
-            except Exception:  # a client that went away stops being told
-                state._legacy.pop(key, None)
-
-    async def check() -> None:
-        changed, listed = await anyio.to_thread.run_sync(state.changes)
-        if changed or listed:
-            await notify(changed, listed)
-
-    @asynccontextmanager
-    async def lifespan(_: Any) -> AsyncIterator[dict[str, Any]]:
-        async with anyio.create_task_group() as group:
-
-            async def watch() -> None:
-                while True:
-                    await anyio.sleep(state.watch_interval)
-                    await check()
-
-            if state.watch_interval > 0:
-                group.start_soon(watch)
-            yield {}
-            group.cancel_scope.cancel()
-
-    async def list_tools(ctx: Any, params: Any) -> Any:
-        return types.ListToolsResult(
-            tools=[
-                types.Tool(
-                    name=name,
-                    description=tool.description,
-                    input_schema=tool.input_schema,
-                    output_schema=tool.output_schema,
-                    annotations=types.ToolAnnotations(
-                        read_only_hint=tool.annotations["readOnlyHint"],
-                        destructive_hint=tool.annotations["destructiveHint"],
-                        idempotent_hint=tool.annotations["idempotentHint"],
-                        open_world_hint=tool.annotations["openWorldHint"],
-                    ),
-                )
-                for name, tool in TOOLS.items()
-            ]
-        )
-
-    async def call_tool(ctx: Any, params: Any) -> Any:
-        # a connection's scratch state persists across its requests (SDK: Connection.state)
-        scratch = getattr(_connection_of(ctx), "state", {})
-        connection = state.connection(scratch)
-        arguments = dict(params.arguments or {})
-        structured: dict[str, Any] | None
-        try:
-            outcome = await anyio.to_thread.run_sync(
-                lambda: state.call(params.name, arguments, connection)
-            )
-            text, structured = _payload(outcome)
-            is_error = False
-        except Exception as exc:  # never a crashed server: the agent reads what went wrong
-            payload = error_payload(exc, state.root)  # the same payload REST sends
-            text, structured = f"{payload['type']}: {payload['message']}", {"error": payload}
-            is_error = True
-        else:
-            text, structured = _hidden(text, structured, state.root)
-        if state.log is not None:
-            log = state.log
-            await anyio.to_thread.run_sync(
-                lambda: log.record(connection.number, params.name, arguments, text, is_error)
-            )
-        await check()
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)],
-            structured_content=structured,
-            is_error=is_error,
-        )
-
-    async def list_resources(ctx: Any, params: Any) -> Any:
-        files = await anyio.to_thread.run_sync(state.context_files)
-        resources = [
-            types.Resource(
-                uri=PACKET_URI,
-                name="packet",
-                description="The project's context packet at the server's budget",
-                mime_type="text/markdown",
-            )
-        ]
-        resources += [
-            types.Resource(uri=uri, name=uri.removeprefix(CONTEXT_URI), mime_type="text/markdown")
-            for uri in files
-        ]
-        return types.ListResourcesResult(resources=resources)
-
-    async def read_resource(ctx: Any, params: Any) -> Any:
-        uri = str(params.uri)
-        try:
-            text, mime = await anyio.to_thread.run_sync(lambda: state.read_resource(uri))
-        except CtxLabError as exc:
-            from mcp.shared.exceptions import MCPError
-
-            payload = error_payload(exc, state.root)
-            raise MCPError(
-                code=types.INVALID_PARAMS, message=f"{payload['type']}: {payload['message']}"
-            ) from None
-        return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=uri, text=text, mime_type=mime)]
-        )
-
-    async def subscribe(ctx: Any, params: Any) -> Any:
-        from mcp.shared.exceptions import MCPError
-
-        uri = str(params.uri)
-        listed = uri == PACKET_URI or uri in await anyio.to_thread.run_sync(state.context_files)
-        if not listed:
-            raise MCPError(
-                code=types.INVALID_PARAMS, message=f"no resource {uri[:200]!r} to subscribe to"
-            )
-        key = id(_connection_of(ctx))
-        if key not in state._legacy:
-            state._legacy[key] = (ctx.session, set())
-        uris = state._legacy[key][1]
-        if uri not in uris and len(uris) >= MAX_SUBSCRIPTIONS:
-            raise MCPError(
-                code=types.INVALID_PARAMS,
-                message=f"a connection may subscribe to at most {MAX_SUBSCRIPTIONS} resources",
-            )
-        uris.add(uri)
-        return types.EmptyResult()
-
-    async def unsubscribe(ctx: Any, params: Any) -> Any:
-        found = state._legacy.get(id(_connection_of(ctx)))
-        if found is not None:
-            found[1].discard(str(params.uri))
-        return types.EmptyResult()
-
-    def input_schema(name: str) -> Mapping[str, Any] | None:
-        found = TOOLS.get(name)
-        return None if found is None else found.input_schema
-
-    return Server(
-        "ctx-lab",
-        version=__version__,
-        instructions=(
-            "ctx-lab: read large files, web pages and PDFs in chunks (read: call again with "
-            "next_cursor until truncated is false), page stored artifacts under a quota (page, "
-            "budget), get the project's budgeted context packet (packet, or the "
-            "ctx-lab://packet resource), build a prompt that fits (build), count tokens."
-        ),
-        lifespan=lifespan,
-        get_tool_input_schema=input_schema,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_read_resource=read_resource,
-        on_subscribe_resource=subscribe,
-        on_unsubscribe_resource=unsubscribe,
-        on_subscriptions_listen=_listed_only(
-            ListenHandler(bus, max_subscriptions=MAX_LISTENERS), state, types.INVALID_PARAMS
-        ),
-    )
-
-
 TOKEN_ENV = "CTX_LAB_MCP_TOKEN"
 
 
@@ -497,6 +266,8 @@ def http_app(
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
+    from ._handlers import build_server
+
     app = build_server(state).streamable_http_app(host=host, transport_security=security)
     return BearerToken(app, token) if token else app
 
@@ -516,6 +287,8 @@ def serve(
 
     if transport == "stdio":
         from mcp.server.stdio import stdio_server
+
+        from ._handlers import build_server
 
         server = build_server(state)
 
