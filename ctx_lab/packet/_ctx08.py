@@ -309,192 +309,234 @@ def assemble_ctx08(
     """Assemble ``ctx``'s packet as ctx 0.8.1 does (``ctx-parity.md``). ``display_dir`` is the
     directory string printed — and counted — in the read order (default: the absolute
     ``.context/`` path); ``now`` dates the packet and the entries' ages in the local time zone."""
-    now = now or utc_now()
-    shown = default_display_dir(ctx) if display_dir is None else display_dir.rstrip("/")
-    texts = ctx.texts
-    generated = (now if now.tzinfo else now.astimezone()).astimezone(UTC)
-    native: dict[str, Any] = {
-        "generated": generated.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "budget": budget,
-        "tokens_used": 0,
-        "read_order": None,
-        "constitution": [],
-        "tasks": None,
-        "conventions": None,
-        "decisions": None,
-        "learnings": None,
-        "summaries": None,
-        "instruction": INSTRUCTION,
-    }
-    fates: dict[tuple[str, int], _Fate] = {}
-    read_order = [
-        f"{shown}/{name}"
-        for name in READ_ORDER
-        if f".context/{name}" in texts and not is_effectively_empty(texts[f".context/{name}"])
-    ]
-    native["read_order"] = read_order or None
+    run = _Ctx08Run(ctx, budget, now or utc_now(), display_dir)
+    run.tier1()
+    if run.remaining > 0:
+        run.tasks_and_conventions()
+    if run.remaining > 0:
+        run.decisions_and_learnings()
+    return run.packet(budget_source)
 
-    def priced(items: list[_Item]) -> list[_Item]:
-        return [replace(i, tokens=estimate(i.text)) for i in items]
 
-    rules = priced(_constitution(texts.get(".context/CONSTITUTION.md", "")))
-    native["constitution"] = [r.text for r in rules]
-    for r in rules:
-        fates[(r.source, r.line)] = _Fate("full", "tier-1", "tier 1: always included")
-    tier1 = sum(estimate(p) for p in read_order) + sum(r.tokens for r in rules)
-    tier1 += estimate(INSTRUCTION)
-    remaining = budget - tier1
-    tasks = priced(_tasks(texts.get(".context/TASKS.md", "")))
-    conventions = priced(_conventions(texts.get(".context/CONVENTIONS.md", "")))
-    decisions = priced(
-        _entries(texts.get(".context/DECISIONS.md", ""), "decisions", "DECISIONS.md")
-    )
-    learnings = priced(
-        _entries(texts.get(".context/LEARNINGS.md", ""), "learnings", "LEARNINGS.md")
-    )
-    scores: dict[tuple[str, int], tuple[int | None, float, float, list[str], float]] = {}
-    keywords: list[str] = []
-    used_sections = 0
-    summaries: list[_Item] = []
-    full: dict[str, list[_Item]] = {"decisions": [], "learnings": []}
+_Scores = dict[tuple[str, int], tuple[int | None, float, float, list[str], float]]
 
-    def exhausted(items: list[_Item]) -> None:
-        for item in items:
-            fates.setdefault(
+
+class _Ctx08Run:
+    """One ctx 0.8.1 assembly, stage by stage as ctx runs them: tier 1 (read order,
+    constitution, instruction), tasks then conventions under their caps, decisions and
+    learnings scored and filled to 80 % of their shares, then the packet and its ledger."""
+
+    def __init__(
+        self, ctx: ProjectContext, budget: int, now: datetime, display_dir: str | None
+    ) -> None:
+        self.ctx, self.budget, self.now = ctx, budget, now
+        self.shown = default_display_dir(ctx) if display_dir is None else display_dir.rstrip("/")
+        texts = ctx.texts
+        generated = (now if now.tzinfo else now.astimezone()).astimezone(UTC)
+        self.native: dict[str, Any] = {
+            "generated": generated.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "budget": budget,
+            "tokens_used": 0,
+            "read_order": None,
+            "constitution": [],
+            "tasks": None,
+            "conventions": None,
+            "decisions": None,
+            "learnings": None,
+            "summaries": None,
+            "instruction": INSTRUCTION,
+        }
+        self.fates: dict[tuple[str, int], _Fate] = {}
+        self.read_order = [
+            f"{self.shown}/{name}"
+            for name in READ_ORDER
+            if f".context/{name}" in texts and not is_effectively_empty(texts[f".context/{name}"])
+        ]
+        self.native["read_order"] = self.read_order or None
+
+        def priced(items: list[_Item]) -> list[_Item]:
+            return [replace(i, tokens=estimate(i.text)) for i in items]
+
+        self.rules = priced(_constitution(texts.get(".context/CONSTITUTION.md", "")))
+        self.tasks = priced(_tasks(texts.get(".context/TASKS.md", "")))
+        self.conventions = priced(_conventions(texts.get(".context/CONVENTIONS.md", "")))
+        self.decisions = priced(
+            _entries(texts.get(".context/DECISIONS.md", ""), "decisions", "DECISIONS.md")
+        )
+        self.learnings = priced(
+            _entries(texts.get(".context/LEARNINGS.md", ""), "learnings", "LEARNINGS.md")
+        )
+        self.scores: _Scores = {}
+        self.keywords: list[str] = []
+        self.used_sections = 0
+        self.summaries: list[_Item] = []
+        self.full: dict[str, list[_Item]] = {"decisions": [], "learnings": []}
+        self.allocation: list[AllocationRow] = []
+        self.tier1_tokens = 0
+        self.remaining = budget
+
+    def tier1(self) -> None:
+        """Read order, constitution and instruction: always in."""
+        self.native["constitution"] = [r.text for r in self.rules]
+        for r in self.rules:
+            self.fates[(r.source, r.line)] = _Fate("full", "tier-1", "tier 1: always included")
+        read_order_tokens = sum(estimate(p) for p in self.read_order)
+        rule_tokens = sum(r.tokens for r in self.rules)
+        self.tier1_tokens = read_order_tokens + rule_tokens + estimate(INSTRUCTION)
+        self.remaining = self.budget - self.tier1_tokens
+        self.allocation = [
+            AllocationRow("read_order", 1, None, read_order_tokens),
+            AllocationRow("constitution", 1, None, rule_tokens, len(self.rules)),
+            AllocationRow("instruction", 1, None, estimate(INSTRUCTION)),
+        ]
+
+    def _section(self, name: str, tier: int, share: float, items: list[_Item]) -> list[_Item]:
+        cap = min(int(self.budget * share), self.remaining)
+        taken, spent = _fit(items, cap, True, self.fates)
+        self.allocation.append(
+            AllocationRow(name, tier, cap, spent, len(taken), 0, len(items) - len(taken))
+        )
+        self.native[name] = [i.text for i in taken] or None
+        self.remaining -= spent
+        self.used_sections += spent
+        return taken
+
+    def tasks_and_conventions(self) -> None:
+        """Tasks up to 40 % (their keywords rank what follows), then conventions up to 20 %."""
+        self.keywords = _keywords(self._section("tasks", 2, 0.40, self.tasks))
+        if self.remaining > 0:
+            self._section("conventions", 3, 0.20, self.conventions)
+
+    def _score(self) -> None:
+        for item in (*self.decisions, *self.learnings):
+            days, recency = _recency(item.stamp, self.now)
+            lowered = item.text.lower()
+            matched = [k for k in self.keywords if k in lowered]
+            relevance = min(len(matched), 3) / 3
+            score = 0.0 if item.superseded else recency + relevance
+            self.scores[(item.source, item.line)] = (days, recency, relevance, matched, score)
+
+    def _shares(self) -> dict[str, int]:
+        """What remains, split: all of it to a side alone, each its size when both fit, else
+        30 % each and the rest in proportion to their sizes."""
+        remaining = self.remaining
+        d = sum(i.tokens for i in self.decisions)
+        l_total = sum(i.tokens for i in self.learnings)
+        if not self.decisions:
+            return {"decisions": 0, "learnings": remaining}
+        if not self.learnings:
+            return {"decisions": remaining, "learnings": 0}
+        if d + l_total <= remaining:
+            return {"decisions": d, "learnings": l_total}
+        base = int(remaining * 0.30)
+        flex = remaining - 2 * base
+        to_decisions = int(flex * d / (d + l_total))
+        return {"decisions": base + to_decisions, "learnings": base + flex - to_decisions}
+
+    def _fill_side(self, side: str, items: list[_Item], share: int) -> None:
+        """Whole entries by score up to 80 % of the share; the rest as titles (uncapped)."""
+        room = share * 80 // 100
+        ranked = sorted(items, key=lambda i: -self.scores[(i.source, i.line)][4])
+        spent = 0
+        for item in ranked:
+            key = (item.source, item.line)
+            if self.scores[key][4] == 0:
+                self.fates[key] = _Fate(
+                    "superseded", "score-zero-skipped", "superseded: score 0, left out"
+                )
+                continue
+            if spent + item.tokens <= room:
+                spent += item.tokens
+                self.full[side].append(item)
+                self.fates[key] = _Fate(
+                    "full",
+                    "fill-80",
+                    f"fits in 80 % of the {side} share ({room} of {share} tokens)",
+                )
+            else:
+                self.summaries.append(item)
+                self.fates[key] = _Fate(
+                    "summary",
+                    "fill-80",
+                    f"does not fit in 80 % of the {side} share ({room} tokens); title "
+                    "under Also Noted (titles are not capped)",
+                )
+        noted = [i for i in self.summaries if i.section == side]
+        titles = sum(estimate(i.title) for i in noted)
+        dropped = len(items) - len(self.full[side]) - len(noted)
+        tier = 4 if side == "decisions" else 5
+        self.allocation.append(
+            AllocationRow(
+                side, tier, share, spent + titles, len(self.full[side]), len(noted), dropped
+            )
+        )
+        self.used_sections += spent
+
+    def decisions_and_learnings(self) -> None:
+        self._score()
+        shares = self._shares()
+        self._fill_side("decisions", self.decisions, shares["decisions"])
+        self._fill_side("learnings", self.learnings, shares["learnings"])
+        self.native["decisions"] = [i.text for i in self.full["decisions"]] or None
+        self.native["learnings"] = [i.text for i in self.full["learnings"]] or None
+        self.native["summaries"] = [i.title for i in self.summaries] or None
+        self.used_sections += sum(estimate(i.title) for i in self.summaries)
+
+    def packet(self, budget_source: str) -> CtxPacket:
+        """The packet: what was left out is ``budget-exhausted``; its ledger and warnings."""
+        for item in (*self.tasks, *self.conventions, *self.decisions, *self.learnings):
+            self.fates.setdefault(
                 (item.source, item.line),
                 _Fate("dropped", "budget-exhausted", "no budget left after the earlier sections"),
             )
-
-    allocation = [
-        AllocationRow("read_order", 1, None, sum(estimate(p) for p in read_order)),
-        AllocationRow("constitution", 1, None, sum(r.tokens for r in rules), len(rules)),
-        AllocationRow("instruction", 1, None, estimate(INSTRUCTION)),
-    ]
-    stopped = remaining <= 0
-    if not stopped:
-        cap = min(int(budget * 0.40), remaining)
-        taken, spent = _fit(tasks, cap, True, fates)
-        allocation.append(
-            AllocationRow("tasks", 2, cap, spent, len(taken), 0, len(tasks) - len(taken))
+        native, budget = self.native, self.budget
+        tokens_used = self.tier1_tokens + self.used_sections
+        native["tokens_used"] = tokens_used
+        ordered = {
+            k: native[k] for k in native if not (k in ("learnings", "summaries") and not native[k])
+        }
+        ledger = _ledger(
+            self.ctx,
+            self.rules,
+            self.tasks,
+            self.conventions,
+            self.decisions,
+            self.learnings,
+            self.fates,
+            self.scores,
+            self.now,
         )
-        native["tasks"] = [t.text for t in taken] or None
-        keywords = _keywords(taken)
-        remaining -= spent
-        used_sections += spent
-        stopped = remaining <= 0
-    if not stopped:
-        cap = min(int(budget * 0.20), remaining)
-        taken, spent = _fit(conventions, cap, True, fates)
-        allocation.append(
-            AllocationRow(
-                "conventions", 3, cap, spent, len(taken), 0, len(conventions) - len(taken)
+        over = tokens_used > budget
+        warnings = list(self.ctx.warnings)
+        if over:
+            warnings.append(
+                f"ctx 0.8.1 overshoots the budget by {tokens_used - budget} tokens "
+                "(its Also Noted titles are not capped)"
             )
+        return CtxPacket(
+            generated=native["generated"],
+            budget=budget,
+            tokens_used=tokens_used,
+            counter=COUNTER,
+            over_budget=over,
+            model=None,
+            est_cost_usd=None,
+            read_order=tuple(self.read_order),
+            constitution=tuple(native["constitution"]),
+            tasks=tuple(native["tasks"] or ()),
+            conventions=tuple(native["conventions"] or ()),
+            decisions=tuple(_entry(i, self.scores) for i in self.full["decisions"]),
+            learnings=tuple(_entry(i, self.scores) for i in self.full["learnings"]),
+            summaries=tuple(EntrySummary(i.section, i.title) for i in self.summaries),
+            ledger_rows=tuple(ledger),
+            allocation_rows=tuple(self.allocation),
+            budget_source=budget_source,
+            warnings=tuple(warnings),
+            layout=self.ctx.layout,
+            profile=PROFILE,
+            native=ordered,
+            display_dir=self.shown,
         )
-        native["conventions"] = [c.text for c in taken] or None
-        remaining -= spent
-        used_sections += spent
-        stopped = remaining <= 0
-    if not stopped:
-        for item in (*decisions, *learnings):
-            days, recency = _recency(item.stamp, now)
-            lowered = item.text.lower()
-            matched = [k for k in keywords if k in lowered]
-            relevance = min(len(matched), 3) / 3
-            score = 0.0 if item.superseded else recency + relevance
-            scores[(item.source, item.line)] = (days, recency, relevance, matched, score)
-        d = sum(i.tokens for i in decisions)
-        l_total = sum(i.tokens for i in learnings)
-        if not decisions:
-            shares = {"decisions": 0, "learnings": remaining}
-        elif not learnings:
-            shares = {"decisions": remaining, "learnings": 0}
-        elif d + l_total <= remaining:
-            shares = {"decisions": d, "learnings": l_total}
-        else:
-            base = int(remaining * 0.30)
-            flex = remaining - 2 * base
-            to_decisions = int(flex * d / (d + l_total))
-            shares = {"decisions": base + to_decisions, "learnings": base + flex - to_decisions}
-        for side, items in (("decisions", decisions), ("learnings", learnings)):
-            share = shares[side]
-            room = share * 80 // 100
-            ranked = sorted(items, key=lambda i: -scores[(i.source, i.line)][4])
-            spent = 0
-            for item in ranked:
-                key = (item.source, item.line)
-                if scores[key][4] == 0:
-                    fates[key] = _Fate(
-                        "superseded", "score-zero-skipped", "superseded: score 0, left out"
-                    )
-                    continue
-                if spent + item.tokens <= room:
-                    spent += item.tokens
-                    full[side].append(item)
-                    fates[key] = _Fate(
-                        "full",
-                        "fill-80",
-                        f"fits in 80 % of the {side} share ({room} of {share} tokens)",
-                    )
-                else:
-                    summaries.append(item)
-                    fates[key] = _Fate(
-                        "summary",
-                        "fill-80",
-                        f"does not fit in 80 % of the {side} share ({room} tokens); title "
-                        "under Also Noted (titles are not capped)",
-                    )
-            noted = [i for i in summaries if i.section == side]
-            titles = sum(estimate(i.title) for i in noted)
-            dropped = len(items) - len(full[side]) - len(noted)
-            tier = 4 if side == "decisions" else 5
-            allocation.append(
-                AllocationRow(
-                    side, tier, share, spent + titles, len(full[side]), len(noted), dropped
-                )
-            )
-            used_sections += spent
-        native["decisions"] = [i.text for i in full["decisions"]] or None
-        native["learnings"] = [i.text for i in full["learnings"]] or None
-        native["summaries"] = [i.title for i in summaries] or None
-        used_sections += sum(estimate(i.title) for i in summaries)
-    exhausted([*tasks, *conventions, *decisions, *learnings])
-    tokens_used = tier1 + used_sections
-    native["tokens_used"] = tokens_used
-    ordered = {
-        k: native[k] for k in native if not (k in ("learnings", "summaries") and not native[k])
-    }
-    ledger = _ledger(ctx, rules, tasks, conventions, decisions, learnings, fates, scores, now)
-    over = tokens_used > budget
-    warnings = list(ctx.warnings)
-    if over:
-        warnings.append(
-            f"ctx 0.8.1 overshoots the budget by {tokens_used - budget} tokens "
-            "(its Also Noted titles are not capped)"
-        )
-    return CtxPacket(
-        generated=native["generated"],
-        budget=budget,
-        tokens_used=tokens_used,
-        counter=COUNTER,
-        over_budget=over,
-        model=None,
-        est_cost_usd=None,
-        read_order=tuple(read_order),
-        constitution=tuple(native["constitution"]),
-        tasks=tuple(native["tasks"] or ()),
-        conventions=tuple(native["conventions"] or ()),
-        decisions=tuple(_entry(i, scores) for i in full["decisions"]),
-        learnings=tuple(_entry(i, scores) for i in full["learnings"]),
-        summaries=tuple(EntrySummary(i.section, i.title) for i in summaries),
-        ledger_rows=tuple(ledger),
-        allocation_rows=tuple(allocation),
-        budget_source=budget_source,
-        warnings=tuple(warnings),
-        layout=ctx.layout,
-        profile=PROFILE,
-        native=ordered,
-        display_dir=shown,
-    )
 
 
 def _entry(item: _Item, scores: Mapping[tuple[str, int], tuple[Any, ...]]) -> PacketEntry:
