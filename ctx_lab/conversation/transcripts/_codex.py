@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._messages import Message
@@ -86,129 +87,161 @@ def _run_call(index: int, start: int, end: int, model: str | None, record: Any) 
     return Call(index, end, model, stamp if isinstance(stamp, str) else None, None, start)
 
 
-def read_codex(rows: list[Record]) -> Transcript:
-    """A Codex rollout as a :class:`Transcript` (see the module docstring)."""
-    system = ""
+@dataclass
+class _Rollout:
+    """What the stages of :func:`read_codex` share, line by line."""
+
+    system: str = ""
     model: str | None = None
-    messages: list[Message] = []
-    calls: list[Call] = []
-    compactions: list[int] = []
-    summaries: list[int] = []
-    thinking: list[tuple[int, str]] = []
-    skipped: Counter[str] = Counter()
-    pending_reasoning: list[str] = []
+    messages: list[Message] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    compactions: list[int] = field(default_factory=list)
+    summaries: list[int] = field(default_factory=list)
+    thinking: list[tuple[int, str]] = field(default_factory=list)
+    skipped: Counter[str] = field(default_factory=Counter)
+    pending_reasoning: list[str] = field(default_factory=list)
     answer_start: int | None = None  # where the current call's output items began
     run_start: int | None = None  # the same, for files without token counts
     last_total: Any = None
-    images = unknown = 0
-    runs: list[Call] = []  # calls from runs of output items, for files without usage
+    images: int = 0
+    unknown: int = 0
+    runs: list[Call] = field(default_factory=list)  # calls from runs of output, without usage
+
+
+def _session_meta(state: _Rollout, payload: Mapping[str, Any]) -> None:
+    instructions = payload.get("base_instructions")
+    if isinstance(instructions, Mapping):
+        state.system = text_field(instructions.get("text"), "base_instructions.text")
+    elif isinstance(payload.get("instructions"), str):
+        state.system = payload["instructions"]
+
+
+def _compacted(state: _Rollout, payload: Mapping[str, Any]) -> None:
+    """A compaction: its replacement history (or its message) is what the model sees next."""
+    messages = state.messages
+    state.compactions.append(len(messages))
+    history = list_field(payload.get("replacement_history"), "replacement_history")
+    if history:
+        for item in history:
+            for message in response_item(mapping(item, "replacement_history[]"))[1]:
+                state.summaries.append(len(messages))
+                messages.append(message)
+    else:
+        summary = text_field(payload.get("message"), "compacted.message")
+        state.summaries.append(len(messages))
+        messages.append(Message.user(summary))
+    state.answer_start = None
+
+
+def _response_item(state: _Rollout, payload: Mapping[str, Any], record: Any) -> None:
+    """One item of the conversation; runs of model output are calls when no usage is kept."""
+    item_kind = payload.get("type", "message")
+    is_output = item_kind in OUTPUT_ITEMS or (
+        item_kind == "message" and payload.get("role") == "assistant"
+    )
+    at = len(state.messages)
+    if not is_output and state.run_start is not None:
+        state.runs.append(_run_call(len(state.runs), state.run_start, at, state.model, record))
+        state.run_start = None
+    if is_output and state.run_start is None:
+        state.run_start = at
+    if is_output and state.answer_start is None:
+        state.answer_start = at
+    state.images += images_in(payload.get("content"))
+    text, produced, reasoning = response_item(payload)
+    if text:  # developer/system messages: instructions sent with every call
+        state.system = "\n\n".join(s for s in (state.system, text) if s)
+    state.messages.extend(produced)
+    if reasoning:
+        state.pending_reasoning.append(reasoning)
+    if not produced and not reasoning and not text:
+        state.skipped[f"response_item:{item_kind}"] += 1
+
+
+def _token_count(state: _Rollout, payload: Mapping[str, Any], record: Any) -> None:
+    """A ``token_count`` event closes a call (a repeated total is the same call)."""
+    event = payload.get("type")
+    if event != "token_count" or not isinstance(payload.get("info"), Mapping):
+        state.skipped[f"event_msg:{event}"] += 1
+        return
+    info = payload["info"]
+    total = info.get("total_token_usage")
+    if total == state.last_total:
+        state.skipped["event_msg:token_count (repeated)"] += 1
+        return
+    state.last_total = total
+    prompt = state.answer_start if state.answer_start is not None else len(state.messages)
+    state.calls.append(
+        Call(
+            len(state.calls),
+            len(state.messages),
+            state.model,
+            text_field(record.get("timestamp"), "timestamp") or None,
+            _usage(info),
+            prompt,
+        )
+    )
+    state.thinking.extend((len(state.calls) - 1, t) for t in state.pending_reasoning)
+    state.pending_reasoning = []
+    state.answer_start = None
+
+
+def _line(state: _Rollout, record: Any, first: bool) -> None:
+    found = _envelope(record, first)
+    if found is None:
+        state.unknown += 1
+        return
+    kind, payload = found
+    if kind == "state":
+        state.skipped["state"] += 1
+    elif kind == "session_meta":
+        _session_meta(state, payload)
+    elif kind == "turn_context":
+        state.model = text_field(payload.get("model"), "turn_context.model") or state.model
+    elif kind == "compacted":
+        _compacted(state, payload)
+    elif kind == "response_item":
+        _response_item(state, payload, record)
+    else:  # event_msg
+        _token_count(state, payload, record)
+
+
+def read_codex(rows: list[Record]) -> Transcript:
+    """A Codex rollout as a :class:`Transcript` (see the module docstring)."""
+    state = _Rollout()
     for position, (number, record) in enumerate(rows):
         with located(number):
-            found = _envelope(record, position == 0)
-            if found is None:
-                unknown += 1
-                continue
-            kind, payload = found
-            if kind == "state":
-                skipped["state"] += 1
-                continue
-            if kind == "session_meta":
-                instructions = payload.get("base_instructions")
-                if isinstance(instructions, Mapping):
-                    system = text_field(instructions.get("text"), "base_instructions.text")
-                elif isinstance(payload.get("instructions"), str):
-                    system = payload["instructions"]
-                continue
-            if kind == "turn_context":
-                model = text_field(payload.get("model"), "turn_context.model") or model
-                continue
-            if kind == "compacted":
-                compactions.append(len(messages))
-                history = list_field(payload.get("replacement_history"), "replacement_history")
-                if history:
-                    for item in history:
-                        for message in response_item(mapping(item, "replacement_history[]"))[1]:
-                            summaries.append(len(messages))
-                            messages.append(message)
-                else:
-                    summary = text_field(payload.get("message"), "compacted.message")
-                    summaries.append(len(messages))
-                    messages.append(Message.user(summary))
-                answer_start = None
-                continue
-            if kind == "response_item":
-                item_kind = payload.get("type", "message")
-                is_output = item_kind in OUTPUT_ITEMS or (
-                    item_kind == "message" and payload.get("role") == "assistant"
-                )
-                if not is_output and run_start is not None:
-                    runs.append(_run_call(len(runs), run_start, len(messages), model, record))
-                    run_start = None
-                if is_output and run_start is None:
-                    run_start = len(messages)
-                if is_output and answer_start is None:
-                    answer_start = len(messages)
-                images += images_in(payload.get("content"))
-                text, produced, reasoning = response_item(payload)
-                if text:  # developer/system messages: instructions sent with every call
-                    system = "\n\n".join(s for s in (system, text) if s)
-                messages.extend(produced)
-                if reasoning:
-                    pending_reasoning.append(reasoning)
-                if not produced and not reasoning and not text:
-                    skipped[f"response_item:{item_kind}"] += 1
-                continue
-            # event_msg
-            event = payload.get("type")
-            if event != "token_count" or not isinstance(payload.get("info"), Mapping):
-                skipped[f"event_msg:{event}"] += 1
-                continue
-            info = payload["info"]
-            total = info.get("total_token_usage")
-            if total == last_total:
-                skipped["event_msg:token_count (repeated)"] += 1
-                continue
-            last_total = total
-            usage = _usage(info)
-            prompt = answer_start if answer_start is not None else len(messages)
-            calls.append(
-                Call(
-                    len(calls),
-                    len(messages),
-                    model,
-                    text_field(record.get("timestamp"), "timestamp") or None,
-                    usage,
-                    prompt,
-                )
-            )
-            thinking.extend((len(calls) - 1, t) for t in pending_reasoning)
-            pending_reasoning = []
-            answer_start = None
-    if run_start is not None:
-        runs.append(_run_call(len(runs), run_start, len(messages), model, None))
-    warnings = [f"{unknown} lines that are not rollout lines skipped"] if unknown else []
-    if not calls and runs:
-        calls = runs
-        warnings.append("no token counts recorded: one call per run of model output, no usage")
-    if thinking:
-        warnings.append(
-            f"{len(thinking)} reasoning items kept apart (encrypted reasoning is not counted)"
+            _line(state, record, position == 0)
+    if state.run_start is not None:
+        state.runs.append(
+            _run_call(len(state.runs), state.run_start, len(state.messages), state.model, None)
         )
-    if compactions:
+    warnings = (
+        [f"{state.unknown} lines that are not rollout lines skipped"] if state.unknown else []
+    )
+    calls = state.calls
+    if not calls and state.runs:
+        calls = state.runs
+        warnings.append("no token counts recorded: one call per run of model output, no usage")
+    if state.thinking:
         warnings.append(
-            f"{len(compactions)} recorded compactions: the model saw their replacement history "
-            "from then on"
+            f"{len(state.thinking)} reasoning items kept apart (encrypted reasoning is not counted)"
+        )
+    if state.compactions:
+        warnings.append(
+            f"{len(state.compactions)} recorded compactions: the model saw their replacement "
+            "history from then on"
         )
     return Transcript(
         "codex",
-        tuple(messages),
+        tuple(state.messages),
         tuple(calls),
-        system,
-        compactions=tuple(compactions),
-        recorded_summaries=tuple(summaries),
-        unknown_lines=unknown,
-        images=images,
+        state.system,
+        compactions=tuple(state.compactions),
+        recorded_summaries=tuple(state.summaries),
+        unknown_lines=state.unknown,
+        images=state.images,
         warnings=tuple(warnings),
-        skipped=tuple(sorted(skipped.items())),
-        thinking=tuple(thinking),
+        skipped=tuple(sorted(state.skipped.items())),
+        thinking=tuple(state.thinking),
     )
