@@ -147,10 +147,7 @@ def ledger_rows(
     outcome: Outcome,
 ) -> list[LedgerRow]:
     """One row per item of the context, in section order, with its action and why."""
-    keywords = list(outcome.keywords)
     cost = prices.cost
-    position = {k: i for i, k in enumerate(keywords)}
-    hits = relevance.matched(keywords, outcome.relevance)
     rows = [
         LedgerRow(
             "constitution",
@@ -163,6 +160,21 @@ def ledger_rows(
         )
         for r in ctx.rules
     ]
+    rows += _whole_rows(ctx, prices, fates)
+    rows += _entry_rows(prices, relevance, draft, fates, outcome)
+    if draft.hidden_counts:  # no line counts them: say so rather than "counted"
+        rows = [
+            replace(r, action="omitted", reason=f"{r.reason}; {OMITTED}")
+            if r.action == "counted" and r.section in draft.hidden_counts
+            else r
+            for r in rows
+        ]
+    return rows
+
+
+def _whole_rows(ctx: ProjectContext, prices: Prices, fates: Fates) -> list[LedgerRow]:
+    """Pending tasks, conventions and steering files: each in whole or not."""
+    cost = prices.cost
 
     def whole(
         section: str,
@@ -185,7 +197,7 @@ def ledger_rows(
             line=item.line,
         )
 
-    rows += [
+    rows = [
         whole(
             "tasks",
             t,
@@ -208,7 +220,18 @@ def ledger_rows(
         )
         for st in ctx.steering
     ]
+    return rows
+
+
+def _entry_rows(
+    prices: Prices, relevance: Relevance, draft: Draft, fates: Fates, outcome: Outcome
+) -> list[LedgerRow]:
+    """Decisions and learnings with their scores, keywords and fates."""
+    keywords = list(outcome.keywords)
+    position = {k: i for i, k in enumerate(keywords)}
+    hits = relevance.matched(keywords, outcome.relevance)
     no_room = Fate("counted", "no room left")
+    rows = []
     for side, tier in ((draft.decisions, 4), (draft.learnings, 5)):
         for e in side.entries:
             s = side.scores[e.key]
@@ -217,7 +240,7 @@ def ledger_rows(
                 fate = Fate(
                     "counted",
                     f"{side.name} share of {side.cap} used up: its title needs "
-                    f"{cost(noted_line(e.title))} and the line counting the rest "
+                    f"{prices.cost(noted_line(e.title))} and the line counting the rest "
                     f"{side.count_reserve}, {side.count_left} left; counted in one line",
                 )
             reason = (
@@ -244,13 +267,6 @@ def ledger_rows(
                     line=e.line,
                 )
             )
-    if draft.hidden_counts:  # no line counts them: say so rather than "counted"
-        rows = [
-            replace(r, action="omitted", reason=f"{r.reason}; {OMITTED}")
-            if r.action == "counted" and r.section in draft.hidden_counts
-            else r
-            for r in rows
-        ]
     return rows
 
 
