@@ -18,8 +18,9 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Any
 
 from cachetools import LRUCache
 
@@ -73,6 +74,38 @@ def resolve_budget(
 def _timestamp(now: datetime) -> str:
     aware = now if now.tzinfo is not None else now.astimezone()
     return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What one assembly was asked for, resolved: the budget and its source, the packet's
+    timestamp and local day, the model and registry, the focus and its keywords."""
+
+    size: int
+    source: str
+    generated: str
+    today: Any
+    model: str | None
+    registry: str | ModelRegistry | None
+    focus: str | None
+    focus_keywords: list[str] | None
+    warnings: list[str]
+
+    def outcome(self, over: bool, keywords: list[str], rule: str, why: str = "") -> Outcome:
+        """How the assembly went, for the packet and its ledger."""
+        return Outcome(
+            self.size,
+            self.source,
+            self.generated,
+            self.model,
+            self.registry,
+            over,
+            keywords,
+            rule,
+            self.focus,
+            self.warnings,
+            why,
+        )
 
 
 class PacketAssembler:
@@ -161,15 +194,41 @@ class PacketAssembler:
         registry: str | ModelRegistry | None,
         environ: Mapping[str, str] | None,
     ) -> Packet:
-        ctx, fitter = self.ctx, self.fitter
-        named = fitter.named_steering(steering)
+        named = self.fitter.named_steering(steering)
+        request = self._request(budget, now, model, focus, registry, environ)
+        scores = dict(self.relevance.scores((), request.today))
+        empty = Draft(
+            [],
+            [],
+            [],
+            [],
+            Side("decisions", list(self.ctx.decisions), scores["decisions"]),
+            Side("learnings", list(self.ctx.learnings), scores["learnings"]),
+        )
+        size = request.size
+        tier1_cost = sum(self.prices.count_parts(self._parts(request, empty, size)).values())
+        _, tier1_count, _ = self.prices.finalize(lambda used: self._parts(request, empty, used))
+        fates: Fates = {}
+        if tier1_count > size:
+            self._tier1_only(empty, fates, size, tier1_count)
+            rule = "keywords" if relevance == "auto" else relevance
+            return self._made(empty, fates, {}, request.outcome(True, [], rule))
+        return self._fill(request, size - tier1_cost, relevance, named, scores, fates)
+
+    def _request(
+        self,
+        budget: int | None,
+        now: datetime | None,
+        model: str | None,
+        focus: str | None,
+        registry: str | ModelRegistry | None,
+        environ: Mapping[str, str] | None,
+    ) -> _Request:
+        """The budget and where it came from, the dates, and the focus's keywords."""
         focus = focus.strip() if focus and focus.strip() else None
         focus_keywords = extract_keywords([focus], self.stop_words) if focus is not None else None
-        size, source = resolve_budget(ctx, budget, model, registry, environ)
+        size, source = resolve_budget(self.ctx, budget, model, registry, environ)
         now = now or utc_now()
-        generated = _timestamp(now)
-        today = local_date(now)
-        fates: Fates = {}
         warnings: list[str] = []
         if focus is not None and not focus_keywords:
             warnings.append(
@@ -177,88 +236,88 @@ class PacketAssembler:
                 "stop words): the included tasks' keywords are used"
             )
             focus_keywords = None
-
-        def parts_for(draft: Draft, used: int | None) -> list[tuple[str, str]]:
-            return render_parts(
-                generated=generated,
-                budget=size,
-                used=used,
-                counter=self.counter.name,
-                read_order=ctx.read_order,
-                constitution=tuple(r.text for r in ctx.rules),
-                tasks=tuple(self.prices.task_text(t) for t in draft.tasks),
-                conventions=tuple(c.text for c in draft.conventions),
-                decisions=tuple(e.text for e in draft.decisions.full),
-                learnings=tuple(e.text for e in draft.learnings.full),
-                summaries=tuple(
-                    EntrySummary(side.name, e.title)
-                    for side in (draft.decisions, draft.learnings)
-                    for e in side.summary
-                ),
-                counted=draft.counted(),
-                steering=tuple((s.name, s.body) for s in draft.steering),
-            )
-
-        def outcome(over: bool, keywords: list[str], rule: str, why: str = "") -> Outcome:
-            return Outcome(
-                size, source, generated, model, registry, over, keywords, rule, focus, warnings, why
-            )
-
-        pending = list(ctx.pending_tasks)
-        scores = dict(self.relevance.scores((), today))
-        empty = Draft(
-            [],
-            [],
-            [],
-            [],
-            Side("decisions", list(ctx.decisions), scores["decisions"]),
-            Side("learnings", list(ctx.learnings), scores["learnings"]),
+        return _Request(
+            size,
+            source,
+            _timestamp(now),
+            local_date(now),
+            model,
+            registry,
+            focus,
+            focus_keywords,
+            warnings,
         )
-        tier1_cost = sum(self.prices.count_parts(parts_for(empty, size)).values())
-        _, tier1_count, _ = self.prices.finalize(lambda used: parts_for(empty, used))
 
-        if tier1_count > size:
-            self._tier1_only(empty, fates, size, tier1_count)
-            rule = "keywords" if relevance == "auto" else relevance
-            return self._made(empty, fates, {}, outcome(True, [], rule))
+    def _parts(self, request: _Request, draft: Draft, used: int | None) -> list[tuple[str, str]]:
+        """The packet's Markdown parts for ``draft`` (stating ``used`` tokens)."""
+        ctx = self.ctx
+        return render_parts(
+            generated=request.generated,
+            budget=request.size,
+            used=used,
+            counter=self.counter.name,
+            read_order=ctx.read_order,
+            constitution=tuple(r.text for r in ctx.rules),
+            tasks=tuple(self.prices.task_text(t) for t in draft.tasks),
+            conventions=tuple(c.text for c in draft.conventions),
+            decisions=tuple(e.text for e in draft.decisions.full),
+            learnings=tuple(e.text for e in draft.learnings.full),
+            summaries=tuple(
+                EntrySummary(side.name, e.title)
+                for side in (draft.decisions, draft.learnings)
+                for e in side.summary
+            ),
+            counted=draft.counted(),
+            steering=tuple((s.name, s.body) for s in draft.steering),
+        )
 
-        remaining = size - tier1_cost
+    def _fill(
+        self,
+        request: _Request,
+        remaining: int,
+        relevance: str,
+        named: Any,
+        scores: dict[str, Any],
+        fates: Fates,
+    ) -> Packet:
+        """Tiers 2–5 into what tier 1 left, then the draft trimmed to the budget."""
+        ctx, fitter, size = self.ctx, self.fitter, request.size
         caps: dict[str, int] = {}
-
         # Tier 2: tasks.
         caps["tasks"] = min(math.floor(size * ctx.settings.task_budget_pct + 1e-9), remaining)
+        pending = list(ctx.pending_tasks)
         tasks_in, tasks_out, tasks_used = fitter.fit_tasks(pending, caps["tasks"], fates)
         remaining -= tasks_used
-
         # Tier 3: conventions.
         cap = min(math.floor(size * ctx.settings.convention_budget_pct + 1e-9), remaining)
         caps["conventions"] = cap
         conv_in, conv_out, conv_used = fitter.fit_conventions(list(ctx.conventions), cap, fates)
         remaining -= conv_used
-
         # The keywords: the focus's, else the included tasks'.
-        keywords = focus_keywords if focus_keywords is not None else fitter.task_keywords(tasks_in)
-
+        keywords = (
+            request.focus_keywords
+            if request.focus_keywords is not None
+            else fitter.task_keywords(tasks_in)
+        )
         # Tier 3 too: steering files, whole, by priority — before history can starve them.
         caps["steering"] = min(math.floor(size * STEERING_SHARE + 1e-9), remaining)
         steer_in, steer_out, steer_used = fitter.fit_steering(
             caps["steering"], set(keywords), named, fates
         )
         remaining -= steer_used
-
         # Tiers 4–5: decisions and learnings, scored against the keywords.
-        rule, why = self.relevance.rule(relevance, tuple(keywords), today, focus)
+        today = request.today
+        rule, why = self.relevance.rule(relevance, tuple(keywords), today, request.focus)
         scores.update(self.relevance.scores(tuple(keywords), today, rule))
         decisions = Side("decisions", list(ctx.decisions), scores["decisions"])
         learnings = Side("learnings", list(ctx.learnings), scores["learnings"])
         fitter.fit_entries(decisions, learnings, max(remaining, 0), fates)
         caps["decisions"], caps["learnings"] = decisions.cap, learnings.cap
-
         draft = Draft(
             tasks_in, tasks_out, conv_in, conv_out, decisions, learnings, set(), steer_in, steer_out
         )
-        self._trim_to_budget(draft, size, fates, parts_for)
-        return self._made(draft, fates, caps, outcome(False, keywords, rule, why))
+        self._trim_to_budget(draft, size, fates, lambda d, u: self._parts(request, d, u))
+        return self._made(draft, fates, caps, request.outcome(False, keywords, rule, why))
 
     def _tier1_only(self, empty: Draft, fates: Fates, size: int, tier1: int) -> None:
         """Every item counted, and no count line: tier 1 alone is over the budget."""
