@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from ..errors import (
     ContextNotFound,
@@ -272,45 +273,17 @@ def build_context(
     tokens = get_counter(choice.use)
     warnings: list[str] = [choice.note] if choice.note else []
     budget_value, budget_source = resolve_build_budget(budget, model, root, registry, warnings)
-    base = Path(root)
     if confined and memory is not None and not isinstance(memory, MemorySource):
         try:
             memory = ContextMemory(load_context(memory, root=root))
         except ContextNotFound as exc:
             warnings.append(f"memory: {exc}; built without memory")
             memory = None
-    exact_paths = set(exact)
+    task_block = task if isinstance(task, ContentBlock) else ContentBlock.for_task(task)
+    blocks: list[tuple[ContentBlock, int | None]] = [(task_block, None)]
+    blocks += [(b, None) for b in _memory_blocks(memory, task_block.text, warnings)]
+    blocks += _file_blocks(files, Path(root), confined, priorities, set(exact), warnings)
     boosts: dict[str, tuple[int, tuple[str, ...], str]] = {}
-
-    blocks: list[tuple[ContentBlock, int | None]] = []
-    blocks.append((task if isinstance(task, ContentBlock) else ContentBlock.for_task(task), None))
-    memory_blocks: list[ContentBlock] = []
-    if memory is not None:
-        query = blocks[0][0].text
-        try:
-            source = memory if isinstance(memory, MemorySource) else ContextMemory(memory)
-            memory_blocks = list(source.search(query, MEMORY_RESULTS))
-        except Exception as exc:  # a failing memory source is skipped, never fatal
-            warnings.append(
-                f"memory source failed ({type(exc).__name__}: {exc}); built without memory"
-            )
-    blocks += [(b, None) for b in memory_blocks]
-    paths: list[str] = []
-    for item in files:
-        if isinstance(item, ContentBlock):
-            blocks.append((item, None))
-        else:
-            paths.append(os.fspath(item))
-    resolver = RealPaths()
-    found, missing = collect_paths(paths, base, confined=confined, paths=resolver)
-    warnings += missing
-    room = LIMITS["build"].value()
-    for path in found:
-        read = _read_file(path, base, warnings, priorities, exact_paths, room, resolver)
-        if read is not None:
-            blocks.append(read)
-            room -= read[1] if not read[0].binary else 0
-
     if task_boost:
         blocks, boosts = boost_blocks(blocks)
     builder = Fitter(tokens, budget_value)
@@ -321,34 +294,14 @@ def build_context(
         for order, (block, size) in enumerate(blocks)
     ]
     exact_states = [s for s in states if s.policy == "exact"]
-    exact_prompt = render_prompt([(s.block, s.text) for s in exact_states])
-    exact_tokens = builder.count(exact_prompt)
+    exact_tokens = builder.count(render_prompt([(s.block, s.text) for s in exact_states]))
     if exact_tokens > budget_value:
         raise ExactContentTooLarge(
             [(s.block.id, builder.count(s.block.text)) for s in exact_states],
             exact_tokens,
             budget_value,
         )
-
-    builder.track(states)
-    _form_from_the_top(states, builder, boosts, budget_value)
-    shrinker = Shrinker(states, builder)
-    while builder.total(states) > budget_value and shrinker.step():
-        pass
-    cap_list(states, builder)
-    refill(states, builder, budget_value)
-    prompt = builder.render(states)
-    final = builder.count(prompt)
-    shrinker.refresh()
-    while final > budget_value and shrinker.step():  # part sums may differ from the whole's
-        prompt = builder.render(states)
-        final = builder.count(prompt)
-    listed = {id(s) for s in builder.listed(states)}
-    for state in states:
-        if id(state) in listed:
-            state.notes.append(
-                "in the list of other files (references over a quarter of the budget)"
-            )
+    prompt, final, listed = _fit_states(states, builder, boosts, budget_value)
     if final > budget_value:
         raise ExactContentTooLarge(
             [(s.block.id, builder.count(s.block.text)) for s in exact_states], final, budget_value
@@ -364,3 +317,71 @@ def build_context(
         choice.requested,
         choice.exact,
     )
+
+
+def _memory_blocks(memory: Any, query: str, warnings: list[str]) -> list[ContentBlock]:
+    """The memory's entries for the task; a failing memory source is skipped, never fatal."""
+    if memory is None:
+        return []
+    try:
+        source = memory if isinstance(memory, MemorySource) else ContextMemory(memory)
+        return list(source.search(query, MEMORY_RESULTS))
+    except Exception as exc:
+        warnings.append(f"memory source failed ({type(exc).__name__}: {exc}); built without memory")
+        return []
+
+
+def _file_blocks(
+    files: Iterable[str | os.PathLike[str] | ContentBlock],
+    base: Path,
+    confined: bool,
+    priorities: Mapping[str, int] | None,
+    exact_paths: set[str],
+    warnings: list[str],
+) -> list[tuple[ContentBlock, int | None]]:
+    """Blocks given as such, then every file the paths, directories and globs name (read
+    under the build's byte limit, all files together)."""
+    blocks: list[tuple[ContentBlock, int | None]] = []
+    paths: list[str] = []
+    for item in files:
+        if isinstance(item, ContentBlock):
+            blocks.append((item, None))
+        else:
+            paths.append(os.fspath(item))
+    resolver = RealPaths()
+    found, missing = collect_paths(paths, base, confined=confined, paths=resolver)
+    warnings += missing
+    room = LIMITS["build"].value()
+    for path in found:
+        read = _read_file(path, base, warnings, priorities, exact_paths, room, resolver)
+        if read is not None:
+            blocks.append(read)
+            room -= read[1] if not read[0].binary else 0
+    return blocks
+
+
+def _fit_states(
+    states: list[Any], builder: Fitter, boosts: Mapping[str, Any], budget: int
+) -> tuple[str, int, set[int]]:
+    """Shrink until the prompt fits, list the references, spend what is left again; the
+    prompt, its count and the states shown in the list of other files."""
+    builder.track(states)
+    _form_from_the_top(states, builder, boosts, budget)
+    shrinker = Shrinker(states, builder)
+    while builder.total(states) > budget and shrinker.step():
+        pass
+    cap_list(states, builder)
+    refill(states, builder, budget)
+    prompt = builder.render(states)
+    final = builder.count(prompt)
+    shrinker.refresh()
+    while final > budget and shrinker.step():  # part sums may differ from the whole's
+        prompt = builder.render(states)
+        final = builder.count(prompt)
+    listed = {id(s) for s in builder.listed(states)}
+    for state in states:
+        if id(state) in listed:
+            state.notes.append(
+                "in the list of other files (references over a quarter of the budget)"
+            )
+    return prompt, final, listed
