@@ -136,6 +136,28 @@ def is_responses(request: Mapping[str, Any], response: Any) -> bool:
     return "input" in request and "messages" not in request
 
 
+def _answer(response: Any) -> tuple[list[Message], list[str], int]:
+    """What a response answered: its messages, its reasoning, and the images in it (the
+    Responses API's output items, or Chat Completions' first choice)."""
+    answer: list[Message] = []
+    reasoning: list[str] = []
+    images = 0
+    if isinstance(response, Mapping) and "output" in response:
+        for item in list_field(response.get("output"), "output"):
+            _, produced, thought = response_item(mapping(item, "output[]"))
+            answer += produced
+            if thought:
+                reasoning.append(thought)
+    elif isinstance(response, Mapping):
+        for choice in list_field(response.get("choices"), "choices")[:1]:
+            reply = mapping(choice, "choices[]").get("message")
+            if isinstance(reply, Mapping):
+                _, produced, more = chat_messages([reply])
+                answer += produced
+                images += more
+    return answer, reasoning, images
+
+
 def read_openai(rows: list[Record]) -> Transcript:
     """A ``messages`` list, a request body, a response, or JSONL request/response pairs of
     Chat Completions or the Responses API (the last request holds the whole conversation;
@@ -178,20 +200,9 @@ def read_openai(rows: list[Record]) -> Transcript:
                 rewritten += 1
             tools = tuple(list_field(request.get("tools"), "tools")) or tools
             usage = response.get("usage") if isinstance(response, Mapping) else None
-            reasoning: list[str] = []
-            if isinstance(response, Mapping) and "output" in response:
-                for item in list_field(response.get("output"), "output"):
-                    _, answer, thought = response_item(mapping(item, "output[]"))
-                    messages = [*messages, *answer]
-                    if thought:
-                        reasoning.append(thought)
-            elif isinstance(response, Mapping):
-                for choice in list_field(response.get("choices"), "choices")[:1]:
-                    reply = mapping(choice, "choices[]").get("message")
-                    if isinstance(reply, Mapping):
-                        _, answer, more = chat_messages([reply])
-                        messages = [*messages, *answer]
-                        images += more
+            answer, reasoning, more = _answer(response)
+            messages = [*messages, *answer]
+            images += more
             model = request.get("model") or (
                 response.get("model") if isinstance(response, Mapping) else None
             )
