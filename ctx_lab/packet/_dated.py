@@ -142,29 +142,19 @@ def _stamp_problem(stamp: str) -> str | None:
     return "malformed"
 
 
-def parse_entries(
-    text: str,
-    kind: str,
-    *,
-    source: str = "",
-    warnings: list[str] | None = None,
-    start_index: int = 0,
-) -> list[Entry]:
-    """Entries start at ``## [stamp] Title`` and run to the next header.
+_Header = tuple[int, "re.Match[str]", tuple[int, int, int] | None]
 
-    Headers inside an HTML comment count only when their stamp is a real date: those entries
-    are read (``in_comment``, ending where the comment closes) and warned about; placeholder
-    headers (``## [YYYY-MM-DD] Title``) are never entries. A header whose date does not exist
-    (``2026-13-45``) keeps its entry, undated, with a warning.
-    """
-    problems = warnings if warnings is not None else []
-    raw = text.split("\n")
-    lines = strip_comments(text).split("\n")
+
+def _headers(
+    text: str, raw: list[str], lines: list[str], source: str, problems: list[str]
+) -> list[_Header]:
+    """Every entry header: ``(line index, match, the HTML comment it is inside or None)``; a
+    header inside a comment counts only when its stamp is a real date."""
     spans: list[tuple[int, int, int]] = []
     if "<!--" in text:
         spans = _comment_spans(text, _line_starts(text))
     span_starts = [first for first, _, _ in spans]
-    headers: list[tuple[int, re.Match[str], tuple[int, int, int] | None]] = []
+    headers: list[_Header] = []
     for i, line in enumerate(lines):
         m = _ENTRY_HEADER.match(line)
         if m is not None:
@@ -183,6 +173,28 @@ def parse_entries(
                     f"{_where(source, i + 1)}: entry header inside an HTML comment has an "
                     f"impossible date [{c['stamp']}]: ignored"
                 )
+    return headers
+
+
+def parse_entries(
+    text: str,
+    kind: str,
+    *,
+    source: str = "",
+    warnings: list[str] | None = None,
+    start_index: int = 0,
+) -> list[Entry]:
+    """Entries start at ``## [stamp] Title`` and run to the next header.
+
+    Headers inside an HTML comment count only when their stamp is a real date: those entries
+    are read (``in_comment``, ending where the comment closes) and warned about; placeholder
+    headers (``## [YYYY-MM-DD] Title``) are never entries. A header whose date does not exist
+    (``2026-13-45``) keeps its entry, undated, with a warning.
+    """
+    problems = warnings if warnings is not None else []
+    raw = text.split("\n")
+    lines = strip_comments(text).split("\n")
+    headers = _headers(text, raw, lines, source, problems)
     entries: list[Entry] = []
     in_comment: dict[tuple[int, int, int], list[int]] = {}
     for n, (i, m, where) in enumerate(headers):
