@@ -170,82 +170,96 @@ def python_code_skeleton(source: str) -> Skeleton:
 _PY_DEFINITIONS = ("function_definition", "class_definition", "decorated_definition")
 
 
-def _python_treesitter(source: str, reason: str = "") -> Skeleton:
-    ts_parser = parser("tree_sitter_python", "language")
-    data = source.encode("utf-8", "surrogatepass")
-    root = ts_parser.parse(data).root_node
-    out: list[str] = []
-    broken: list[str] = []
+class _TreeSitterPython:
+    """A Python skeleton from tree-sitter's tree: imports, short assignments (others with
+    their value elided), definitions with their headers and first docstring lines; parts with
+    parse errors are left out and counted."""
 
-    def text(node: Any) -> str:
-        return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.out: list[str] = []
+        self.broken: list[str] = []
 
-    def docstring(block: Any) -> str | None:
+    def text(self, node: Any) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def docstring(self, block: Any) -> str | None:
         first = block.named_children[0] if block is not None and block.named_children else None
         if first is None or first.type != "expression_statement":
             return None
         string = first.named_children[0] if first.named_children else None
         if string is None or string.type != "string":
             return None
-        body = text(string).strip("\"'rbuRBU")
+        body = self.text(string).strip("\"'rbuRBU")
         line = body.strip().split("\n", 1)[0].strip()
         return line.replace('"""', '\\"\\"\\"') or None
 
-    def definition(node: Any, indent: str) -> None:
+    def definition(self, node: Any, indent: str) -> None:
+        out = self.out
         if node.type == "decorated_definition":
             for child in node.named_children:
                 if child.type == "decorator":
-                    out.append(indent + text(child))
+                    out.append(indent + self.text(child))
             inner = node.child_by_field_name("definition")
             if inner is not None:
-                definition(inner, indent)
+                self.definition(inner, indent)
             return
         body = node.child_by_field_name("body")
         if body is None:
-            out.append(indent + text(node))
+            out.append(indent + self.text(node))
             return
-        header = data[node.start_byte : body.start_byte].decode("utf-8", "replace").rstrip()
-        out.append(indent + header)
+        header = self.data[node.start_byte : body.start_byte].decode("utf-8", "replace")
+        out.append(indent + header.rstrip())
         inner_indent = indent + "    "
-        doc = docstring(body)
+        doc = self.docstring(body)
         if doc:
             out.append(f'{inner_indent}"""{doc}"""')
         if node.type == "class_definition":
             before = len(out)
-            statements(body.named_children, inner_indent)
+            self.statements(body.named_children, inner_indent)
             if len(out) == before:
                 out.append(f"{inner_indent}...")
         else:
             out.append(f"{inner_indent}...")
 
-    def statements(nodes: Iterable[Any], indent: str) -> None:
+    def assignment(self, node: Any, first: Any, indent: str) -> None:
+        line = self.text(node)
+        short = "\n" not in line and len(line) <= SHORT_ASSIGNMENT
+        left = first.child_by_field_name("left")
+        kind = first.child_by_field_name("type")
+        target = self.text(left) if left is not None else line.split("=", 1)[0].strip()
+        typed = f": {self.text(kind)}" if kind is not None else ""
+        self.out.append(indent + (line if short else f"{target}{typed} = {ELIDED_VALUE}"))
+
+    def statements(self, nodes: Iterable[Any], indent: str) -> None:
         for node in nodes:
             if node.type == "ERROR" or node.has_error:
-                broken.append(text(node).split("\n", 1)[0].strip())
+                self.broken.append(self.text(node).split("\n", 1)[0].strip())
             elif node.type in _PY_DEFINITIONS:
-                definition(node, indent)
+                self.definition(node, indent)
             elif node.type in (
                 "import_statement",
                 "import_from_statement",
                 "future_import_statement",
                 "type_alias_statement",
             ):
-                out.append(indent + text(node))
+                self.out.append(indent + self.text(node))
             elif node.type == "expression_statement" and node.named_children:
                 first = node.named_children[0]
                 if first.type == "assignment":
-                    line = text(node)
-                    short = "\n" not in line and len(line) <= SHORT_ASSIGNMENT
-                    left = first.child_by_field_name("left")
-                    kind = first.child_by_field_name("type")
-                    target = text(left) if left is not None else line.split("=", 1)[0].strip()
-                    typed = f": {text(kind)}" if kind is not None else ""
-                    out.append(indent + (line if short else f"{target}{typed} = {ELIDED_VALUE}"))
+                    self.assignment(node, first, indent)
 
-    doc = docstring(root)
+
+def _python_treesitter(source: str, reason: str = "") -> Skeleton:
+    ts_parser = parser("tree_sitter_python", "language")
+    data = source.encode("utf-8", "surrogatepass")
+    root = ts_parser.parse(data).root_node
+    made = _TreeSitterPython(data)
+    doc = made.docstring(root)
     if doc:
-        out.append(f'"""{doc}"""')
-    statements(root.named_children, "")
+        made.out.append(f'"""{doc}"""')
+    made.statements(root.named_children, "")
+    out, broken = made.out, made.broken
     if broken and not out:
         raise SkeletonError("Python parse errors (ast and tree-sitter), nothing well-formed")
     text_out = "\n".join(out) + "\n" if out else ""
