@@ -572,3 +572,31 @@ def test_no_import_of_another_packages_private_module() -> None:
                     found.append(f"{here} imports {name}")
                     break
     assert not found, "\n".join(sorted(found))
+
+
+MAX_FUNCTION_LINES = 80  # a function's body, its signature and docstring aside
+LONG_REASON = "long because"  # what a docstring says to keep a longer body
+
+
+def _body_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    return body[-1].end_lineno - body[0].lineno + 1 if body else 0  # type: ignore[operator]
+
+
+def test_no_function_over_80_lines_without_its_reason() -> None:
+    """Long parsers and pipelines are named stages: a function body over ~80 lines fails
+    unless its docstring says why it is long."""
+    found = []
+    for path in modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                size = _body_lines(node)
+                reason = LONG_REASON in (ast.get_docstring(node) or "").lower()
+                if size > MAX_FUNCTION_LINES and not reason:
+                    found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}: {size}")
+    assert not found, "split these into named stages, or say why in their docstring:\n" + (
+        "\n".join(found)
+    )

@@ -378,7 +378,7 @@ def test_caches_stay_bounded_after_a_thousand_distinct_packet_requests(monkeypat
 
     monkeypatch.setattr(CountingCache, "MAX_ENTRIES", 500)
     ctx = load_context(EXAMPLE_DIR)
-    assembler = assembler_for(ctx, "bytes/4")
+    assembler = assembler_for(ctx, "bytes/4").assembler  # the shared one, under its counter
     assembler.counts = CountingCache("bytes/4")  # the patched bound, on the shared assembler
     start = datetime(2026, 6, 15, 12, tzinfo=UTC)
     for i in range(1000):  # a new second and budget each time: every rendered packet is new

@@ -59,15 +59,17 @@ class SweepTask:
 
     def rows(self, path: str) -> list[dict[str, Any]]:
         """One row per budget × model × section (tier 1 folded, as :func:`packet.sweep`)."""
-        from ..packet import PacketAssembler, load_context, sweep_rows
+        from ..packet import CountedAssembler, assembler_for, load_context, sweep_rows
 
         ctx = load_context(path, root=self.root, cached=False)
-        assemblers: dict[str, PacketAssembler] = {}
+        assemblers: dict[str, CountedAssembler] = {}
         rows: list[dict[str, Any]] = []
         for counting in self.countings:
             assembler = assemblers.get(counting.name)
             if assembler is None:
-                assembler = assemblers[counting.name] = PacketAssembler(ctx, counting.counter)
+                assembler = assemblers[counting.name] = assembler_for(
+                    ctx, counting.counter, model=counting.model, profile=self.profile, shared=False
+                )
             for budget in self.budgets:
                 packet = assembler.assemble(
                     budget,

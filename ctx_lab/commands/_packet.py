@@ -129,9 +129,7 @@ def packet(
         ProfileComparison,
         assembler_for,
         load_context,
-        packet_counter,
         resolve_budget,
-        with_counter,
     )
 
     if example and directory:
@@ -162,8 +160,7 @@ def packet(
     if compare is not None:
         size, _ = resolve_budget(ctx, budget, model)
         return ProfileComparison.of(ctx, size, now, display_dir=display_dir)
-    counting = packet_counter(counter, model, profile)
-    made = assembler_for(ctx, counting.use).assemble(
+    made = assembler_for(ctx, counter, model=model, profile=profile).assemble(
         budget,
         now,
         model,
@@ -174,7 +171,6 @@ def packet(
         display_dir=display_dir,
         registry=registry,
     )
-    made = with_counter(made, counting)
     if extra_warnings:
         from dataclasses import replace
 

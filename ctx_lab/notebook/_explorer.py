@@ -21,12 +21,11 @@ from ..models import BUILTIN_MODELS
 from ..packet import (
     PROFILES,
     RELEVANCE_RULES,
+    CountedAssembler,
     Packet,
-    PacketAssembler,
     ProjectContext,
+    assembler_for,
     load_context,
-    packet_counter,
-    with_counter,
 )
 from ..tokens import available_counters
 from ._html import widget_html
@@ -73,7 +72,6 @@ class BudgetExplorer:
         profile: str = "design",
     ) -> None:
         self.ctx = ctx if isinstance(ctx, ProjectContext) else load_context(ctx)
-        self._assemblers: dict[str, PacketAssembler] = {}
         self._now_time = (now or utc_now()).astimezone(UTC).timetz()
         start = (now or utc_now()).astimezone(UTC).date()
         self._start_date = start
@@ -141,11 +139,10 @@ class BudgetExplorer:
         )
         self.packet: Packet = self.update()
 
-    def assembler(self, counter: str) -> PacketAssembler:
-        """The cached assembler (and token-count cache) for ``counter``."""
-        if counter not in self._assemblers:
-            self._assemblers[counter] = PacketAssembler(self.ctx, counter)
-        return self._assemblers[counter]
+    def assembler(self, counter: str | None, model: str | None = None) -> CountedAssembler:
+        """The shared assembler (and token-count cache) for ``counter`` (none: the model's own
+        tokenizer, or ``bytes/4``) under the chosen profile."""
+        return assembler_for(self.ctx, counter, model=model, profile=self.profile.value)
 
     def now(self) -> datetime:
         """The date picked, at the explorer's time of day, in UTC."""
@@ -160,16 +157,14 @@ class BudgetExplorer:
         for control in (self.counter, self.focus, self.relevance):
             control.disabled = not design
         requested = None if self.counter.value == DEFAULT_COUNTER else self.counter.value
-        choice = packet_counter(requested if design else None, model, self.profile.value)
-        assembler = self.assembler(choice.name)
+        assembler = self.assembler(requested if design else None, model)
         options: dict[str, Any] = (
             {"focus": self.focus.value or None, "relevance": self.relevance.value}
             if design
             else {"profile": self.profile.value}
         )
-        packet = with_counter(
-            assembler.assemble(None if model else self.budget.value, self.now(), model, **options),
-            choice,
+        packet = assembler.assemble(
+            None if model else self.budget.value, self.now(), model, **options
         )
         self.packet = packet
         over = " — over budget: tier 1 only" if packet.over_budget else ""

@@ -5,17 +5,15 @@
 """
 
 from ._analysis import ProfileComparison, compare_profiles, diff, sweep, sweep_rows
-from ._assemble import (
-    PROFILES,
-    RELEVANCE_RULES,
-    PacketAssembler,
+from ._assemble import PROFILES, RELEVANCE_RULES, PacketAssembler, resolve_budget
+from ._context import ContextSettings, ProjectContext, load_context
+from ._counted import (
+    CountedAssembler,
     assemble_packet,
     assembler_for,
     packet_counter,
-    resolve_budget,
     with_counter,
 )
-from ._context import ContextSettings, ProjectContext, load_context
 from ._ctx08 import RULES as CTX08_RULES
 from ._ctx08 import CtxPacket
 from ._entries import EntriesReport
@@ -48,6 +46,7 @@ __all__ = [
     "Bm25",
     "ContextLocation",
     "ContextSettings",
+    "CountedAssembler",
     "CtxPacket",
     "EntriesReport",
     "EntrySummary",

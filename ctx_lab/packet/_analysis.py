@@ -10,8 +10,9 @@ from typing import Any
 
 from ..display import RichResult, escape, html_table, text_table
 from ..tokens import CounterLike
-from ._assemble import PacketAssembler, assemble_packet
+from ._assemble import PacketAssembler
 from ._context import ProjectContext
+from ._counted import assemble_packet
 from ._packet import LedgerRow, Packet
 
 __all__ = [
