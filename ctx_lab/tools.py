@@ -1,120 +1,111 @@
-"""Agent tools: definitions of ``read`` and ``page`` (OpenAI and Anthropic formats) and a
-``Toolbox`` that executes tool calls against a reader and a pager."""
+"""Agent tools in-process: the MCP server's tools — the same commands, their schemas derived
+from the same declarations (:func:`ctx_lab.commands.mcp_tools`) and the same dispatch
+(:meth:`ctx_lab.commands.Session.call_json`) — as OpenAI or Anthropic tool definitions, and a
+:class:`Toolbox` that runs an agent's tool calls over one :class:`~ctx_lab.commands.Session`,
+with its own paging quota. Errors come back as the payload REST and MCP send
+(:func:`ctx_lab.display.error_payload`: the root never shown)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
-from .display import RichResult
-from .errors import CtxLabError
+from .commands import Session, mcp_tools
+from .display import error_payload
+from .errors import CtxLabError, UsageError
 from .instructions import PAGE_INSTRUCTIONS, READ_INSTRUCTIONS
-from .limits import DEFAULT_MAX_CHARS, MAX_CHARS_LIMIT
-from .paging import Pager, PageRequest
-from .read import Reader
+from .paging import BudgetTable
 
 __all__ = ["PAGE_INSTRUCTIONS", "READ_INSTRUCTIONS", "Toolbox", "page_tool", "read_tool"]
 
-READ_PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "uri": {"type": "string", "description": "A path, file: URI, or http(s) URL."},
-        "cursor": {
-            "type": "string",
-            "description": "The next_cursor of the previous result, to continue reading.",
-        },
-        "max_chars": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": MAX_CHARS_LIMIT,
-            "default": DEFAULT_MAX_CHARS,
-            "description": "Characters per chunk (at most 20000).",
-        },
-    },
-    "required": ["uri"],
-    "additionalProperties": False,
-}
-PAGE_PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "artifact_id": {"type": "string", "description": "The artifact to page through."},
-        "start_line": {"type": "integer", "minimum": 1, "default": 1},
-        "end_line": {
-            "type": "integer",
-            "minimum": 0,
-            "default": 0,
-            "description": "Last line (inclusive); 0 means to the end.",
-        },
-    },
-    "required": ["artifact_id"],
-    "additionalProperties": False,
-}
+FORMATS = ("openai", "anthropic")
+DEFAULT_TOOLS = ("read", "page", "budget")
 
 
-def _tool(name: str, description: str, parameters: dict[str, Any], fmt: str) -> dict[str, Any]:
-    if fmt == "openai":
+def tool_definition(name: str, format: str = "openai") -> dict[str, Any]:
+    """Tool ``name`` (an MCP tool of ctx_lab) as ``format`` defines tools: its description for
+    agents and its input schema, from the command's declaration."""
+    tools = mcp_tools()
+    if name not in tools:
+        raise UsageError(f"unknown tool {name!r}; tools: {', '.join(tools)}")
+    tool = tools[name]
+    if format == "openai":
         return {
             "type": "function",
-            "function": {"name": name, "description": description, "parameters": parameters},
+            "function": {
+                "name": name,
+                "description": tool.description,
+                "parameters": tool.input_schema,
+            },
         }
-    if fmt == "anthropic":
-        return {"name": name, "description": description, "input_schema": parameters}
-    raise ValueError(f"unknown tool format {fmt!r}; use 'openai' or 'anthropic'")
+    if format == "anthropic":
+        return {"name": name, "description": tool.description, "input_schema": tool.input_schema}
+    raise UsageError(f"unknown tool format {format!r}; use one of {', '.join(FORMATS)}")
 
 
 def read_tool(format: str = "openai") -> dict[str, Any]:
     """The ``read`` tool definition with its usage instructions."""
-    return _tool("read", READ_INSTRUCTIONS, READ_PARAMETERS, format)
+    return tool_definition("read", format)
 
 
 def page_tool(format: str = "openai") -> dict[str, Any]:
     """The ``page`` tool definition with its usage instructions."""
-    return _tool("page", PAGE_INSTRUCTIONS, PAGE_PARAMETERS, format)
+    return tool_definition("page", format)
 
 
 class Toolbox:
-    """Executes ``read`` and ``page`` tool calls; results and errors come back as JSON text."""
+    """Runs an agent's tool calls against the files under ``root``: ``tools`` names which of
+    ctx_lab's MCP tools it offers (default ``read``, ``page`` and ``budget``). Pages spend from
+    the toolbox's own quota (``max_pages``, ``max_tokens``) unless a call names another
+    ``budget_id``. Results are the tool's JSON; errors ``{"error": {"type", "message",
+    "status"}}``, as REST and MCP send them."""
 
-    def __init__(self, reader: Reader | None = None, pager: Pager | None = None) -> None:
-        self.reader = reader or Reader()
-        self.pager = pager
+    def __init__(
+        self,
+        root: str | os.PathLike[str] = ".",
+        *,
+        tools: Iterable[str] = DEFAULT_TOOLS,
+        max_pages: int | None = None,
+        max_tokens: int | None = None,
+        allow_private: bool = False,
+        allow_remote: bool = True,
+        session: Session | None = None,
+    ) -> None:
+        self.session = session or Session(
+            root=Path(root),
+            allow_private=allow_private,
+            allow_remote=allow_remote,
+            quotas=BudgetTable(client_named=False, max_pages=max_pages, max_tokens=max_tokens),
+            progress=False,
+        )
+        known = mcp_tools()
+        self.tools = tuple(tools)
+        unknown = [t for t in self.tools if t not in known]
+        if unknown:
+            raise UsageError(f"unknown tools {unknown}; tools: {', '.join(known)}")
+        quotas = self.session.quotas
+        self.budget_id = quotas.issue() if quotas is not None else None
 
     def definitions(self, format: str = "openai") -> list[dict[str, Any]]:
-        """The definitions of the tools this toolbox can run."""
-        tools = [read_tool(format)]
-        if self.pager is not None:
-            tools.append(page_tool(format))
-        return tools
+        """The definitions of the tools this toolbox runs."""
+        return [tool_definition(name, format) for name in self.tools]
 
     def handle_tool_call(self, name: str, arguments: Mapping[str, Any] | str | None) -> str:
-        """Run one call; ``arguments`` as a dict or a JSON string."""
-        result: RichResult
+        """Run one call (``arguments`` as a mapping or JSON text); the result as JSON text."""
         try:
-            args = self._arguments(arguments)
-            if name == "read":
-                unknown = set(args) - {"uri", "cursor", "max_chars"}
-                if unknown:
-                    raise ValueError(f"unknown arguments for read: {sorted(unknown)}")
-                result = self.reader.read(
-                    args["uri"], args.get("cursor"), args.get("max_chars", DEFAULT_MAX_CHARS)
+            if name not in self.tools:
+                raise UsageError(
+                    f"unknown tool {name!r}; this toolbox runs: {', '.join(self.tools)}"
                 )
-            elif name == "page" and self.pager is not None:
-                unknown = set(args) - {"artifact_id", "start_line", "end_line"}
-                if unknown:
-                    raise ValueError(f"unknown arguments for page: {sorted(unknown)}")
-                request = PageRequest(
-                    args["artifact_id"], args.get("start_line", 1), args.get("end_line", 0)
-                )
-                result = self.pager.page(request)
-            else:
-                known = "read, page" if self.pager is not None else "read"
-                raise ValueError(f"unknown tool {name!r}; this toolbox runs: {known}")
-        except KeyError as exc:
-            return self._error("ValueError", f"missing argument {exc.args[0]!r}")
+            outcome = self.session.call_json(
+                name, self._arguments(arguments), quota_id=self.budget_id
+            )
         except (CtxLabError, ValueError, TypeError) as exc:
-            return self._error(type(exc).__name__, str(exc))
-        return json.dumps(result.to_dict(), ensure_ascii=False)
+            return json.dumps({"error": error_payload(exc, self.session.root)}, ensure_ascii=False)
+        return json.dumps(outcome.result.to_dict(), ensure_ascii=False)
 
     @staticmethod
     def _arguments(arguments: Mapping[str, Any] | str | None) -> dict[str, Any]:
@@ -124,13 +115,9 @@ class Toolbox:
             try:
                 parsed = json.loads(arguments) if arguments.strip() else {}
             except json.JSONDecodeError as exc:
-                raise ValueError(f"arguments are not valid JSON: {exc.msg}") from None
+                raise UsageError(f"arguments are not valid JSON: {exc.msg}") from None
         else:
             parsed = dict(arguments)
         if not isinstance(parsed, dict):
-            raise ValueError("arguments must be a JSON object")
+            raise UsageError("arguments must be a JSON object")
         return parsed
-
-    @staticmethod
-    def _error(kind: str, message: str) -> str:
-        return json.dumps({"error": {"type": kind, "message": message}}, ensure_ascii=False)

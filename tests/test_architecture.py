@@ -41,13 +41,13 @@ ENGINES = {
     "packet",
     "paging",
     "read",
-    "tools",
 }
 COMMANDS = {"commands"}
 ADAPTERS = {
     "__init__",
     "__main__",
     "_cli_reference",  # renders the CLI's help pages into docs/cli.md
+    "tools",  # agent tools in-process: the MCP tools over a Session
     "capture",
     "cli",
     "mcp_server",

@@ -241,18 +241,18 @@ def test_corrupt_encrypted_and_too_many_pages(tmp_path: Path) -> None:
 
 
 def test_agent_tools(tmp_path: Path) -> None:
-    from ctx_lab.paging import MemoryStore, Pager, PagingBudget
-
+    """The toolbox runs the MCP tools over a session of its own (one paging quota), with the
+    declarations' schemas and checks, and the error payload REST and MCP send."""
     (tmp_path / "t.txt").write_text("hello world " * 50)
+    (tmp_path / "a").write_text("l1\nl2\nl3")
     openai = read_tool("openai")
     assert (
         openai["function"]["name"] == "read" and "next_cursor" in openai["function"]["description"]
     )
     anthropic = page_tool("anthropic")
     assert anthropic["name"] == "page" and anthropic["input_schema"]["required"] == ["artifact_id"]
-    box = Toolbox(
-        Reader([tmp_path]), Pager(MemoryStore({"a": "l1\nl2\nl3"}), PagingBudget(max_pages=2))
-    )
+    box = Toolbox(tmp_path, max_pages=2)
+    assert [d["name"] for d in box.definitions("anthropic")] == ["read", "page", "budget"]
     first = json.loads(box.handle_tool_call("read", {"uri": "t.txt", "max_chars": 100}))
     assert first["truncated"] and first["next_cursor"]
     second = json.loads(
@@ -265,16 +265,18 @@ def test_agent_tools(tmp_path: Path) -> None:
         box.handle_tool_call("page", {"artifact_id": "a", "start_line": 2, "end_line": 3})
     )
     assert paged["content"] == "l2\nl3" and paged["budget"]["pages_used"] == 1
+    assert json.loads(box.handle_tool_call("budget", {}))["pages_remaining"] == 1  # its quota
     for name, args, needle in [
         ("nope", {}, "unknown tool"),
         ("read", "{not json", "not valid JSON"),
-        ("read", {}, "missing argument"),
+        ("read", {}, "read needs uri"),
         ("read", {"uri": "t.txt", "bogus": 1}, "unknown arguments"),
         ("page", {"artifact_id": "a", "start_line": 0}, "start_line"),
-        ("page", {"artifact_id": "zzz"}, "no artifact"),
+        ("page", {"artifact_id": "zzz"}, "no file 'zzz'"),
+        ("read", {"uri": "../secret"}, "outside the allowed roots (.)"),  # the root not shown
     ]:
         error = json.loads(box.handle_tool_call(name, args))["error"]
-        assert needle in error["message"], (name, error)
+        assert needle in error["message"] and error["status"] in (400, 403, 404), (name, error)
 
 
 @given(st.text(alphabet=st.sampled_from(list("ab c\n\t→é日")), max_size=600), st.integers(1, 120))
