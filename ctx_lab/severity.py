@@ -1,6 +1,6 @@
 """How full a meter is, said one way everywhere: ``"ok"``, ``"warn"`` or ``"bad"``.
 
-Quotas and the conversation gauge use :func:`severity`; packet and build meters use
+Paging budgets and the conversation gauge use :func:`severity`; packet and build meters use
 :func:`fit_severity` (filling the budget is the point, only going over is bad). Every payload
 with a meter carries the result in a ``severity`` field; renderers and widgets only read it.
 """

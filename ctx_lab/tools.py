@@ -78,7 +78,7 @@ class Toolbox:
             root=Path(root),
             allow_private=allow_private,
             allow_remote=allow_remote,
-            quotas=BudgetTable(client_named=False, max_pages=max_pages, max_tokens=max_tokens),
+            budgets=BudgetTable(client_named=False, max_pages=max_pages, max_tokens=max_tokens),
             progress=False,
         )
         known = mcp_tools()
@@ -86,8 +86,8 @@ class Toolbox:
         unknown = [t for t in self.tools if t not in known]
         if unknown:
             raise UsageError(f"unknown tools {unknown}; tools: {', '.join(known)}")
-        quotas = self.session.quotas
-        self.budget_id = quotas.issue() if quotas is not None else None
+        budgets = self.session.budgets
+        self.budget_id = budgets.issue() if budgets is not None else None
 
     def definitions(self, format: str = "openai") -> list[dict[str, Any]]:
         """The definitions of the tools this toolbox runs."""
@@ -101,7 +101,7 @@ class Toolbox:
                     f"unknown tool {name!r}; this toolbox runs: {', '.join(self.tools)}"
                 )
             outcome = self.session.call_json(
-                name, self._arguments(arguments), quota_id=self.budget_id
+                name, self._arguments(arguments), connection_budget=self.budget_id
             )
         except (CtxLabError, ValueError, TypeError) as exc:
             return json.dumps({"error": error_payload(exc, self.session.root)}, ensure_ascii=False)

@@ -218,7 +218,7 @@ def test_usage_format_and_severity() -> None:
     assert ContextUsage(2100, 200_000).format_compact() == "2.1k / 200k (1%)"
     assert ContextUsage(50_000, 200_000, 2).format_compact() == "50k / 200k (25%) [2S]"
     assert ContextUsage(1_500_000, 2_000_000).format_compact() == "1.5M / 2M (75%)"
-    # bad from 90 %: ctx_lab.severity, the one rule for quotas and the gauge
+    # bad from 90 %: ctx_lab.severity, the one rule for paging budgets and the gauge
     assert [ContextUsage(u, 100).severity() for u in (0, 69, 70, 90, 91)] == [0, 0, 1, 2, 2]
     priced = manager([1000], model="gpt-4o").usage()
     assert priced.estimated_cost() == pytest.approx(1000 * 2.5 / 1_000_000)

@@ -1,4 +1,4 @@
-"""The MCP server under attack (hardening round 3): argument types and enums, quotas another
+"""The MCP server under attack (hardening round 3): argument types and enums, budgets another
 session cannot reset or invent, subscriptions only to listed resources and capped, a log that
 rotates and loads, the root never shown, and over HTTP Host/Origin checks for every bind and
 bearer tokens — driven by the official SDK's client and plain HTTP requests."""
@@ -82,7 +82,7 @@ def test_quotas_cannot_be_invented_or_reset_by_another_session(project: Path) ->
                 "page", {"artifact_id": "app.log", "budget_id": "f" * 32}
             )
             assert invented.is_error and "unknown budget_id" in text_of(invented)
-            for i in range(1100):  # another session: ids never issued, and its own quotas
+            for i in range(1100):  # another session: ids never issued, and its own budgets
                 asked = await other.call_tool("budget", {"budget_id": f"{i:032x}"})
                 assert asked.is_error
                 await other.call_tool("budget", {})
@@ -94,7 +94,7 @@ def test_quotas_cannot_be_invented_or_reset_by_another_session(project: Path) ->
             assert spent.is_error and "BudgetExhausted" in text_of(spent)
 
     anyio.run(session)
-    assert len(state.session.quotas.budgets) <= 2  # asking about a quota never makes one
+    assert len(state.session.budgets.budgets) <= 2  # asking about a quota never makes one
 
 
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")

@@ -65,7 +65,7 @@ BudgetId = Annotated[
         default_text="a new quota",
     ),
 ]
-Quotas = Annotated["BudgetTable | None", hidden("a server's quotas by id", session="quotas")]
+Budgets = Annotated["BudgetTable | None", hidden("a server's budgets by id", session="budgets")]
 _LAB = frozenset({"cli", "rest"})
 
 
@@ -130,45 +130,39 @@ def page(
     allow_private: AllowPrivate = False,
     allow_remote: AllowRemote = True,
     reader: Reading = None,
-    quota: Annotated[PagingBudget | None, hidden("a quota the caller keeps")] = None,
-    quotas: Quotas = None,
+    kept_budget: Annotated[PagingBudget | None, hidden("a paging budget the caller keeps")] = None,
+    budgets: Budgets = None,
 ) -> PageResult:
     """Lines ``start_line`` … ``end_line`` (``end_line`` 0 = to the end; or ``lines``, ``(start,
     end)`` or ``"A-B"``) of ``artifact_id`` — a path under ``root`` or a ``file:``/``http(s)``
     URI — charged to a paging quota.
 
-    The quota is ``quota`` (kept by the caller), else the one ``budget_id`` names in a server's
-    ``quotas`` (a new one when none is named), else the one saved in the ``state`` file
-    (created with ``max_pages``/``max_tokens``, saved after the page), else a fresh one;
-    ``browse`` charges none. ``counter`` defaults to ``model``'s own tokenizer when a model is
-    given, else ``bytes/4``.
+    The paging budget is chosen once (:func:`budget_source`): ``kept_budget`` (kept by the
+    caller), else the one ``budget_id`` names in a server's ``budgets`` (a new one when none is
+    named), else the one saved in the ``state`` file (created with ``max_pages``/``max_tokens``,
+    saved after the page, under a lock), else a fresh one; ``browse`` charges none.
+    ``counter`` defaults to ``model``'s own tokenizer when a model is given, else ``bytes/4``.
     """
-    from ..paging import PageRequest, PagingBudget
+    from ..paging import PageRequest, budget_source
 
     if lines is not None:
         if (start_line, end_line) != (1, 0):
             raise UsageError("give lines or start_line/end_line, not both")
         start_line, end_line = parse_lines(lines) if isinstance(lines, str) else lines
     request = PageRequest(artifact_id, start_line, end_line)
-    if browse:  # a person reading: the agent quota does not apply, nothing is kept
-        quota, budget_id = PagingBudget.create(BROWSE_PAGES, BROWSE_TOKENS), None
-    elif quota is None and quotas is not None:
-        budget_id, quota = quotas.quota(budget_id, max_pages, max_tokens)
+    source = budget_source(browse, kept_budget, budgets, budget_id, state, max_pages, max_tokens)
+    state = state if source.kind == "state" else None
 
     def run(charged: PagingBudget | None) -> PageResult:
-        return _page(request, root, counter, model, charged, budget_id, state, max_pages,
+        return _page(request, root, counter, model, charged, source.budget_id, state, max_pages,
                      max_tokens, allow_private, allow_remote, reader)  # fmt: skip
 
-    if quota is None and state:  # check, charge and save under one lock across processes
+    if state is not None:  # check, charge and save under one lock across processes
         from ..files import locked
 
         with locked(state):
             return run(None)
-    return run(quota)
-
-
-BROWSE_PAGES = 10**9  # browse mode: a person reads, the agent quota does not apply
-BROWSE_TOKENS = 10**12
+    return run(source.budget)
 
 
 def _page(
@@ -239,22 +233,22 @@ def budget(
             surfaces=frozenset({"rest"}),
         ),
     ] = None,
-    quotas: Quotas = None,
+    budgets: Budgets = None,
 ) -> PagingBudget:
     """A paging quota: the one saved in ``state`` (a fresh one when there is none), or on a
-    server the one ``budget_id`` names in ``quotas`` — its limits raised first when
+    server the one ``budget_id`` names in ``budgets`` — its limits raised first when
     ``max_pages``/``max_tokens`` are given. Asking never makes a quota."""
     from ..paging import load_budget
 
-    if quotas is None:
+    if budgets is None:
         if budget_id is not None:
             raise UsageError("budget_id names a server's quota: give --state FILE here")
         return load_budget(state)
     if budget_id is None:
         raise UsageError("budget needs budget_id (the budget_id of a page result)")
     if max_pages is not None or max_tokens is not None:
-        return quotas.raise_limits(budget_id, max_pages, max_tokens)
-    return quotas.find(budget_id)
+        return budgets.raise_limits(budget_id, max_pages, max_tokens)
+    return budgets.find(budget_id)
 
 
 def read(

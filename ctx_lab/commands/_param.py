@@ -66,7 +66,7 @@ class Param:
     ``--<name>`` (``--no-caching`` for a parameter that defaults to true). ``exclusive`` names a
     group of which at most one may be given. ``default_text`` says what a ``None`` default means
     (``"the model's tokenizer with --model, else bytes/4"``). ``session`` names what a server's
-    session supplies when the caller gives nothing (``root``, ``reader``, ``quotas``, ``now`` …);
+    session supplies when the caller gives nothing (``root``, ``reader``, ``budgets``, ``now`` …);
     ``max_length`` bounds a string; ``needed`` names surfaces where a parameter with a default
     must still be given (a task, where no file or cell body can stand in for it);
     ``flag_help`` is the CLI's wording where a flag says the opposite of the parameter

@@ -1,5 +1,5 @@
 """One session state for every surface: the root, the reader with its cursor key, the paging
-quotas, the clock and the server's own defaults — kept by a Jupyter server, an MCP server or a
+budgets, the clock and the server's own defaults — kept by a Jupyter server, an MCP server or a
 kernel, and handed to each command through the parameters that declare ``session=…``.
 
 A surface's adapter only moves values: :meth:`Session.call` takes a call's arguments as the
@@ -34,7 +34,7 @@ SESSION_VALUES = (
     "budget",
     "model",
     "reader",
-    "quotas",
+    "budgets",
     "allow_private",
     "allow_remote",
     "now",
@@ -67,7 +67,7 @@ class Session:
     """What a server keeps between calls and supplies to them.
 
     ``root`` confines every path (a server's root directory; None for the CLI, whose commands
-    take ``--root``). ``quotas`` keeps paging quotas by id. ``now`` is the clock that dates
+    take ``--root``). ``budgets`` keeps paging budgets by id. ``now`` is the clock that dates
     packets when a call gives no ``now``. ``budget`` or ``model`` size a packet or build whose
     call names neither (``mcp serve --budget 4000``): a session value is skipped when the call
     gave another member of its exclusive group (a model instead of a budget).
@@ -76,7 +76,7 @@ class Session:
     root: Path | None = None
     allow_private: bool = False
     allow_remote: bool = True
-    quotas: BudgetTable | None = None
+    budgets: BudgetTable | None = None
     now: Callable[[], datetime] | None = None
     budget: int | None = None
     model: str | None = None
@@ -146,11 +146,12 @@ class Session:
         return command.function(**self.complete(command, values))
 
     def call_json(
-        self, name: str, arguments: Mapping[str, Any], *, quota_id: str | None = None
+        self, name: str, arguments: Mapping[str, Any], *, connection_budget: str | None = None
     ) -> Outcome:
         """An MCP call: JSON arguments checked by the declaration (types, choices, bounds),
-        completed by the session (``quota_id``: the connection's own paging quota), run; the
-        outcome names the format the agent asked for. ``name`` is the tool's name."""
+        completed by the session (``connection_budget``: the id of the connection's own paging
+        budget), run; the outcome names the format the agent asked for. ``name`` is the tool's
+        name."""
         command = tool(name)
         given = {k: v for k, v in arguments.items() if k != _FORMAT}
         command.check_arguments(arguments, "mcp")
@@ -161,7 +162,7 @@ class Session:
         values = {
             s.name: s.from_json(given[s.name]) for s in command.specs("mcp") if s.name in given
         }
-        extra = {} if quota_id is None else {"budget_id": quota_id}
+        extra = {} if connection_budget is None else {"budget_id": connection_budget}
         result = command.function(**self.complete(command, values, extra))
         return Outcome(result, chosen, None, tuple(result.warnings))
 

@@ -47,7 +47,7 @@ CONTEXT_URI = "ctx-lab://context/"
 TOOLS = commands.mcp_tools()
 
 MAX_SUBSCRIPTIONS = 256  # resources one connection may subscribe to (only listed ones)
-MAX_QUOTAS = 65_536  # paging quotas kept, all connections together
+MAX_BUDGETS = 65_536  # paging budgets kept, all connections together
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Connection:
 
 @dataclass
 class CtxLabMCP:
-    """The server: its session (root, reader, paging quotas, clock, and the packet's size when
+    """The server: its session (root, reader, paging budgets, clock, and the packet's size when
     a call names none) and what only MCP has — connections, the call log, subscriptions and
     what the ``.context/`` files looked like when last checked."""
 
@@ -86,8 +86,8 @@ class CtxLabMCP:
             root=self.root,
             allow_private=self.allow_private,
             allow_remote=True,
-            quotas=BudgetTable(
-                MAX_QUOTAS,
+            budgets=BudgetTable(
+                MAX_BUDGETS,
                 client_named=False,
                 max_pages=self.max_pages,
                 max_tokens=self.max_tokens,
@@ -114,8 +114,8 @@ class CtxLabMCP:
         with self._lock:
             if "ctx_lab" not in scratch:
                 self._count += 1
-                assert self.session.quotas is not None
-                scratch["ctx_lab"] = Connection(self._count, self.session.quotas.issue())
+                assert self.session.budgets is not None
+                scratch["ctx_lab"] = Connection(self._count, self.session.budgets.issue())
             found: Connection = scratch["ctx_lab"]
             return found
 
@@ -126,7 +126,7 @@ class CtxLabMCP:
     ) -> commands.Outcome:
         """Run one tool through the session; returns its outcome (the result and the format
         asked for). Raises :class:`CtxLabError` for anything the caller did wrong."""
-        return self.session.call_json(name, arguments, quota_id=connection.budget_id)
+        return self.session.call_json(name, arguments, connection_budget=connection.budget_id)
 
     # -- resources ------------------------------------------------------------------------
 

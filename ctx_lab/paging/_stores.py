@@ -224,11 +224,11 @@ def notebook_text(raw: str) -> str:
 
 
 class BudgetTable:
-    """Paging quotas by id, kept by a server for every surface it serves.
+    """Paging budgets by id, kept by a server for every surface it serves.
 
     Where ``client_named`` is true a caller may name a new quota itself (the lab's pager names
     its own); otherwise only ids this table issued (:meth:`issue`) are accepted, so an agent
-    cannot invent a fresh quota. New quotas take ``max_pages``/``max_tokens`` unless a call
+    cannot invent a fresh quota. New budgets take ``max_pages``/``max_tokens`` unless a call
     gives its own; the least recently used are dropped beyond ``limit``.
     """
 
@@ -257,12 +257,12 @@ class BudgetTable:
             self._issued[budget_id] = True
         return budget_id
 
-    def quota(
+    def obtain(
         self, budget_id: str | None, max_pages: int | None = None, max_tokens: int | None = None
     ) -> tuple[str, PagingBudget]:
         """``(id, quota)``: the quota ``budget_id`` names (made on first use), or a new one with
         a new id when none is named. An id this table never issued is a usage error unless
-        callers may name quotas."""
+        callers may name budgets."""
         budget_id = budget_id or self.issue()
         with self._lock:
             if budget_id in self.budgets:
@@ -287,7 +287,7 @@ class BudgetTable:
         self, budget_id: str, max_pages: int | None = None, max_tokens: int | None = None
     ) -> PagingBudget:
         """The quota called ``budget_id``, made with these limits when new."""
-        return self.quota(budget_id, max_pages, max_tokens)[1]
+        return self.obtain(budget_id, max_pages, max_tokens)[1]
 
     def raise_limits(
         self, budget_id: str, max_pages: int | None = None, max_tokens: int | None = None

@@ -5,7 +5,7 @@ The handler does routing and error mapping only: the query goes to
 :meth:`ctx_lab.commands.Session.call_query`, which checks and parses each value by the
 command's own declaration (the names are the parameters' snake_case names; repeatable ones
 repeat; booleans are ``true``/``false``), adds what the server's session supplies (its root,
-reader, paging quotas, settings) and calls the command. Every path is confined to the server's
+reader, paging budgets, settings) and calls the command. Every path is confined to the server's
 root by the command itself; http(s) reads are off unless ``CtxLab.allow_remote_reads`` is set.
 Work runs in a thread pool, never on the event loop; every deliberate error is a
 :class:`~ctx_lab.errors.CtxLabError` mapped to a 4xx status with the one error payload.
@@ -107,7 +107,7 @@ def server_session(root: Path, settings: CtxLab) -> Session:
         root=root,
         allow_private=settings.allow_private,
         allow_remote=settings.allow_remote_reads,
-        quotas=BudgetTable(settings.max_budgets, client_named=True),
+        budgets=BudgetTable(settings.max_budgets, client_named=True),
         progress=False,
     )
 

@@ -298,7 +298,7 @@ async def test_every_route_is_its_command_function(jp_fetch, jp_serverapp, proje
                 "proj/src/app.py",
                 lines=(2, 9),
                 root=root,
-                quota=PagingBudget(max_tokens=50, budget_id="same"),
+                kept_budget=PagingBudget(max_tokens=50, budget_id="same"),
                 budget_id="same",
             ),
         ),
