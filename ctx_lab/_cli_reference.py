@@ -1,7 +1,8 @@
 """The command-line reference, generated: ``docs/cli.md`` is every command's ``--help`` exactly
 as ``ctx-lab`` prints it (flags, defaults, choices, examples), rendered at a fixed width so it is
-the same on every machine. ``python -m ctx_lab._cli_reference`` rewrites it; the test suite fails
-while the committed file differs from what this module renders (``tests/test_cli_reference.py``).
+the same on every machine. ``python -m ctx_lab._cli_reference`` rewrites it; the test suite
+fails while the committed file differs from what this module renders
+(``tests/commands/test_cli_reference.py``).
 """
 
 from __future__ import annotations

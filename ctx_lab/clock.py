@@ -2,8 +2,9 @@
 
 Every function that dates something takes an injectable ``now`` (or a ``clock`` callable) and
 falls back to :func:`utc_now` only when none is given, so notebooks, tests and corpus runs pin
-time and produce the same output on any day. ``tests/test_architecture.py`` fails on a wall-clock
-read anywhere else, or on a call of :func:`utc_now` from a function without such a parameter.
+time and produce the same output on any day. ``tests/project/test_architecture.py`` fails on a
+wall-clock read anywhere else, or on a call of :func:`utc_now` from a function without such a
+parameter.
 """
 
 from __future__ import annotations

@@ -1,0 +1,10 @@
+"""Where the tests find things, wherever a test module sits under ``tests/``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+FIXTURES = TESTS / "fixtures"
+SHARED = REPO.parent / "shared"  # ../shared beside the checkout (real data, design docs)
