@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
 from ..clock import utc_now
+from ..conversation import ReplaySettings
 from ..errors import UsageError
 from ..files import read_bytes
 from ..tokens import CounterLike, get_counter, portable_name
@@ -120,9 +121,7 @@ class ReplayOptions:
     models: tuple[str, ...] = ()
     counter: CounterLike | None = None
     per: str = "session"
-    preserve_recent: int = 4
-    output_limit: int | None = None
-    caching: bool = True
+    settings: ReplaySettings = field(default_factory=ReplaySettings)
     transcript_format: str = "auto"
     registry: str | None = None
 
@@ -283,7 +282,6 @@ def _replay_plan(paths: Paths, options: ReplayOptions, run: RunOptions) -> _Plan
     from ..files import confine
 
     choice(options.per, PER, "per")
-    whole_number(options.preserve_recent, "preserve_recent")
     chosen = list(dict.fromkeys(options.models))
     if not chosen:
         raise UsageError("give the models to replay the corpus on (--model M)")
@@ -296,9 +294,8 @@ def _replay_plan(paths: Paths, options: ReplayOptions, run: RunOptions) -> _Plan
         if run.ship == "bytes":
             data = read_bytes(confine(base, path, what="file") if base is not None else path)
         return ReplayTask(
-            path, path, data, countings, options.per, options.preserve_recent,
-            options.output_limit, options.caching, options.transcript_format, options.registry,
-            base,
+            path, path, data, countings, options.per, options.settings,
+            options.transcript_format, options.registry, base,
         )  # fmt: skip
 
     return _plan(f"replay-{options.per}", paths, run.ship, run.workers, make)
@@ -324,9 +321,12 @@ def replay_corpus(
 
     ``options`` are the fields of :class:`ReplayOptions` (``counter`` — default: each model's
     own tokenizer or stored calibration, resolved here and sent by name — ``per``,
-    ``preserve_recent``, ``output_limit``, ``caching``, ``transcript_format``, ``registry``)
-    and of :class:`RunOptions`, as in :func:`sweep_corpus`."""
-    replay, run = _split(options, ReplayOptions, RunOptions)
+    ``transcript_format``, ``registry``), of :class:`~ctx_lab.conversation.ReplaySettings`
+    (``preserve_recent``, ``output_limit``, ``caching`` …) and of :class:`RunOptions`, as in
+    :func:`sweep_corpus`."""
+    replay, settings, run = _split(options, ReplayOptions, ReplaySettings, RunOptions)
+    if settings:
+        replay["settings"] = ReplaySettings(**settings)
     chosen = ReplayOptions(tuple([models] if isinstance(models, str) else models), **replay)
     plan_run = RunOptions(**run)
     return _frame(_replay_plan(paths, chosen, plan_run), plan_run, as_dask)

@@ -13,11 +13,12 @@ import os
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..conversation import ReplaySettings
 from ..files import confine, write_atomic
 
 __all__ = [
@@ -110,9 +111,7 @@ class ReplayTask:
     data: bytes | None
     countings: tuple[Counting, ...]
     per: str = "session"
-    preserve_recent: int = 4
-    output_limit: int | None = None
-    caching: bool = True
+    settings: ReplaySettings = field(default_factory=ReplaySettings)
     transcript_format: str = "auto"
     registry: str | None = None
     root: str | None = None
@@ -130,11 +129,9 @@ class ReplayTask:
             report = replay_report(
                 transcript,
                 [counting.model],
-                preserve_recent=self.preserve_recent,
+                settings=self.settings,
                 counter=counting.counter,
                 registry=self.registry,
-                output_limit=self.output_limit,
-                caching=self.caching,
                 source=self.item,
             )
             tag = {"counter": counting.name, "exact": counting.exact}

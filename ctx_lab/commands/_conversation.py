@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from ..errors import CalibrationError, UsageError
 from ..files import confine, display_path
 from ..tokens import MIN_CALLS, CalibrationList, forget_calibration, list_calibrations
-from ..validate import choice, whole_number
+from ..validate import choice
 from ._analysis import CORPUS_OUTPUT, NoWorkerTimeout, Progress, Scheduler, Ship, Workers
 from ._param import CLI, Param, hidden
 from ._registry import Command, command
@@ -161,9 +161,14 @@ def replay(
     per session and model (``per="call"``: per call), on a local process pool of ``workers``
     (0: in this process) or a Dask ``scheduler`` — a :class:`~ctx_lab.analysis.CorpusReport`.
     """
+    from ..conversation import ReplaySettings
+
     files = [file] if isinstance(file, str | os.PathLike) else list(file)
     if not files:
         raise UsageError("nothing to replay: give one or more transcript files")
+    settings = ReplaySettings(
+        preserve_recent=preserve_recent, output_limit=output_limit, caching=caching
+    )
     if len(files) > 1 or workers is not None or scheduler is not None:
         from ..analysis import ReplayOptions, RunOptions, run_replay
         from ._analysis import executor_for
@@ -171,21 +176,11 @@ def replay(
         executor, size = executor_for(workers, scheduler)
         return run_replay(
             files,
-            ReplayOptions(
-                tuple(model),
-                counter,
-                per,
-                preserve_recent,
-                output_limit,
-                caching,
-                transcript_format,
-                registry,
-            ),
+            ReplayOptions(tuple(model), counter, per, settings, transcript_format, registry),
             RunOptions(executor, size, ship, progress, no_worker_timeout, root),
         )
     from ..conversation import replay_report
 
-    whole_number(preserve_recent, "preserve_recent")
     one = files[0]
     path = confine(root, one, what="file") if root is not None else one
     transcript = session_of(path, transcript_format)
@@ -193,11 +188,9 @@ def replay(
     return replay_report(
         transcript,
         list(model) or None,
-        preserve_recent=preserve_recent,
+        settings=settings,
         counter=counter or "model",
         registry=registry,
-        output_limit=output_limit,
-        caching=caching,
         source=shown,
     )
 

@@ -28,6 +28,7 @@ from ._manager import (
 from ._messages import Message
 from ._recovery import JournalReport, RecoveryReport, inspect_journal, recover_into, stream_into
 from ._replay import REPLAY_COLUMNS, ReplayReport, plot_replay, replay, replay_report
+from ._replay_model import ReplaySettings
 from ._report import HistoryReport, history_report
 from ._simulate import (
     SIMULATION_COLUMNS,
@@ -74,6 +75,7 @@ __all__ = [
     "RecoveredToolBatch",
     "RecoveryReport",
     "ReplayReport",
+    "ReplaySettings",
     "Segment",
     "Shrinking",
     "StreamJournal",

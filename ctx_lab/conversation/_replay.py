@@ -26,14 +26,13 @@ from ..collector import paused
 from ..errors import CtxLabError, UsageError
 from ..models import ModelRegistry, get_registry
 from ..tokens import MODEL_COUNTER, CounterLike, get_counter, resolve_counter
-from ._replay_model import replay_model
+from ._replay_model import ReplaySettings, replay_model
 from ._replay_report import (
     REPLAY_COLUMNS,
     ReplayReport,
     over_budget_warning,
     plot_replay,
 )
-from ._summarizers import Summarizer
 from .transcripts import Transcript
 
 __all__ = ["REPLAY_COLUMNS", "ReplayReport", "plot_replay", "replay", "replay_report"]
@@ -58,19 +57,17 @@ def replay_report(
     transcript: Transcript,
     models: Sequence[str] | str | None = None,
     *,
-    preserve_recent: int = 4,
-    summarizer: Summarizer | None = None,
+    settings: ReplaySettings | None = None,
     counter: CounterLike | None = MODEL_COUNTER,
     registry: str | ModelRegistry | None = None,
-    target_ratio: float = 0.15,
-    output_limit: int | None = None,
-    caching: bool = True,
     source: str | None = None,
 ) -> ReplayReport:
-    """Replay ``transcript`` on each of ``models`` (default: the models it was recorded with);
-    see the module docstring for what each row holds. ``counter="model"`` counts with each
-    model's own tokenizer, a stored calibration, or ``bytes/4`` (marked inexact). ``source``
-    names the session in the report (default: the file it was read from)."""
+    """Replay ``transcript`` on each of ``models`` (default: the models it was recorded with)
+    with ``settings`` (default :class:`ReplaySettings`); see the module docstring for what each
+    row holds. ``counter="model"`` counts with each model's own tokenizer, a stored
+    calibration, or ``bytes/4`` (marked inexact). ``source`` names the session in the report
+    (default: the file it was read from)."""
+    settings = settings or ReplaySettings()
     source = source or transcript.source or "<transcript>"
     chosen = [models] if isinstance(models, str) else list(models or transcript.models)
     if not chosen:
@@ -90,17 +87,7 @@ def replay_report(
         if gap:
             warnings.append(gap)
         with paused():
-            rows += replay_model(
-                transcript,
-                model,
-                resolved,
-                use,
-                summarizer,
-                preserve_recent,
-                target_ratio,
-                output_limit,
-                caching,
-            )
+            rows += replay_model(transcript, model, resolved, use, settings)
     made = ReplayReport(
         source,
         transcript.format,

@@ -11,13 +11,34 @@ from typing import Any
 
 from ..errors import CtxLabError
 from ..models import ModelRegistry
+from ..validate import whole_number
 from ._manager import ContextManager
 from ._replay_report import _sum, _usd
 from ._simulate import step_clock
 from ._summarizers import ExtractiveSummarizer, Summarizer
 from .transcripts import Transcript, images_cost
 
-__all__ = ["RECORDED", "replay_model"]
+__all__ = ["RECORDED", "ReplaySettings", "replay_model"]
+
+
+@dataclass(frozen=True)
+class ReplaySettings:
+    """How a recorded session is replayed — declared once, built once by each caller (the
+    CLI's flags, a corpus task, a notebook): the ``preserve_recent`` newest messages always
+    kept, the summary's ``target_ratio`` of what it replaces, the ``output_limit`` reserved
+    (default: the model's), whether cache reads are priced (``caching``), and the
+    ``summarizer`` (default: extractive)."""
+
+    preserve_recent: int = 4
+    target_ratio: float = 0.15
+    output_limit: int | None = None
+    caching: bool = True
+    summarizer: Summarizer | None = None
+
+    def __post_init__(self) -> None:
+        whole_number(self.preserve_recent, "preserve_recent")
+        if self.output_limit is not None:
+            whole_number(self.output_limit, "output_limit")
 
 
 def replay_model(
@@ -25,18 +46,21 @@ def replay_model(
     model: str,
     registry: ModelRegistry,
     counter: Any,
-    summarizer: Summarizer | None,
-    preserve_recent: int,
-    target_ratio: float,
-    output_limit: int | None,
-    caching: bool,
+    settings: ReplaySettings,
 ) -> list[dict[str, Any]]:
     """The rows of ``transcript`` replayed on ``model``."""
-    manager = ContextManager(model, registry, counter, preserve_recent, target_ratio, step_clock())
+    manager = ContextManager(
+        model,
+        registry,
+        counter,
+        settings.preserve_recent,
+        settings.target_ratio,
+        step_clock(),
+    )
     manager.set_system_prompt(transcript.system or None)
     manager.set_tools(list(transcript.tools) or None)
-    manager.set_output_limit(output_limit)
-    run = _ModelReplay(transcript, model, manager, summarizer, caching)
+    manager.set_output_limit(settings.output_limit)
+    run = _ModelReplay(transcript, model, manager, settings.summarizer, settings.caching)
     return [run.call(call) for call in transcript.calls]
 
 

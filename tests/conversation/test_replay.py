@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from paths import REPO
 
-from ctx_lab.conversation import ContextManager, Message, load_transcript
+from ctx_lab.conversation import ContextManager, Message, ReplaySettings, load_transcript
 from ctx_lab.conversation._calibrate import calibrate
 from ctx_lab.conversation._replay import REPLAY_COLUMNS, ReplayReport, plot_replay, replay_report
 from ctx_lab.errors import CalibrationError, TranscriptError, UsageError
@@ -232,7 +232,9 @@ def test_no_tool_pair_is_split_after_summarizing(coding) -> None:
 
 def test_prices_with_and_without_prompt_caching(coding) -> None:
     cached = replay_report(coding, "claude-sonnet-4-5", counter="bytes/4")
-    plain = replay_report(coding, "claude-sonnet-4-5", counter="bytes/4", caching=False)
+    plain = replay_report(
+        coding, "claude-sonnet-4-5", counter="bytes/4", settings=ReplaySettings(caching=False)
+    )
     for row in cached.rows[1:50]:
         if not row["summarized_tokens"]:
             assert row["cached_tokens"] > 0
