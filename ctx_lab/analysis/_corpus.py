@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
+from ..choices import ROWS_PER, SHIP_MODES
 from ..clock import utc_now
 from ..conversation import ReplaySettings
 from ..errors import UsageError
@@ -37,8 +38,8 @@ __all__ = [
 ]
 
 Paths = Iterable[str | os.PathLike[str]]
-SHIP = ("paths", "bytes")
-PER = ("session", "call")
+SHIP = SHIP_MODES
+PER = ROWS_PER
 
 
 def _counting(

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
+from ..choices import PacketProfile, ShipMode
 from ..errors import UsageError
 from ..validate import whole_number
 from . import _params as params
@@ -75,12 +76,8 @@ Scheduler = Annotated[
     ),
 ]
 Ship = Annotated[
-    str,
-    Param(
-        "send workers each item's path (shared file system) or its bytes",
-        choices=("paths", "bytes"),
-        surfaces=CLI,
-    ),
+    ShipMode,
+    Param("send workers each item's path (shared file system) or its bytes", surfaces=CLI),
 ]
 Progress = Annotated[
     bool,
@@ -129,7 +126,7 @@ def sweep(
         datetime | None,
         Param("date every packet at ISO", metavar="ISO", parse=parse_now, default_text="now"),
     ] = None,
-    profile: Annotated[str, Param("packet profile", choices=("design", "ctx-0.8"))] = "design",
+    profile: Annotated[PacketProfile, Param("packet profile")] = "design",
     focus: Annotated[str | None, Param("keywords to rank entries by", metavar="TEXT")] = None,
     relevance: Annotated[str, Param("relevance rule", choices=RELEVANCE_CHOICES)] = "auto",
     registry: Registry = None,

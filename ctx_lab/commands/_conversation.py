@@ -8,6 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
+from ..choices import CalibrationMethod, RowsPer
 from ..errors import CalibrationError, UsageError
 from ..files import confine, display_path
 from ..tokens import MIN_CALLS, CalibrationList, forget_calibration, list_calibrations
@@ -139,12 +140,8 @@ def replay(
         ),
     ] = "auto",
     per: Annotated[
-        str,
-        Param(
-            "a corpus's rows: one per session and model, or per call",
-            choices=("session", "call"),
-            surfaces=CLI,
-        ),
+        RowsPer,
+        Param("a corpus's rows: one per session and model, or per call", surfaces=CLI),
     ] = "session",
     workers: Workers = None,
     scheduler: Scheduler = None,
@@ -209,11 +206,10 @@ def calibrate(
         str, Param("the estimate to calibrate; `ctx-lab counters` lists them", metavar="NAME")
     ] = "bytes/4",
     method: Annotated[
-        str,
+        CalibrationMethod,
         Param(
             "ratio per call, growth between calls (for transcripts without the system prompt), "
             "or auto",
-            choices=("auto", "ratio", "growth"),
         ),
     ] = "auto",
     min_calls: Annotated[int, Param("fewest fitted calls to accept", metavar="N")] = MIN_CALLS,

@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
+from ..choices import PacketProfile
 from ..errors import UsageError
 from ..files import display_path
 from ..validate import choice
@@ -63,10 +64,9 @@ Steering = Annotated[
     ),
 ]
 Profile = Annotated[
-    str,
+    PacketProfile,
     Param(
         "design (the design doc's packet) or ctx-0.8 (what ctx agent 0.8.1 sends, bugs included)",
-        choices=("design", "ctx-0.8"),
     ),
 ]
 DisplayDir = Annotated[

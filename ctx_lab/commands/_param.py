@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import builtins
 import collections.abc
+import dataclasses
 import inspect
 import sys
 import types
@@ -387,6 +388,19 @@ def _kind(annotation: Any) -> tuple[str, bool]:
     return "string", array
 
 
+def _literal_choices(annotation: Any) -> tuple[str, ...]:
+    """The strings of a ``Literal[...]`` type (in a union with None, or of a sequence's items
+    too), else nothing."""
+    for member in _members(annotation):
+        if typing.get_origin(member) in _SEQUENCES:
+            return _literal_choices(typing.get_args(member)[0])
+        if typing.get_origin(member) is typing.Literal:
+            values = typing.get_args(member)
+            if all(isinstance(v, str) for v in values):
+                return tuple(values)
+    return ()
+
+
 def _is_pathlike(member: Any) -> bool:
     import os
 
@@ -409,14 +423,19 @@ def specs(function: Callable[..., Any]) -> tuple[Spec, ...]:
                 f"{function.__qualname__}({parameter.name}) has no Param: declare it with "
                 "Annotated[<type>, Param(...)]"
             )
-        kind, array = _kind(typing.get_args(annotation)[0])
+        base = typing.get_args(annotation)[0]
+        kind, array = _kind(base)
+        param = declared[0]
+        literal = _literal_choices(base)
+        if literal and not param.choices:  # a Literal type is the parameter's choices
+            param = dataclasses.replace(param, choices=literal)
         found.append(
             Spec(
                 parameter.name,
                 kind,
                 array,
                 parameter.default,
-                declared[0],
+                param,
                 parameter.kind is inspect.Parameter.KEYWORD_ONLY,
             )
         )

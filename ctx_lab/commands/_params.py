@@ -9,6 +9,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, TypeVar
 
+from ..choices import RELEVANCE_RULES
 from ..errors import UsageError
 from ..validate import parse_whole_number, shown
 from ._param import CLI, Param, hidden
@@ -31,7 +32,7 @@ __all__ = [
 T = TypeVar("T")
 # the packet's relevance rules (ctx_lab.packet.RELEVANCE_RULES, held equal by a test), named
 # here so that building the parser does not import the packet engine
-RELEVANCE_CHOICES = ("auto", "keywords", "bm25")
+RELEVANCE_CHOICES = RELEVANCE_RULES  # ctx_lab.choices.RelevanceRule
 _LINES = re.compile(r"^\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?$")
 
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated
 
+from ..choices import McpTransport
 from ..errors import UsageError
 from ..limits import DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS
 from ._param import CLI, Param
@@ -56,10 +57,9 @@ def mcp_serve(
     *,
     root: Annotated[PathArg, Param("the only directory served", metavar="DIR", surfaces=CLI)] = ".",
     transport: Annotated[
-        str,
+        McpTransport,
         Param(
             "stdio (an agent starts the server) or http (Streamable HTTP at /mcp)",
-            choices=("stdio", "http"),
             surfaces=CLI,
         ),
     ] = "stdio",

@@ -15,6 +15,7 @@ from datetime import datetime
 from itertools import accumulate
 from typing import Any
 
+from ..choices import CALIBRATION_METHODS
 from ..clock import utc_now
 from ..errors import CalibrationError, CtxLabError, InputFileError, TranscriptError, UsageError
 from ..files import read_bytes
@@ -29,7 +30,7 @@ MIN_GROWTH_TOKENS = 256  # growth steps smaller than this are too noisy to fit a
 # history only grows between compactions: a call reporting less than this share of the previous
 # call's input measured something else (a provider-side compaction or cache change)
 SHRINK_LIMIT = 0.8
-_METHODS = ("auto", "ratio", "growth")
+_METHODS = CALIBRATION_METHODS
 
 
 def _band(samples: list[float]) -> tuple[float, float, float]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from ..choices import PACKET_PROFILES
 from ..clock import utc_now
 from ..collector import paused
 from ..errors import UsageError
@@ -47,7 +48,7 @@ __all__ = [
     "resolve_budget",
 ]
 
-PROFILES = ("design", "ctx-0.8")  # the design doc's packet; what ctx 0.8.1 sends (ctx08.py)
+PROFILES = PACKET_PROFILES  # the design doc's packet; what ctx 0.8.1 sends (ctx08.py)
 
 
 def resolve_budget(

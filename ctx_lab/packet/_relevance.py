@@ -12,6 +12,7 @@ from datetime import date
 from itertools import repeat
 from operator import truediv
 
+from ..choices import RELEVANCE_RULES as _RULES
 from ._cache import Memo, nearest
 from ._markdown import Entry
 from ._scoring import (
@@ -27,7 +28,7 @@ from ._scoring import words as text_words
 
 __all__ = ["RELEVANCE_RULES", "Relevance", "Scores"]
 
-RELEVANCE_RULES = ("auto", "keywords", "bm25")
+RELEVANCE_RULES = _RULES  # ctx_lab.choices.RelevanceRule
 # auto: keywords unless they saturate — when at least this share of the scored entries (and
 # at least SATURATION_MIN of them) sit at the top keyword relevance, ranking is by recency
 # alone, so BM25 ranks instead

@@ -15,6 +15,7 @@ PACKAGE = REPO / "ctx_lab"
 
 # The layers of ARCHITECTURE.md, by top-level module or package of ctx_lab.
 CORE = {
+    "choices",
     "clock",
     "collector",
     "_version",

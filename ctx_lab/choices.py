@@ -1,0 +1,41 @@
+"""The fixed choices of ctx_lab's parameters, each a ``Literal`` type declared once: the engines
+read their values from it (``typing.get_args``), a command's parameter annotated with it gets
+them as its choices — the CLI's ``choices``, the REST and MCP schemas' ``enum``, the lab's
+TypeScript union — and type checkers check callers against it."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+__all__ = [
+    "CALIBRATION_METHODS",
+    "PACKET_PROFILES",
+    "RELEVANCE_RULES",
+    "ROWS_PER",
+    "SHIP_MODES",
+    "CalibrationMethod",
+    "McpTransport",
+    "PacketProfile",
+    "RelevanceRule",
+    "RowsPer",
+    "ShipMode",
+]
+
+# the design doc's packet, or what ctx 0.8.1 sends (packet/_ctx08.py)
+PacketProfile = Literal["design", "ctx-0.8"]
+# how decisions and learnings are ranked against the query (packet/_relevance.py)
+RelevanceRule = Literal["auto", "keywords", "bm25"]
+# what a corpus run sends its workers: each item's path, or its bytes
+ShipMode = Literal["paths", "bytes"]
+# a corpus replay's rows: one per session and model, or per call
+RowsPer = Literal["session", "call"]
+# how a calibration fits: per call, by growth between calls, or chosen per transcript
+CalibrationMethod = Literal["auto", "ratio", "growth"]
+# how the MCP server talks to its client
+McpTransport = Literal["stdio", "http"]
+
+PACKET_PROFILES: tuple[str, ...] = get_args(PacketProfile)
+RELEVANCE_RULES: tuple[str, ...] = get_args(RelevanceRule)
+SHIP_MODES: tuple[str, ...] = get_args(ShipMode)
+ROWS_PER: tuple[str, ...] = get_args(RowsPer)
+CALIBRATION_METHODS: tuple[str, ...] = get_args(CalibrationMethod)
