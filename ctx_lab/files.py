@@ -24,7 +24,7 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from .errors import CtxLabError, FileTooLarge, InputFileError, PathOutsideRoot
 from .limits import LIMITS
@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
     "MAX_FILE_BYTES_ENV",
     "SNIFF_BYTES",
+    "FileIdentity",
     "RealPaths",
     "check_path_text",
     "confine",
@@ -41,6 +42,7 @@ __all__ = [
     "display_path",
     "entry_kind",
     "hide_root",
+    "identity",
     "is_binary",
     "locked",
     "max_file_bytes",
@@ -88,6 +90,28 @@ def real_path(path: Pathish) -> Path:
     ) as exc:  # ENAMETOOLONG, ELOOP; 3.11 reports loops as RuntimeError
         reason = getattr(exc, "strerror", None) or str(exc)
         raise InputFileError(f"{os.fspath(path)[:200]}: {reason}") from None
+
+
+class FileIdentity(NamedTuple):
+    """What tells one version of a file from another: its path, device and inode, size and
+    modification time (ns). Caches key by it; signatures list it."""
+
+    path: str
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+
+    def token(self) -> str:
+        """``size:mtime_ns`` — the part that changes when the file's content does."""
+        return f"{self.size}:{self.mtime_ns}"
+
+
+def identity(path: Pathish, info: os.stat_result | None = None) -> FileIdentity:
+    """The :class:`FileIdentity` of ``path`` (from ``info`` when it was stat'ed already);
+    raises :class:`OSError` as ``os.stat`` does."""
+    info = info if info is not None else os.stat(path)
+    return FileIdentity(os.fspath(path), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def entry_kind(path: Pathish) -> str:

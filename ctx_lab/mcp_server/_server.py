@@ -24,7 +24,7 @@ from cachetools import LRUCache
 
 from .. import commands
 from ..errors import UsageError
-from ..files import resolve_root
+from ..files import FileIdentity, identity, resolve_root
 from ..paging import BudgetTable
 from ._calllog import CallLog
 
@@ -77,7 +77,7 @@ class CtxLabMCP:
     _count: int = 0
     # resources/subscribe (older clients): connection → (its session, the URIs it follows)
     subscribers: LRUCache[int, tuple[Any, set[str]]] = field(default_factory=lambda: LRUCache(1024))
-    _signature: dict[str, tuple[int, int]] = field(default_factory=dict)
+    _signature: dict[str, FileIdentity] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -153,14 +153,13 @@ class CtxLabMCP:
 
         return read_text(confine(self.root, files[uri], what="resource")), "text/markdown"
 
-    def _context_signature(self) -> dict[str, tuple[int, int]]:
+    def _context_signature(self) -> dict[str, FileIdentity]:
         found = {}
         for uri, path in self.context_files().items():
             try:
-                info = path.stat()
+                found[uri] = identity(path)
             except OSError:
                 continue
-            found[uri] = (info.st_size, info.st_mtime_ns)
         return found
 
     def changes(self) -> tuple[set[str], bool]:

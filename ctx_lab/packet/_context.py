@@ -14,8 +14,10 @@ from cachetools import LRUCache
 from ..clock import wall_time_ns
 from ..errors import ContextNotFound
 from ..files import (
+    FileIdentity,
     confine,
     entry_kind,
+    identity,
     real_path,
 )
 from ..limits import LIMITS
@@ -97,15 +99,14 @@ class ProjectContext:
         )
 
 
-def _signature(files: list[Path], project: Path) -> tuple[tuple[str, int, int], ...]:
+def _signature(files: list[Path], project: Path) -> tuple[FileIdentity, ...]:
     stamps = []
     beside = (project / name for name in (*CONFIG_FILES, *ROOT_FILES))
     for path in [*files, *beside]:
         try:
-            info = path.stat()
+            stamps.append(identity(path))
         except OSError:
             continue
-        stamps.append((os.fspath(path), info.st_size, info.st_mtime_ns))
     return tuple(stamps)
 
 
@@ -162,7 +163,7 @@ def load_context(
     if known is not None and known[0] == signature:
         return known[1]
     loaded = _load(context_dir, files, skipped)
-    newest = max((stamp[2] for stamp in signature[0]), default=0)
+    newest = max((stamp.mtime_ns for stamp in signature[0]), default=0)
     if wall_time_ns() - newest > RACY_NS:
         with _CACHE_LOCK:
             _CACHE[key] = (signature, loaded)

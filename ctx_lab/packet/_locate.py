@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass, field
 
 from ..display import RichResult
-from ..files import confine, resolve_root
+from ..files import confine, identity, resolve_root
 from ..wire import wire
 from ._agents import AGENT_LAYOUTS, agent_memory
 from ._folder import context_files, label_of
@@ -66,8 +66,7 @@ def find_context(
             stamps = []
             for p in context_files(candidate):
                 confine(base, p, what=label_of(candidate, p))
-                info = p.stat()
-                stamps.append(f"{label_of(candidate, p)}:{info.st_mtime_ns}:{info.st_size}")
+                stamps.append(f"{label_of(candidate, p)}:{identity(p).token()}")
             where = "." if current == base else current.relative_to(base).as_posix()
             return ContextLocation(True, where, "|".join(stamps), CTX_LAYOUT)
         memory = agent_memory(current)  # no .context/: other agents' memory counts too
@@ -75,10 +74,7 @@ def find_context(
             stamps = []
             for _, p in memory[1]:
                 confine(base, p, what=p.name)
-                info = p.stat()
-                stamps.append(
-                    f"{p.relative_to(current).as_posix()}:{info.st_mtime_ns}:{info.st_size}"
-                )
+                stamps.append(f"{p.relative_to(current).as_posix()}:{identity(p).token()}")
             where = "." if current == base else current.relative_to(base).as_posix()
             layouts = ", ".join(dict.fromkeys(AGENT_LAYOUTS[kind] for kind, _ in memory[1]))
             return ContextLocation(True, where, "|".join(stamps), layouts)

@@ -10,15 +10,17 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from cachetools import LRUCache
 
 from ..errors import ArtifactNotFound, CtxLabError, FileTooLarge, InputFileError, UsageError
 from ..files import (
+    FileIdentity,
     confine,
     decode_text,
     entry_kind,
+    identity,
     is_binary,
     normalize_newlines,
     read_bytes,
@@ -65,7 +67,7 @@ class MemoryStore:
 
 
 # The line indexes of paged files (with their text or bytes), by file identity, bounded by size.
-_TEXTS: LRUCache[tuple[Any, ...], LineIndex] = LRUCache(
+_TEXTS: LRUCache[FileIdentity, LineIndex] = LRUCache(
     maxsize=256 * 1024 * 1024, getsizeof=lambda entry: max(len(entry.text), 1)
 )
 _TEXTS_LOCK = threading.Lock()
@@ -93,12 +95,11 @@ class DirectoryStore:
     def _entry(self, artifact_id: str) -> LineIndex:
         path = self.resolve(artifact_id)
         try:
-            info = os.stat(path)
+            version = identity(path)
         except OSError as exc:
             raise ArtifactNotFound(f"{artifact_id!r}: {exc.strerror}") from None
-        identity = (str(path), info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
         with _TEXTS_LOCK:
-            cached = _TEXTS.get(identity)
+            cached = _TEXTS.get(version)
         if cached is not None:
             return cached
         try:
@@ -113,7 +114,7 @@ class DirectoryStore:
         del data  # the index holds the one copy it needs
         with _TEXTS_LOCK:
             if len(index.text) <= _TEXTS.maxsize:
-                _TEXTS[identity] = index
+                _TEXTS[version] = index
         return index
 
     def lines(self, artifact_id: str) -> LineIndex:

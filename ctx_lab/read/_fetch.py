@@ -24,7 +24,7 @@ from ..errors import (
     ReadError,
     ResourceNotFound,
 )
-from ..files import confine, read_bytes
+from ..files import FileIdentity, confine, identity, read_bytes
 from ..limits import LIMITS
 from ._addresses import IPAddress, blocked_reason, parse_ip
 
@@ -90,10 +90,16 @@ def resolve_local(uri: str, roots: Iterable[Path]) -> Path:
     raise PathOutsideRoot(f"{uri}: outside the allowed roots ({allowed})")
 
 
+def local_validators(version: FileIdentity) -> tuple[str, str]:
+    """What a local file's document is checked against before it is read again: its size and
+    modification time (the content hash follows them in the document's validators)."""
+    return f"size={version.size}", f"mtime={version.mtime_ns}"
+
+
 def read_local(path: Path, max_bytes: int) -> tuple[bytes, tuple[str, ...]]:
     """The file's bytes and validators (size, mtime, content hash)."""
     try:
-        stat = path.stat()
+        version = identity(path)
         data = read_bytes(path, limit=max_bytes, kind="read")
     except FileNotFoundError:
         raise ResourceNotFound(f"{path}: no such file") from None
@@ -102,7 +108,7 @@ def read_local(path: Path, max_bytes: int) -> tuple[bytes, tuple[str, ...]]:
     except (OSError, InputFileError) as exc:
         raise ReadError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
     digest = hashlib.sha256(data).hexdigest()[:16]
-    return data, (f"size={len(data)}", f"mtime={stat.st_mtime_ns}", f"sha256={digest}")
+    return data, (*local_validators(version._replace(size=len(data))), f"sha256={digest}")
 
 
 @dataclass(frozen=True)

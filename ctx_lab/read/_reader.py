@@ -13,7 +13,7 @@ from typing import Any
 from cachetools import LRUCache
 
 from ..errors import CursorInvalid, ReadError, UsageError
-from ..files import real_path
+from ..files import identity, real_path
 from ..limits import DEFAULT_MAX_CHARS, LIMITS, MAX_CHARS_LIMIT
 from ..validate import whole_number
 from ._cache import DocumentCache
@@ -28,7 +28,7 @@ from ._extract import (
     extract_pdf,
     make_document,
 )
-from ._fetch import HttpFetcher, Resolver, is_http, read_local, resolve_local
+from ._fetch import HttpFetcher, Resolver, is_http, local_validators, read_local, resolve_local
 from ._paginate import chunk_pdf, chunk_starts, chunk_text, page_marker
 from ._result import ReadResult
 
@@ -114,20 +114,19 @@ class Reader:
         cached = self.cache.get(key)
         if cached is not None:
             try:
-                info = path.stat()
+                now = local_validators(identity(path))
             except OSError:
-                info = None
-            identity = (f"size={info.st_size}", f"mtime={info.st_mtime_ns}") if info else ()
-            if identity and cached.validators[:2] == identity:
+                now = None
+            if now and cached.validators[:2] == now:
                 return cached, True  # same size and mtime: not read, not hashed again
         kept = None
         if self.disk_cache is not None:
             try:
-                info = path.stat()
+                version = identity(path)
             except OSError:
-                info = None
-            if info is not None:
-                kept = (info.st_size, info.st_mtime_ns)
+                version = None
+            if version is not None:
+                kept = (version.size, version.mtime_ns)
                 found = self.disk_cache.get(path, key, *kept)
                 if found is not None:
                     self.cache.put(key, found)

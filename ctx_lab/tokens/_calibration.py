@@ -31,7 +31,7 @@ from typing import Any
 
 from ..display import RichResult, escape, html_table
 from ..errors import CalibrationError, CtxLabError
-from ..files import locked, read_text, write_atomic
+from ..files import FileIdentity, identity, locked, read_text, write_atomic
 
 __all__ = [
     "CALIBRATIONS_FILE",
@@ -303,7 +303,7 @@ def list_calibrations(
     return CalibrationList(str(_file(directory)), tuple(found[k] for k in sorted(found)), forgotten)
 
 
-_cache: dict[Path, tuple[tuple[int, int], dict[str, Calibration]]] = {}
+_cache: dict[Path, tuple[FileIdentity, dict[str, Calibration]]] = {}
 _lock = threading.Lock()
 
 
@@ -314,10 +314,9 @@ def load_calibrations(
     size and modification time. Raises :class:`CalibrationError` for a damaged file."""
     path = _file(directory)
     try:
-        stat = path.stat()
+        key = identity(path)
     except OSError:
         return {}
-    key = (stat.st_size, stat.st_mtime_ns)
     with _lock:
         found = _cache.get(path)
         if found is not None and found[0] == key:

@@ -212,3 +212,35 @@ def test_real_paths_agree_with_real_path_through_links(tree: Path, tmp_path: Pat
         assert paths("f.txt") == real_path("f.txt") == (root / "sub" / "f.txt").resolve()
     finally:
         os.chdir(cwd)
+
+
+def test_one_identity_for_a_file_version(tmp_path: Path) -> None:
+    """``files.identity``: equal for an unchanged file, different once it changes; its token is
+    what a signature lists."""
+    import os
+
+    from ctx_lab.files import identity
+
+    path = tmp_path / "a.md"
+    path.write_text("one")
+    first = identity(path)
+    assert identity(path) == first and first.size == 3 and first.path == os.fspath(path)
+    os.utime(path, ns=(first.mtime_ns + 1_000_000_000, first.mtime_ns + 1_000_000_000))
+    second = identity(path)
+    assert second != first and second.token() == f"3:{first.mtime_ns + 1_000_000_000}"
+
+
+def test_file_identity_is_computed_in_one_place() -> None:
+    """No module but ``files`` reads a file's inode or modification time to tell versions apart
+    (the read cache's eviction order aside)."""
+    import re
+
+    from paths import REPO
+
+    allowed = {"files.py", "_disk_cache.py"}
+    found = [
+        str(p.relative_to(REPO))
+        for p in (REPO / "ctx_lab").rglob("*.py")
+        if p.name not in allowed and re.search(r"\bst_(ino|mtime_ns)\b", p.read_text("utf-8"))
+    ]
+    assert not found
