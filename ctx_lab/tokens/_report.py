@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,6 +10,7 @@ from typing import Any
 from ..display import RichResult, escape, html_table, text_table
 from ..errors import CounterUnavailableError
 from ..files import decode_text, is_binary, read_bytes
+from ..wire import derived, to_wire, wire
 from ._counters import CounterLike
 from ._lookup import CounterInfo, counter_names, get_counter
 
@@ -28,12 +29,12 @@ class FileCount:
     """The byte size and per-counter token counts of one input."""
 
     path: str
-    bytes: int
-    counts: dict[str, int]
+    bytes: int = field(metadata=wire(minimum=0))
+    counts: dict[str, int] = field(metadata=wire("tokens by counter"))
 
     def to_dict(self) -> dict[str, Any]:
         """``{"path", "bytes", "counts"}``."""
-        return {"path": self.path, "bytes": self.bytes, "counts": dict(self.counts)}
+        return to_wire(self)
 
 
 @dataclass(frozen=True)
@@ -46,39 +47,28 @@ class TokenReport(RichResult):
 
     files: tuple[FileCount, ...]
     counters: tuple[str, ...]
-    unavailable: dict[str, str] = field(default_factory=dict)
+    unavailable: dict[str, str] = field(
+        default_factory=dict, metadata=wire("counters that could not run here, and why")
+    )
     warnings: tuple[str, ...] = ()
-    exact: dict[str, bool] = field(default_factory=dict)
+    exact: dict[str, bool] = field(
+        default_factory=dict,
+        metadata=wire("per counter: whether its counts are exact (a tokenizer) or an estimate"),
+    )
 
     payload_kind = "tokens"
 
+    def __post_init__(self) -> None:
+        # every counter says whether it is exact (an unknown one is not)
+        object.__setattr__(
+            self, "exact", {name: bool(self.exact.get(name, False)) for name in self.counters}
+        )
+
     @property
+    @derived({"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}})
     def total(self) -> dict[str, int]:
         """Sum of each counter over all inputs."""
         return {name: sum(f.counts[name] for f in self.files) for name in self.counters}
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"files": [...], "total": {...}, "counters", "exact", "unavailable",
-        "warnings"}`` — ``exact`` says, per counter, whether its counts are exact."""
-        return {
-            "files": [f.to_dict() for f in self.files],
-            "total": self.total,
-            "counters": list(self.counters),
-            "exact": {name: self.exact.get(name, False) for name in self.counters},
-            "unavailable": dict(self.unavailable),
-            "warnings": list(self.warnings),
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TokenReport:
-        """The inverse of :meth:`to_dict` (``total`` is derived)."""
-        return cls(
-            tuple(FileCount(f["path"], f["bytes"], dict(f["counts"])) for f in data["files"]),
-            tuple(data["counters"]),
-            dict(data.get("unavailable", {})),
-            tuple(data.get("warnings", ())),
-            dict(data.get("exact", {})),
-        )
 
     def _rows(self) -> list[list[object]]:
         rows: list[list[object]] = [

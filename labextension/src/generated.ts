@@ -746,17 +746,17 @@ export type ReplayPayload = {
 
 /** application/vnd.ctx-lab.tokens+json (version 1) */
 export type TokensPayload = {
-  version: 1;
   files: {
     path: string;
     bytes: number;
     counts: Record<string, number>;
   }[];
-  total: Record<string, number>;
   counters: string[];
   unavailable: Record<string, string>;
   warnings: string[];
-  exact?: Record<string, boolean>;
+  exact: Record<string, boolean>;
+  total: Record<string, number>;
+  version: 1;
 };
 
 /** application/vnd.ctx-lab.usage+json (version 1) */
