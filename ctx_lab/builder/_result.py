@@ -3,14 +3,16 @@ block saying what happened to it and why."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..display import RichResult, escape, html_table
-from ..severity import fit_severity
+from ..severity import SEVERITIES, fit_severity
+from ..wire import derived, to_wire, wire
 
 __all__ = ["LEDGER_COLUMNS", "BlockOutcome", "BuildResult"]
+
+_POLICIES = ("exact", "structural", "summarizable", "reference")
 
 
 @dataclass(frozen=True)
@@ -18,21 +20,29 @@ class BlockOutcome:
     """What happened to one block."""
 
     block: str
-    source: str
+    source: str = field(metadata=wire(enum=("task", "memory", "file")))
     path: str
     priority: int
-    policy_initial: str
-    policy_final: str
-    tokens_before: int
-    tokens_after: int
-    action: str
+    policy_initial: str = field(metadata=wire(enum=_POLICIES))
+    policy_final: str = field(metadata=wire(enum=_POLICIES))
+    tokens_before: int = field(metadata=wire(minimum=0))
+    tokens_after: int = field(metadata=wire(minimum=0))
+    action: str = field(
+        metadata=wire(
+            "listed: a reference shown only in the list of other files",
+            enum=("kept", "degraded", "listed", "dropped"),
+        )
+    )
     reason: str
-    partial: bool = False  # parts of the file did not parse and are left out of its skeleton
-    boost: int = 0  # priority added for matching the task
+    partial: bool = field(
+        default=False,
+        metadata=wire("parts of the file did not parse and are left out of its skeleton"),
+    )
+    boost: int = field(default=0, metadata=wire("priority added for matching the task", minimum=0))
 
     def to_dict(self) -> dict[str, Any]:
         """The ledger row as JSON."""
-        return dict(self.__dict__)
+        return to_wire(self)
 
 
 LEDGER_COLUMNS = list(BlockOutcome.__dataclass_fields__)
@@ -43,50 +53,37 @@ class BuildResult(RichResult):
     """The built prompt, its token count and budget, and every block's fate."""
 
     prompt: str
-    tokens: int
-    budget: int
+    tokens: int = field(metadata=wire(minimum=0))
+    budget: int = field(metadata=wire(minimum=0))
     blocks: tuple[BlockOutcome, ...]
     warnings: tuple[str, ...] = ()
     counter: str = "chars/3"
     budget_source: str = "argument"
-    counter_requested: str | None = None
-    exact: bool | None = None
+    counter_requested: str | None = field(
+        default=None,
+        metadata=wire("the counter asked for: a name, or model (the model's own tokenizer)"),
+    )
+    exact: bool | None = field(
+        default=None, metadata=wire("whether counter is a real tokenizer (false: an estimate)")
+    )
 
     payload_kind = "build"
+
+    def __post_init__(self) -> None:
+        if self.counter_requested is None:  # nothing asked for: the counter that counted
+            object.__setattr__(self, "counter_requested", self.counter)
+
+    @derived(
+        {"type": "string", "enum": list(SEVERITIES)},
+        "how full the meter is (ctx_lab.severity): renderers only read this",
+        name="severity",
+    )
+    def _severity(self) -> str:
+        return fit_severity(self.tokens, self.budget)
 
     def to_markdown(self) -> str:
         """The prompt."""
         return self.prompt
-
-    def to_dict(self) -> dict[str, Any]:
-        """Prompt, tokens, budget, counter, blocks and warnings."""
-        return {
-            "prompt": self.prompt,
-            "tokens": self.tokens,
-            "budget": self.budget,
-            "counter": self.counter,
-            "counter_requested": self.counter_requested or self.counter,
-            "exact": self.exact,
-            "budget_source": self.budget_source,
-            "severity": fit_severity(self.tokens, self.budget),
-            "blocks": [b.to_dict() for b in self.blocks],
-            "warnings": list(self.warnings),
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> BuildResult:
-        """The inverse of :meth:`to_dict` (``severity`` is derived)."""
-        return cls(
-            data["prompt"],
-            data["tokens"],
-            data["budget"],
-            tuple(BlockOutcome(**b) for b in data.get("blocks", ())),
-            tuple(data.get("warnings", ())),
-            data.get("counter", "chars/3"),
-            data.get("budget_source", "argument"),
-            data.get("counter_requested"),
-            data.get("exact"),
-        )
 
     def render(self, fmt: str = "md") -> str:
         """``md`` (the prompt) or ``json``."""

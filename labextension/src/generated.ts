@@ -214,12 +214,9 @@ export type BudgetPayload = {
 
 /** application/vnd.ctx-lab.build+json (version 1) */
 export type BuildPayload = {
-  version: 1;
   prompt: string;
   tokens: number;
   budget: number;
-  counter: string;
-  budget_source: string;
   blocks: ({
     block: string;
     source: "task" | "memory" | "file";
@@ -231,13 +228,16 @@ export type BuildPayload = {
     tokens_after: number;
     action: "kept" | "degraded" | "listed" | "dropped";
     reason: string;
-    partial?: boolean;
-    boost?: number;
+    partial: boolean;
+    boost: number;
   })[];
   warnings: string[];
+  counter: string;
+  budget_source: string;
+  counter_requested: string | null;
+  exact: boolean | null;
   severity: "ok" | "warn" | "bad";
-  counter_requested?: string | null;
-  exact?: boolean | null;
+  version: 1;
 };
 
 /** application/vnd.ctx-lab.calibration+json (version 1) */
