@@ -266,7 +266,8 @@ class CorpusReport(RichResult):
     # -- forms --------------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The report as JSON: every row, the summary, the failures."""
+        """The report as JSON: every row, the summary, the failures. Hand-written: the rows are a
+        table's (columns differ by kind) and the summary is computed."""
         return {
             "kind": self.kind,
             "items": self.items,

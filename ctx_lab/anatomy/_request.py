@@ -111,7 +111,9 @@ class RequestAnatomy(RichResult):
         return sorted(self.items, key=lambda i: -i.tokens)[:n]
 
     def to_dict(self) -> dict[str, Any]:
-        """Totals, categories, per-name breakdowns, the items, and the report beside them."""
+        """Totals, categories, per-name breakdowns, the items, and the report beside them.
+        Hand-written: the totals and per-name breakdowns are computed from the pieces, and each item
+        is written by its own form."""
         return {
             "source": self.source,
             "call": self.call,

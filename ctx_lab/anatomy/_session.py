@@ -166,7 +166,8 @@ class SessionAnatomy(RichResult):
         ]
 
     def to_dict(self) -> dict[str, Any]:
-        """The rows, the breaks, the largest items, and every call's anatomy."""
+        """The rows, the breaks, the largest items, and every call's anatomy. Hand-written: rows,
+        breaks and the largest items are computed across the calls."""
         return {
             "source": self.source,
             "rows": self.rows(),

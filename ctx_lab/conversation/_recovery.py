@@ -42,7 +42,8 @@ class RecoveryReport(RichResult):
     payload_kind = "journal"
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"action": "recover", "steps": [...]}``."""
+        """``{"action": "recover", "steps": [...]}``. Hand-written: the action is a constant of this
+        kind, shared with :class:`JournalReport`."""
         return {"action": "recover", "steps": list(self.actions)}
 
     @classmethod
@@ -144,7 +145,8 @@ class JournalReport(RichResult):
     payload_kind = "journal"
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"path", "action", "stream", "tools"}``."""
+        """``{"path", "action", "stream", "tools"}``. Hand-written: one payload kind with
+        :class:`RecoveryReport`, told apart by ``action``."""
         return {
             "path": self.path,
             "action": self.action,

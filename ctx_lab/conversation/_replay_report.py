@@ -146,7 +146,8 @@ class ReplayReport(RichResult):
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """The report as JSON: rows, per-model summary, counters and transcript facts."""
+        """The report as JSON: rows, per-model summary, counters and transcript facts. Hand-written:
+        the per-model summary is computed from the rows."""
         return {
             "source": self.source,
             "format": self.format,

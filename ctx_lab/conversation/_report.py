@@ -52,7 +52,8 @@ class HistoryReport(RichResult):
         return 1 if self.check and self.state != "ready" else 0
 
     def to_dict(self) -> dict[str, Any]:
-        """The report as JSON."""
+        """The report as JSON. Hand-written: each segment's ids are also written as ranges (``0–75,
+        80``), inside the list."""
         return {
             "path": self.path,
             "model": self.model,

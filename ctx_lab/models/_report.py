@@ -55,7 +55,8 @@ class ModelInfo(RichResult):
     payload_kind = "model"
 
     def to_dict(self) -> dict[str, Any]:
-        """The model JSON: window, output, reserve, budget, source, match, date and prices."""
+        """The model JSON: window, output, reserve, budget, source, match, date and prices.
+        Hand-written: the resolved limits and the reserve are flattened into one object."""
         return {**self.resolved.to_dict(self.reserve), "registry": self.registry}
 
     @classmethod
@@ -123,7 +124,8 @@ class ModelList(RichResult):
     payload_kind = "models"
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"registry", "models": [model JSON, ...]}``."""
+        """``{"registry", "models": [model JSON, ...]}``. Hand-written: each model is the flattened
+        form of :class:`ModelInfo`."""
         return {"registry": self.registry, "models": self.json_data()}
 
     @classmethod

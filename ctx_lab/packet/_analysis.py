@@ -208,7 +208,8 @@ class ProfileComparison(RichResult):
         return [r for r in self.rows if r["rule"] is not None]
 
     def to_dict(self) -> dict[str, Any]:
-        """Budget, both token counts and the rows (every item)."""
+        """Budget, both token counts and the rows (every item). Hand-written: the rows compare two
+        packets item by item, keyed by profile name."""
         return {
             "budget": self.budget,
             "generated": self.generated,

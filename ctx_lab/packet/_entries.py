@@ -48,7 +48,8 @@ class EntriesReport(RichResult):
         return [r.to_dict() for r in self.rows]
 
     def to_dict(self) -> dict[str, Any]:
-        """Budget, use and counter of the packet, the rows and the load warnings."""
+        """Budget, use and counter of the packet, the rows and the load warnings. Hand-written: a
+        window (offset, limit) over the packet's ledger, which is made on first read."""
         p = self.packet
         return {
             "budget": p.budget,

@@ -280,7 +280,8 @@ class Packet(RichResult):
     # -- data forms -------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The packet JSON shared by the CLI, the REST API and the renderers."""
+        """The packet JSON shared by the CLI, the REST API and the renderers. Hand-written: the
+        Markdown is rendered, the severity computed and the ledger made when first read."""
         data: dict[str, Any] = {
             "generated": self.generated,
             "budget": self.budget,

@@ -140,7 +140,8 @@ class Calibration(RichResult):
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The stored and served form."""
+        """The stored and served form. Hand-written: the calibrations file stores this form, whose
+        names (``counter``) and rounding are kept for the files already written."""
         return {
             "model": self.model,
             "base": self.base,
@@ -241,7 +242,8 @@ class CalibrationList(RichResult):
     payload_kind = "calibrations"
 
     def to_dict(self) -> dict[str, Any]:
-        """The file, the records (each with ``problem``: why it is not applied, or null)."""
+        """The file, the records (each with ``problem``: why it is not applied, or null).
+        Hand-written: each record carries ``problem``, computed now."""
         return {
             "path": self.path,
             "forgotten": self.forgotten,

@@ -143,3 +143,28 @@ def test_a_result_without_a_declaration_says_so() -> None:
         Bare().to_dict()
     with pytest.raises(TypeError, match="Bare does not define from_dict"):
         Bare.from_dict({})
+
+
+def test_a_hand_written_payload_says_why() -> None:
+    """Every payload either declares its JSON by the codec, or its ``to_dict`` says why its
+    wire form is written by hand."""
+    classes = [
+        (kind, cls)
+        for kind, found in payload_schemas_and_classes().items()
+        for cls in found
+        if cls.__module__.startswith("ctx_lab.")
+    ]
+    declared = [kind for kind, cls in classes if cls.declares_wire()]
+    assert len(declared) >= 10  # budget, build, compress, context, counters, doctor, page …
+    unexplained = [
+        f"{kind}: {cls.__name__}"
+        for kind, cls in classes
+        if not cls.declares_wire() and "Hand-written:" not in (cls.to_dict.__doc__ or "")
+    ]
+    assert not unexplained
+
+
+def payload_schemas_and_classes() -> dict[str, list[type]]:
+    from ctx_lab.server._payloads import payload_classes
+
+    return payload_classes()
