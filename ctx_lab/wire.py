@@ -341,7 +341,8 @@ def _field_schema(spec: _Field) -> dict[str, Any]:
         kinds = [k for k in found["type"] if k != "null"]
         found["type"] = kinds[0] if len(kinds) == 1 else kinds
     if meta.enum is not None:
-        found["enum"] = list(meta.enum)
+        optional = type(None) in typing.get_args(spec.hint) and not meta.omit_none
+        found["enum"] = [*meta.enum, None] if optional else list(meta.enum)
     if meta.minimum is not None:
         found["minimum"] = meta.minimum
     if meta.maximum is not None:

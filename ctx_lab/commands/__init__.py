@@ -13,6 +13,7 @@ from ..tokens import CounterList
 from ._analysis import sweep
 from ._anatomy import anatomy
 from ._builder import build, compress
+from ._cache import cache
 from ._conversation import calibrate, history, journal, replay
 from ._doctor import doctor
 from ._mcp import McpTool, mcp_tools
@@ -50,6 +51,7 @@ __all__ = [
     "budget",
     "build",
     "build_parser",
+    "cache",
     "calibrate",
     "capture_serve",
     "command",

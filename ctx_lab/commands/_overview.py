@@ -18,8 +18,8 @@ GROUPS = (
 )
 # within a group: the everyday command first
 ORDER = ("context", "doctor", "tokens", "counters", "models", "packet", "entries", "read", "page",
-         "budget", "build", "compress", "anatomy", "replay", "calibrate", "history", "journal",
-         "sweep")  # fmt: skip
+         "budget", "build", "compress", "anatomy", "cache", "replay", "calibrate", "history",
+         "journal", "sweep")  # fmt: skip
 SERVERS = (
     ("mcp serve", "serve the tools to agents over MCP (ctx-lab mcp serve --help)"),
     ("capture", "record an agent's model calls through a proxy (ctx-lab capture --help)"),

@@ -1,6 +1,7 @@
 """Conversation context management: append-only history, summaries, model limits, the working
 context — and the crash-safe journals of the same design."""
 
+from ._cache import CacheReport, simulate_cache
 from ._calibrate import calibrate
 from ._history import FullHistory, HistoryEntry, Summary
 from ._journal import (
@@ -54,6 +55,7 @@ __all__ = [
     "SUMMARY_PREFIX",
     "ActiveJournal",
     "AnthropicSummarizer",
+    "CacheReport",
     "Call",
     "ChatCompletionsSummarizer",
     "Complete",
@@ -101,6 +103,7 @@ __all__ = [
     "replay",
     "replay_report",
     "simulate",
+    "simulate_cache",
     "step_clock",
     "stream_into",
     "summarize_now",

@@ -9,6 +9,7 @@ group. :func:`describe_model` and :func:`list_models` are the ``models`` command
 
 from __future__ import annotations
 
+from ._cache_rules import CACHE_RULES, CacheRule, cache_rule
 from ._registry import (
     BUILTIN_MODELS,
     DEFAULT_LIMITS,
@@ -29,10 +30,12 @@ from ._report import ModelInfo, ModelList, describe_model, list_models
 
 __all__ = [
     "BUILTIN_MODELS",
+    "CACHE_RULES",
     "DEFAULT_LIMITS",
     "MODEL_SOURCE_ENTRY_POINTS",
     "REGISTRY_NAMES",
     "TOKENIZERS",
+    "CacheRule",
     "KnownModel",
     "ModelInfo",
     "ModelLimits",
@@ -41,6 +44,7 @@ __all__ = [
     "ModelRegistry",
     "ModelsDevRegistry",
     "ResolvedModelLimits",
+    "cache_rule",
     "describe_model",
     "get_registry",
     "list_models",

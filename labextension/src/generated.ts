@@ -5,7 +5,7 @@
  */
 
 export const PAYLOAD_VERSION = 1;
-export const PAYLOAD_KINDS = ["anatomy", "anatomy_session", "budget", "build", "calibration", "calibrations", "compress", "context", "corpus", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "profiles", "read", "replay", "tokens", "usage"] as const;
+export const PAYLOAD_KINDS = ["anatomy", "anatomy_session", "budget", "build", "cache", "calibration", "calibrations", "compress", "context", "corpus", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "profiles", "read", "replay", "tokens", "usage"] as const;
 export type PayloadKind = (typeof PAYLOAD_KINDS)[number];
 export const SEVERITIES = ["ok", "warn", "bad"] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -237,6 +237,37 @@ export type BuildPayload = {
   counter_requested: string | null;
   exact: boolean | null;
   severity: "ok" | "warn" | "bad";
+  version: 1;
+};
+
+/** application/vnd.ctx-lab.cache+json (version 1) */
+export type CachePayload = {
+  source: string;
+  sizes: "usage" | "counts";
+  calls: ({
+    call: number;
+    model: string | null;
+    timestamp: string | null;
+    input: number;
+    cache_read: number;
+    cache_write: number;
+    reported: {
+      input: number;
+      cache_read: number;
+      cache_write: number;
+    } | null;
+    miss_cause: "model changed" | "history rewritten by compaction" | "lifetime expired" | "prefix below the minimum" | "hidden prefix changed" | "unexplained" | null;
+    cost_usd: number | null;
+  })[];
+  hidden_prefix: number | null;
+  hidden_prefix_inferred: boolean;
+  cost: {
+    actual: number | null;
+    no_cache: number | null;
+    ideal: number | null;
+  };
+  warnings: string[];
+  matched: number | null;
   version: 1;
 };
 
@@ -774,12 +805,13 @@ export type UsagePayload = {
   version: 1;
 };
 
-export type AnyPayload = AnatomyPayload | AnatomySessionPayload | BudgetPayload | BuildPayload | CalibrationPayload | CalibrationsPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
+export type AnyPayload = AnatomyPayload | AnatomySessionPayload | BudgetPayload | BuildPayload | CachePayload | CalibrationPayload | CalibrationsPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
 export interface PayloadByKind {
   anatomy: AnatomyPayload;
   anatomy_session: AnatomySessionPayload;
   budget: BudgetPayload;
   build: BuildPayload;
+  cache: CachePayload;
   calibration: CalibrationPayload;
   calibrations: CalibrationsPayload;
   compress: CompressPayload;
@@ -838,6 +870,18 @@ export interface BuildQuery {
   model?: string;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else chars/3) */
   counter?: string;
+}
+
+/** The query of GET /ctx-lab/api/cache (ctx-lab cache). */
+export interface CacheQuery {
+  /** a recorded session (Claude Code, Codex, Gemini CLI, OpenAI or Anthropic logs) or a capture file (ctx-lab capture) */
+  file: string;
+  /** usage: each call's sizes as the provider reported them (tests the rules alone); counts: ctx_lab's counts of what each call sent (what a counterfactual has) (default usage) */
+  sizes?: 'usage' | 'counts';
+  /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one; `ctx-lab counters` lists them (default bytes/4) */
+  counter?: string;
+  /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
+  registry?: string;
 }
 
 /** The query of GET /ctx-lab/api/replay (ctx-lab replay). */
@@ -1007,6 +1051,9 @@ export const QUERY_DEFAULTS = {
   "build": {
     "task_boost": true
   },
+  "cache": {
+    "sizes": "usage"
+  },
   "replay": {
     "preserve_recent": 4,
     "caching": true,
@@ -1061,6 +1108,8 @@ export interface CtxLabService {
   anatomy(query: AnatomyQuery): Promise<AnatomyPayload | AnatomySessionPayload>;
   /** build a prompt from a task, files and memory within a token budget */
   build(query: BuildQuery): Promise<BuildPayload>;
+  /** predict, explain and price a recorded session's prompt cache hits and misses */
+  cache(query: CacheQuery): Promise<CachePayload>;
   /** replay a recorded agent session against models: context, summarization, cost per call */
   replay(query: ReplayQuery): Promise<ReplayPayload | CorpusPayload>;
   /** show a model's context window, output limit, input budget and prices */
@@ -1084,7 +1133,7 @@ export interface CtxLabService {
 }
 
 /** The commands served over REST, by route name. */
-export const ROUTES = ["anatomy", "build", "replay", "models", "packet", "entries", "context", "page", "budget", "read", "tokens", "counters"] as const;
+export const ROUTES = ["anatomy", "build", "cache", "replay", "models", "packet", "entries", "context", "page", "budget", "read", "tokens", "counters"] as const;
 
 /** The service over a request function (the lab's is api.ts's requestAPI). */
 export function makeService(
@@ -1093,6 +1142,7 @@ export function makeService(
   return {
     anatomy: (query: AnatomyQuery = {} as AnatomyQuery) => request<AnatomyPayload | AnatomySessionPayload>('anatomy', { ...query }),
     build: (query: BuildQuery = {} as BuildQuery) => request<BuildPayload>('build', { ...query }),
+    cache: (query: CacheQuery = {} as CacheQuery) => request<CachePayload>('cache', { ...query }),
     replay: (query: ReplayQuery = {} as ReplayQuery) => request<ReplayPayload | CorpusPayload>('replay', { ...query }),
     models: (query: ModelsQuery = {} as ModelsQuery) => request<ModelPayload | ModelsPayload>('models', { ...query }),
     packet: (query: PacketQuery = {} as PacketQuery) => request<PacketPayload | ProfilesPayload>('packet', { ...query }),

@@ -7,6 +7,7 @@ import {
   ACCENT,
   BudgetPayload,
   BuildPayload,
+  CachePayload,
   CompressPayload,
   ContextPayload,
   CorpusPayload,
@@ -59,7 +60,8 @@ export const KINDS = [
   'calibrations',
   'corpus',
   'anatomy',
-  'anatomy_session'
+  'anatomy_session',
+  'cache'
 ];
 
 type LedgerRow = PacketPayload['ledger'][number] | EntriesPayload['rows'][number];
@@ -832,6 +834,44 @@ function renderCorpus(p: CorpusPayload): HTMLElement {
   );
 }
 
+const usd = (value: number | null | undefined): string =>
+  value === null || value === undefined ? '?' : `$${value.toFixed(4)}`;
+
+function renderCache(p: CachePayload): HTMLElement {
+  const matched = p.matched === null ? 'no usage to compare' : `${(p.matched * 100).toFixed(1)} %`;
+  const hidden =
+    p.hidden_prefix_inferred && p.hidden_prefix !== null
+      ? ` · hidden prefix ${fmt(p.hidden_prefix)} tokens (inferred)`
+      : '';
+  const misses = p.calls.filter(c => c.miss_cause);
+  const rows = p.calls.map(c => [
+    c.call,
+    c.cache_read,
+    c.cache_write,
+    c.input,
+    c.reported?.cache_read ?? '',
+    c.reported?.cache_write ?? '',
+    c.miss_cause ?? ''
+  ]);
+  return el(
+    'div',
+    { 'data-ctx-cache': String(p.calls.length) },
+    el(
+      'div',
+      { class: 'ctx-head' },
+      `${p.source}: ${p.calls.length} calls, sizes from ${p.sizes}; predicted within 2 % on ${matched}${hidden}`
+    ),
+    el(
+      'div',
+      { class: 'ctx-muted', 'data-ctx-cache-cost': '' },
+      `input cost ${usd(p.cost.actual)} · no cache ${usd(p.cost.no_cache)} · ideal ${usd(p.cost.ideal)} · ${misses.length} misses`
+    ),
+    sortableTable(['call', 'read', 'write', 'fresh', 'reported read', 'reported write', 'miss'], rows, {
+      'data-ctx-cache-calls': ''
+    })
+  );
+}
+
 type Renderers = { [K in PayloadKind]: (p: PayloadByKind[K]) => HTMLElement };
 
 /** One renderer per payload kind; TypeScript fails the build when a kind has none. */
@@ -858,7 +898,8 @@ export const RENDERERS: Renderers = {
   calibrations: renderCalibrations,
   corpus: renderCorpus,
   anatomy: renderAnatomy,
-  anatomy_session: renderAnatomySession
+  anatomy_session: renderAnatomySession,
+  cache: renderCache
 };
 
 export function mimeType(kind: string): string {

@@ -124,6 +124,13 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
                 ]
             ),
         ],
+        "cache": [
+            payload_of(["cache", str(REAL / "marot__spotter" / "tool_heavy.jsonl")]),
+            payload_of(["cache", str(SESSIONS / "coding-session.jsonl"), "--sizes", "counts"]),
+            payload_of(
+                ["cache", str(REAL / "pydantic__pydantic-ai" / "test_openai_tool_output.jsonl")]
+            ),
+        ],
         "corpus": [
             payload_of([*CORPUS_SWEEP, str(EXAMPLES / "tidepool"), str(tmp)]),
             payload_of([*CORPUS_REPLAY, *(str(p) for p in SESSIONS.iterdir()), str(tmp / "a.txt")]),

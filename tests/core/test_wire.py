@@ -168,3 +168,11 @@ def payload_schemas_and_classes() -> dict[str, list[type]]:
     from ctx_lab.server._payloads import payload_classes
 
     return payload_classes()
+
+
+def test_an_optional_field_with_choices_allows_null() -> None:
+    @dataclass(frozen=True)
+    class Pick:
+        colour: str | None = field(default=None, metadata=wire(enum=("red", "blue")))
+
+    assert json_schema(Pick)["properties"]["colour"]["enum"] == ["red", "blue", None]

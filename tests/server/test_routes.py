@@ -323,6 +323,10 @@ async def test_every_route_is_its_command_function(jp_fetch, jp_serverapp, proje
             [("file", "chat.jsonl"), ("session", "true"), ("model", "gpt-4o")],
             lambda: commands.anatomy("chat.jsonl", session=True, model="gpt-4o", root=root),
         ),
+        "cache": (
+            [("file", "chat.jsonl"), ("sizes", "counts")],
+            lambda: commands.cache("chat.jsonl", sizes="counts", root=root),
+        ),
     }
     shutil.copy(SESSIONS / "support-chat.jsonl", root / "chat.jsonl")
     for route, (params, call) in cases.items():

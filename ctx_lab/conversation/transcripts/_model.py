@@ -50,6 +50,7 @@ class Usage:
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
     reasoning_tokens: int = 0
+    cache_write_1h: int = 0  # of the cache written, what was kept an hour (Anthropic's 1h TTL)
 
     @property
     def reported_input(self) -> int:
@@ -80,11 +81,14 @@ class Usage:
                         "usage.iterations[].cache_read_input_tokens",
                     ),
                 )
+        creation = data.get("cache_creation")
+        hour = creation.get("ephemeral_1h_input_tokens") if isinstance(creation, Mapping) else 0
         return cls(
             count(data.get("input_tokens"), "usage.input_tokens"),
             count(data.get("output_tokens"), "usage.output_tokens"),
             count(data.get("cache_creation_input_tokens"), "usage.cache_creation_input_tokens"),
             count(data.get("cache_read_input_tokens"), "usage.cache_read_input_tokens"),
+            cache_write_1h=count(hour, "usage.cache_creation.ephemeral_1h_input_tokens"),
         )
 
     @classmethod

@@ -76,7 +76,7 @@ def test_in_memory_tools_resources_reading_paging_and_errors(project: Path) -> N
         async with Client(build_server(state)) as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             assert set(tools) == {
-                *("read", "page", "budget", "packet", "build", "count_tokens", "anatomy")
+                *("read", "page", "budget", "packet", "build", "count_tokens", "anatomy", "cache")
             }
             assert tools["read"].input_schema == commands.commands()["read"].input_schema()
             assert "next_cursor" in tools["read"].description
@@ -214,7 +214,7 @@ def test_stdio_server_and_its_call_log(project: Path) -> None:
 
     async def session() -> None:
         async with Client(params) as client:
-            assert len((await client.list_tools()).tools) == 7  # anatomy too
+            assert len((await client.list_tools()).tools) == 8  # anatomy and cache too
             chunks = await walk(client, "guide.html", 4000)
             assert chunks[-1]["truncated"] is False
             bad = await client.call_tool("read", {"uri": "/etc/passwd"})
@@ -305,10 +305,13 @@ def test_every_tool_declares_its_output_schema_and_annotations(project: Path) ->
                 "read": {"uri": "guide.html", "max_chars": 500},
                 "count_tokens": {"text": "hello"},
                 "anatomy": {"file": "calls.json"},
+                "cache": {"file": "session.jsonl"},
             }
             (project / "calls.json").write_text(
                 json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]})
             )
+            shutil.copy(REPO / "ctx_lab" / "examples" / "sessions" / "coding-session.jsonl",
+                        project / "session.jsonl")  # fmt: skip
             assert set(calls) == set(tools)
             for name, arguments in calls.items():
                 result = await client.call_tool(name, arguments)  # validated by the client

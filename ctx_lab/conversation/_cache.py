@@ -1,0 +1,388 @@
+"""Prompt caching, simulated from the rules (:mod:`ctx_lab.models` ``cache_rule``): for every
+call of a recorded session, the predicted fresh input, cache write and cache read; where a call
+reads less than the previous call left cached, the cause; and the session's cost beside two
+counterfactuals — no caching, and ideal caching.
+
+Sizes come from the provider's reported usage (``sizes="usage"``: only the rules are tested —
+the total each call sent and its uncached tail are the recording's) or from ctx_lab's counts of
+what each call sent (``sizes="counts"``: what a counterfactual has), with the prefix a file does
+not hold (Claude Code and Gemini CLI leave out the system prompt and tools) inferred from the
+first call's usage and said to be inferred.
+
+The rules applied, in order, for a call of model ``m``: a model's cache serves that model only
+(``model changed``); a compaction rewrites the history, leaving only the hidden prefix cached
+(``history rewritten by compaction``); a prefix idle longer than its lifetime is gone
+(``lifetime expired``); a prefix shorter than the rule's minimum is never cached (``prefix below
+the minimum``); otherwise everything the previous call of ``m`` cached is read (cut to the
+rule's step) and the rest up to the uncached tail written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from ..display import RichResult, escape, html_table, text_table
+from ..models import ModelRegistry, cache_rule, get_registry
+from ..wire import derived, wire
+from .transcripts import Transcript, images_cost
+
+__all__ = [
+    "MISS_CAUSES",
+    "CacheCall",
+    "CacheCost",
+    "CacheReport",
+    "ReportedCache",
+    "simulate_cache",
+]
+
+Sizes = Literal["usage", "counts"]
+MISS_CAUSES = (
+    "model changed",
+    "history rewritten by compaction",
+    "lifetime expired",
+    "prefix below the minimum",
+    "hidden prefix changed",  # the system prompt, tools or injected context: not in the file
+    "unexplained",
+)
+_NOTHING_READ = ("model changed", "lifetime expired", "prefix below the minimum")
+DROP = 0.10  # a read this far below what the previous call left cached is a miss to explain
+CLOSE = 0.02  # predicted within this share of the reported: a match
+
+
+@dataclass(frozen=True)
+class ReportedCache:
+    """What the provider reported for one call."""
+
+    input: int = field(metadata=wire("fresh input: not read from, nor written to, the cache"))
+    cache_read: int = field(metadata=wire(minimum=0))
+    cache_write: int = field(metadata=wire(minimum=0))
+
+
+@dataclass(frozen=True)
+class CacheCall:
+    """One call: the predicted split of its input, the reported one, and why it missed."""
+
+    call: int = field(metadata=wire("1-based, as the session's calls", minimum=1))
+    model: str | None
+    timestamp: str | None
+    input: int = field(metadata=wire("predicted fresh input", minimum=0))
+    cache_read: int = field(metadata=wire("predicted cache read", minimum=0))
+    cache_write: int = field(metadata=wire("predicted cache write", minimum=0))
+    reported: ReportedCache | None
+    miss_cause: str | None = field(
+        default=None, metadata=wire("why less was read than was cached before", enum=MISS_CAUSES)
+    )
+    cost_usd: float | None = field(default=None, metadata=wire("the predicted input's price"))
+
+
+@dataclass(frozen=True)
+class CacheCost:
+    """The session's input cost as recorded, with no cache, and with ideal caching."""
+
+    actual: float | None = field(
+        metadata=wire("as recorded: the reported split priced (predicted where unreported)")
+    )
+    no_cache: float | None = field(metadata=wire("every token at the input price (USD)"))
+    ideal: float | None = field(metadata=wire("every stable prefix read (USD)"))
+
+
+@dataclass(frozen=True)
+class CacheReport(RichResult):
+    """A session's prompt caching, call by call (see the module docstring)."""
+
+    source: str
+    sizes: str = field(metadata=wire("where the sizes came from", enum=("usage", "counts")))
+    calls: tuple[CacheCall, ...]
+    hidden_prefix: int | None = field(
+        metadata=wire("tokens of the prefix the file does not hold (system prompt, tools)")
+    )
+    hidden_prefix_inferred: bool = field(
+        metadata=wire("the hidden prefix was inferred from the first call's usage")
+    )
+    cost: CacheCost
+    warnings: tuple[str, ...] = ()
+
+    payload_kind = "cache"
+
+    @derived({"type": ["number", "null"]}, "share of reported calls predicted within ±2 %")
+    def matched(self) -> float | None:
+        """Share of calls with reported usage whose predicted read and write are within 2 %."""
+        judged = [c for c in self.calls if c.reported is not None]
+        if not judged:
+            return None
+        both = sum(
+            _close(c.cache_read, c.reported.cache_read)
+            and _close(c.cache_write, c.reported.cache_write)
+            for c in judged
+            if c.reported
+        )
+        return round(both / len(judged), 4)
+
+    def frame(self) -> Any:
+        """The calls as a pandas DataFrame (the reported split in ``reported_*`` columns)."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            [
+                {
+                    "call": c.call,
+                    "model": c.model,
+                    "input": c.input,
+                    "cache_read": c.cache_read,
+                    "cache_write": c.cache_write,
+                    "reported_input": c.reported.input if c.reported else None,
+                    "reported_cache_read": c.reported.cache_read if c.reported else None,
+                    "reported_cache_write": c.reported.cache_write if c.reported else None,
+                    "miss_cause": c.miss_cause,
+                    "cost_usd": c.cost_usd,
+                }
+                for c in self.calls
+            ]
+        )
+
+    def _head(self) -> str:
+        hidden = (
+            f"; hidden prefix {self.hidden_prefix:,} tokens (inferred)"
+            if self.hidden_prefix_inferred and self.hidden_prefix is not None
+            else ""
+        )
+        matched = self.matched()
+        shown = f"{matched:.1%}" if matched is not None else "no usage to compare"
+        cost = self.cost
+        money = (
+            f"; input cost ${cost.actual:.4f} (no cache ${cost.no_cache:.4f}, ideal "
+            f"${cost.ideal:.4f})"
+            if None not in (cost.actual, cost.no_cache, cost.ideal)
+            else ""
+        )
+        return (
+            f"{self.source}: {len(self.calls)} calls, sizes from {self.sizes}; predicted within "
+            f"2 % of the reported on {shown}{hidden}{money}"
+        )
+
+    def _rows(self) -> list[list[object]]:
+        return [
+            [
+                c.call,
+                c.cache_read,
+                c.cache_write,
+                c.input,
+                c.reported.cache_read if c.reported else "",
+                c.reported.cache_write if c.reported else "",
+                c.miss_cause or "",
+            ]
+            for c in self.calls
+        ]
+
+    _COLUMNS = ("call", "read", "write", "fresh", "reported read", "reported write", "miss")
+
+    def to_text(self) -> str:
+        """The summary line, then one row per call."""
+        return self._head() + "\n\n" + text_table(list(self._COLUMNS), self._rows())
+
+    def html_body(self) -> str:
+        """The summary line and the calls' table."""
+        return f"<h4 data-ctx-cache>{escape(self._head())}</h4>" + html_table(
+            list(self._COLUMNS), self._rows(), numeric=range(0, 6)
+        )
+
+
+def _close(predicted: int, reported: int) -> bool:
+    return abs(predicted - reported) <= max(CLOSE * reported, 1)
+
+
+def _seconds(stamp: str | None) -> float | None:
+    if not stamp:
+        return None
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+@dataclass
+class _Cached:
+    size: int
+    at: float | None
+    lifetime: int
+
+
+def _hidden_prefix(transcript: Transcript, counter: Any) -> int | None:
+    """The prefix a file does not hold, from the first call with usage: what it reported as
+    input less ctx_lab's count of the messages it sent (None when the file holds the system
+    prompt or tools, or no call reports usage)."""
+    if transcript.system or transcript.tools:
+        return None
+    for call in transcript.calls:
+        if call.usage is None:
+            continue
+        start, end = transcript.sent_range(call)
+        counted = sum(_count(counter, m, call.model or "") for m in transcript.messages[start:end])
+        return max(call.usage.reported_input - counted, 0)
+    return None
+
+
+def _count(counter: Any, message: Any, model: str) -> int:
+    return counter.count(message.counted_as()[1]) + 4 + images_cost(message, model)
+
+
+def simulate_cache(
+    transcript: Transcript,
+    *,
+    sizes: Sizes = "usage",
+    counter: Any = None,
+    registry: str | ModelRegistry | None = None,
+    source: str | None = None,
+) -> CacheReport:
+    """The session's caching as the rules predict it (see the module docstring)."""
+    from ..tokens import get_counter
+
+    counting = get_counter(counter or "bytes/4")
+    hidden = _hidden_prefix(transcript, counting)
+    run = _Run(transcript, sizes, counting, get_registry(registry), hidden)
+    calls = tuple(run.call(call) for call in transcript.calls if sizes == "counts" or call.usage)
+    return CacheReport(
+        source or transcript.source or "<transcript>",
+        sizes,
+        calls,
+        hidden,
+        hidden is not None,
+        run.costs(),
+        tuple(run.warnings),
+    )
+
+
+class _Run:
+    """The simulation's state: each model's cached prefix, and the money so far."""
+
+    def __init__(
+        self,
+        transcript: Transcript,
+        sizes: str,
+        counter: Any,
+        registry: ModelRegistry,
+        hidden: int | None,
+    ) -> None:
+        self.transcript, self.sizes, self.counter = transcript, sizes, counter
+        self.registry, self.hidden = registry, hidden
+        self.cached: dict[str, _Cached] = {}
+        self.last_model: str | None = None
+        self.compactions = set(transcript.compaction_calls())
+        self.money = {"actual": 0.0, "no_cache": 0.0, "ideal": 0.0}
+        self.priced = True
+        self.previous_total: dict[str, int] = {}
+        self.warnings: list[str] = []
+
+    def _sizes(self, call: Any) -> tuple[int, int]:
+        """``(total input, uncached tail)`` of a call."""
+        if self.sizes == "usage" and call.usage is not None:
+            return call.usage.reported_input, call.usage.input_tokens
+        start, end = self.transcript.sent_range(call)
+        model = call.model or ""
+        sent = sum(_count(self.counter, m, model) for m in self.transcript.messages[start:end])
+        return (self.hidden or 0) + sent, 0
+
+    def _cause(self, call: Any, model: str, now: float | None) -> str | None:
+        """Why the cache of ``model`` cannot serve this call, or None."""
+        rule = cache_rule(model)
+        if model not in self.cached:
+            return "model changed" if self.last_model not in (None, model) else None
+        before = self.cached[model]
+        if call.index in self.compactions:
+            return "history rewritten by compaction"
+        if now is not None and before.at is not None and now - before.at > before.lifetime:
+            return "lifetime expired"
+        if rule is not None and before.size < rule.minimum:
+            return "prefix below the minimum"
+        return None
+
+    def call(self, call: Any) -> CacheCall:
+        model = call.model or "unknown"
+        rule = cache_rule(model)
+        now = _seconds(call.timestamp)
+        total, fresh = self._sizes(call)
+        cause = self._cause(call, model, now)
+        before = self.cached.get(model)
+        if before is None and self.last_model is None and call.usage is not None:
+            read = call.usage.cache_read_input_tokens  # the cache as the recording found it
+        elif before is None or cause in _NOTHING_READ:
+            read = 0
+        elif cause is not None:  # compaction: only the hidden prefix is still the same
+            read = min(self.hidden or 0, before.size)
+        else:
+            read = before.size
+        step = rule.step if rule is not None else 1
+        read = min(read - read % step, max(total - fresh, 0))
+        write = max(total - fresh - read, 0)
+        lifetime = rule.lifetimes[0] if rule is not None else 300
+        if rule is not None and call.usage is not None and call.usage.cache_write_1h:
+            lifetime = max(rule.lifetimes)  # written for an hour (Anthropic's 1h TTL)
+        self.cached[model] = _Cached(read + write, now, lifetime)
+        self.last_model = model
+        reported = None
+        if call.usage is not None:
+            usage = call.usage
+            reported = ReportedCache(
+                usage.input_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens
+            )
+            read_now = usage.cache_read_input_tokens
+            dropped = before is not None and read_now < (1 - DROP) * before.size
+            if cause is None and dropped:
+                # read stopped inside the prefix the file does not hold: that is what changed
+                inside = self.hidden is not None and read_now <= self.hidden
+                cause = "hidden prefix changed" if inside else "unexplained"
+        cost = self._price(model, rule, fresh, read, write, total, call.usage)
+        return CacheCall(
+            call.index + 1, call.model, call.timestamp, fresh, read, write, reported, cause, cost
+        )
+
+    def _price(
+        self, model: str, rule: Any, fresh: int, read: int, write: int, total: int, usage: Any
+    ) -> float | None:
+        """The predicted split's price; the session's money as recorded (the reported split
+        where there is one), with no cache, and with every stable prefix read."""
+        prices = self.registry.get(model).prices if model != "unknown" else None
+        if prices is None or prices.input_per_mtok is None or rule is None:
+            self.priced = False
+            return None
+        per = prices.input_per_mtok / 1_000_000
+        read_price = (
+            prices.cache_read_per_mtok / 1_000_000
+            if prices.cache_read_per_mtok is not None
+            else per * rule.read
+        )
+        write_price = (
+            prices.cache_write_per_mtok / 1_000_000
+            if prices.cache_write_per_mtok is not None
+            else per * rule.write[0]
+        )
+
+        def priced(new: int, got: int, put: int) -> float:
+            return new * per + got * read_price + put * write_price
+
+        cost = priced(fresh, read, write)
+        if usage is not None:  # an hour's writes at the 1-hour rate (2× input for Claude)
+            hour = usage.cache_write_1h * per * (rule.write[-1] - rule.write[0])
+            self.money["actual"] += hour + priced(
+                usage.input_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens
+            )
+        else:
+            self.money["actual"] += cost
+        previous = self.previous_total.get(model, 0)
+        ideal_read = max(min(previous, max(total - fresh, 0)), read)  # never less than cached
+        self.previous_total[model] = total
+        self.money["no_cache"] += total * per
+        self.money["ideal"] += priced(fresh, ideal_read, max(total - fresh - ideal_read, 0))
+        return round(cost, 6)
+
+    def costs(self) -> CacheCost:
+        if not self.priced:
+            self.warnings.append("a model's input or cache prices are unknown: no costs")
+            return CacheCost(None, None, None)
+        return CacheCost(
+            round(self.money["actual"], 4),
+            round(self.money["no_cache"], 4),
+            round(self.money["ideal"], 4),
+        )

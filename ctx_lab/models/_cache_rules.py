@@ -1,0 +1,116 @@
+"""Prompt caching's rules as data, per provider and model family, each row with its source and
+the day it was read (users may add rows of their own, which win: :func:`cache_rule`).
+
+Only what the providers document is here; where sources disagree, the row's ``note`` says so.
+Prices are multipliers of the model's input price (the registries hold the prices).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["CACHE_RULES", "CacheRule", "cache_rule"]
+
+ANTHROPIC_DOC = "https://platform.claude.com/docs/en/build-with-claude/prompt-caching"
+OPENAI_DOC = "https://platform.openai.com/docs/guides/prompt-caching"
+GEMINI_DOC = "https://ai.google.dev/gemini-api/docs/caching"
+
+
+@dataclass(frozen=True)
+class CacheRule:
+    """How one family of models caches prompts.
+
+    ``minimum`` is the shortest prefix that is cached at all; ``step`` the granularity of a
+    cached prefix (OpenAI caches in 128-token increments; 1 where any length is kept);
+    ``breakpoints`` the most explicit cache points one request may set (0: automatic only);
+    ``lifetimes`` the cache lifetimes in seconds, default first, refreshed by every hit;
+    ``write`` the price of writing per lifetime and ``read`` of reading, as multipliers of the
+    input price; ``per_model``: a cache serves only the model that wrote it.
+    """
+
+    provider: str
+    pattern: str  # a regular expression on the model name (lower case)
+    minimum: int
+    step: int = 1
+    breakpoints: int = 0
+    lifetimes: tuple[int, ...] = (300,)
+    write: tuple[float, ...] = (1.0,)
+    read: float = 1.0
+    per_model: bool = True
+    source: str = ""
+    as_of: str = ""
+    note: str = ""
+    render_order: tuple[str, ...] = field(default=("tools", "system", "messages"))
+
+    def matches(self, model: str) -> bool:
+        """Whether ``model`` belongs to this row's family."""
+        return re.search(self.pattern, model.lower()) is not None
+
+    def write_multiplier(self, lifetime: int) -> float:
+        """The price of writing a prefix kept ``lifetime`` seconds (the default's when the
+        lifetime is not one of this row's)."""
+        if lifetime in self.lifetimes:
+            return self.write[self.lifetimes.index(lifetime)]
+        return self.write[0]
+
+
+def _anthropic(pattern: str, minimum: int, note: str = "") -> CacheRule:
+    """A Claude family: up to 4 breakpoints, 5-minute (default) or 1-hour lifetimes written at
+    1.25× or 2× the input price, read at 0.1× (Anthropic's prompt caching guide)."""
+    return CacheRule(
+        "anthropic",
+        pattern,
+        minimum,
+        breakpoints=4,
+        lifetimes=(300, 3600),
+        write=(1.25, 2.0),
+        read=0.1,
+        source=ANTHROPIC_DOC,
+        as_of="2026-11-28",
+        note=note,
+    )
+
+
+CACHE_RULES: tuple[CacheRule, ...] = (
+    _anthropic(
+        r"claude-(opus-4-[56]|haiku-4-5)",
+        4096,
+        "the minimum was 1,024 before these models; third-party pages still say 1,024",
+    ),
+    _anthropic(r"claude-opus-4-7", 2048),
+    _anthropic(r"claude-(3-haiku|3-5-haiku|haiku-3)", 2048),
+    _anthropic(r"claude", 1024),
+    CacheRule(
+        "openai",
+        r"^(gpt-|o\d|chatgpt|codex)",
+        1024,
+        step=128,
+        read=0.1,
+        source=OPENAI_DOC,
+        as_of="2026-11-28",
+        note="automatic from 1,024 tokens in 128-token steps, routed by prefix and "
+        "prompt_cache_key; kept 5–10 minutes idle (up to an hour off-peak, 24 h with extended "
+        "retention); the read discount is the model's cached input price (0.1–0.5 of input)",
+    ),
+    CacheRule(
+        "google",
+        r"gemini",
+        1024,
+        read=0.25,
+        source=GEMINI_DOC,
+        as_of="2026-11-28",
+        note="implicit caching; the minimum is 1,024 (Flash) or 2,048–4,096 (Pro) by model; "
+        "the read price is the model's cached input price",
+    ),
+)
+
+
+def cache_rule(model: str, rules: Sequence[CacheRule] = ()) -> CacheRule | None:
+    """The first rule (``rules`` given first, then :data:`CACHE_RULES`) whose family
+    ``model`` belongs to, or None."""
+    for rule in (*rules, *CACHE_RULES):
+        if rule.matches(model):
+            return rule
+    return None

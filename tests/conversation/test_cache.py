@@ -1,0 +1,136 @@
+"""Prompt caching simulated from the providers' rules (``ctx-lab cache``): on the real long
+sessions the predicted read and write match the reported ones and every miss has its cause;
+each rule pinned on a hand-built session, with its source named in the data."""
+
+from __future__ import annotations
+
+import pytest
+from paths import SHARED
+
+from ctx_lab.conversation import Message, simulate_cache
+from ctx_lab.conversation.transcripts import Call, Transcript, Usage, load_transcript
+from ctx_lab.models import CACHE_RULES, cache_rule
+
+REAL = SHARED / "real-data" / "transcripts"
+LONG = sorted((REAL / "marot__spotter" / "long").glob("*.jsonl")) if REAL.is_dir() else []
+WITH_USAGE = sorted(REAL.rglob("*.json*")) if REAL.is_dir() else []
+
+
+@pytest.mark.skipif(not LONG, reason="../shared/real-data is not beside the checkout")
+@pytest.mark.parametrize("path", LONG, ids=lambda p: p.name[:8])
+def test_the_long_sessions_predicted_within_2_percent(path) -> None:
+    report = simulate_cache(load_transcript(path))
+    assert report.matched is not None and report.matched() >= 0.95
+    causes = {c.miss_cause for c in report.calls if c.miss_cause}
+    assert "history rewritten by compaction" in causes  # the recorded compaction, named
+    cost = report.cost
+    assert cost.ideal <= cost.actual < cost.no_cache  # caching saves; ideal saves most
+
+
+@pytest.mark.skipif(not WITH_USAGE, reason="../shared/real-data is not beside the checkout")
+def test_every_drop_of_the_read_has_a_named_cause() -> None:
+    """A call that reads more than 10 % less than the previous call left cached is explained
+    in every recorded session."""
+    for path in WITH_USAGE:
+        report = simulate_cache(load_transcript(path))
+        assert not [c.call for c in report.calls if c.miss_cause == "unexplained"], path
+
+
+def _session(*calls: tuple[str, str, int, int, int], compaction_before: int | None = None):
+    """A session of calls ``(model, time, fresh, read, write)`` (each call one message)."""
+    messages = []
+    made = []
+    for i, (model, stamp, fresh, read, write) in enumerate(calls):
+        messages += [Message.user(f"question {i}"), Message.assistant(f"answer {i}")]
+        made.append(
+            Call(i, len(messages), model, stamp, Usage(fresh, 10, write, read), len(messages) - 1)
+        )
+    compactions = () if compaction_before is None else (2 * compaction_before,)
+    return Transcript("claude-code", tuple(messages), tuple(made), compactions=compactions)
+
+
+def _t(minute: float) -> str:
+    return f"2026-06-15T09:{int(minute):02d}:{int(minute % 1 * 60):02d}Z"
+
+
+def test_everything_cached_by_a_call_is_read_by_the_next() -> None:
+    report = simulate_cache(
+        _session(
+            ("claude-sonnet-4-5", _t(0), 3, 0, 5000), ("claude-sonnet-4-5", _t(1), 3, 5000, 400)
+        )
+    )
+    second = report.calls[1]
+    assert (second.cache_read, second.cache_write, second.miss_cause) == (5000, 400, None)
+
+
+def test_a_prefix_idle_past_its_lifetime_is_gone() -> None:
+    """Anthropic's default lifetime is 5 minutes (refreshed by every hit)."""
+    report = simulate_cache(
+        _session(("claude-sonnet-4-5", _t(0), 3, 0, 5000), ("claude-sonnet-4-5", _t(6), 3, 0, 5400))
+    )
+    assert report.calls[1].miss_cause == "lifetime expired" and report.calls[1].cache_read == 0
+
+
+def test_an_hour_written_prefix_outlives_five_minutes() -> None:
+    session = _session(
+        ("claude-sonnet-4-5", _t(0), 3, 0, 5000), ("claude-sonnet-4-5", _t(30), 3, 5000, 400)
+    )
+    first = session.calls[0]
+    hour = Usage(3, 10, 5000, 0, cache_write_1h=5000)
+    session = Transcript(
+        session.format,
+        session.messages,
+        (
+            Call(0, first.context, first.model, first.timestamp, hour, first.prompt),
+            session.calls[1],
+        ),
+    )
+    assert simulate_cache(session).calls[1].cache_read == 5000
+
+
+def test_a_cache_serves_only_the_model_that_wrote_it() -> None:
+    report = simulate_cache(
+        _session(("claude-sonnet-4-5", _t(0), 3, 0, 5000), ("claude-haiku-4-5", _t(1), 3, 0, 5400))
+    )
+    assert report.calls[1].miss_cause == "model changed" and report.calls[1].cache_write == 5400
+
+
+def test_a_prefix_below_the_minimum_is_never_cached() -> None:
+    """Claude Sonnet 4.5 caches from 1,024 tokens; Opus 4.6 and Haiku 4.5 from 4,096."""
+    report = simulate_cache(
+        _session(("claude-opus-4-6", _t(0), 3, 0, 2000), ("claude-opus-4-6", _t(1), 3, 0, 2400))
+    )
+    assert report.calls[1].miss_cause == "prefix below the minimum"
+    assert cache_rule("claude-sonnet-4-5").minimum == 1024
+    assert cache_rule("claude-opus-4-6").minimum == 4096
+
+
+def test_a_compaction_leaves_only_the_hidden_prefix() -> None:
+    session = _session(
+        ("claude-sonnet-4-5", _t(0), 3, 0, 9000),
+        ("claude-sonnet-4-5", _t(1), 3, 8500, 2500),
+        compaction_before=1,
+    )
+    report = simulate_cache(session)
+    assert report.calls[1].miss_cause == "history rewritten by compaction"
+    assert report.calls[1].cache_read == report.hidden_prefix  # inferred from the first call
+
+
+def test_openai_caches_in_128_token_steps() -> None:
+    """OpenAI: automatic caching from 1,024 tokens, in 128-token increments."""
+    session = _session(("gpt-4o", _t(0), 2000, 0, 0), ("gpt-4o", _t(1), 300, 0, 0))
+    calls = list(session.calls)
+    calls[0] = Call(0, 2, "gpt-4o", _t(0), Usage(2000, 10, 0, 0), 1)
+    calls[1] = Call(1, 4, "gpt-4o", _t(1), Usage(300, 10, 0, 1900), 3)
+    report = simulate_cache(Transcript("openai-chat", session.messages, tuple(calls)))
+    assert report.calls[1].cache_read % 128 == 0
+    assert cache_rule("gpt-4o").step == 128 and cache_rule("gpt-4o").minimum == 1024
+
+
+def test_every_rule_names_its_source() -> None:
+    for rule in CACHE_RULES:
+        assert rule.source.startswith("https://") and rule.as_of and rule.lifetimes
+    anthropic = cache_rule("claude-sonnet-4-5")
+    assert anthropic.breakpoints == 4 and anthropic.lifetimes == (300, 3600)
+    assert anthropic.write == (1.25, 2.0) and anthropic.read == 0.1
+    assert anthropic.render_order == ("tools", "system", "messages")
