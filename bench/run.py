@@ -1000,6 +1000,24 @@ class Bench:
                 )
             )
 
+    # -- prompt caching -----------------------------------------------------------------------
+
+    def cache(self) -> None:
+        from ctx_lab.conversation import simulate_cache
+
+        calls = 100 if self.quick else 1000
+        session = workloads.agent_session(calls, result_words=(200, 1800))
+        times = measure(lambda: simulate_cache(session, sizes="counts"), 3)
+        self.rows.append(
+            row(
+                f"cache simulation, {calls:,} calls",
+                times,
+                "≤ 0.5 s",
+                lambda m, r: m <= 500,
+                note="sizes from counts (bytes/4), every call priced",
+            )
+        )
+
     # -- capture ------------------------------------------------------------------------------
 
     def capture(self) -> None:
@@ -1212,6 +1230,7 @@ SUITES = (
     "journal",
     "corpus",
     "replay",
+    "cache",
     "capture",
 )
 

@@ -40,6 +40,15 @@ def cache(
             "counts: ctx_lab's counts of what each call sent (what a counterfactual has)"
         ),
     ] = "usage",
+    model: Annotated[
+        str | None,
+        Param(
+            "every call as if sent to this model: its caching rules and prices",
+            metavar="M",
+            max_length=200,
+            default_text="each call's own",
+        ),
+    ] = None,
     counter: Annotated[str | None, params.counter("bytes/4", model=False)] = None,
     registry: Registry = None,
     root: Annotated[
@@ -55,7 +64,12 @@ def cache(
     path = confine(root, file, what="file") if root is not None else file
     label = display_path(path, root) if root is not None else os.fspath(file)
     return simulate_cache(
-        session_of(path), sizes=sizes, counter=counter, registry=registry, source=label
+        session_of(path),
+        sizes=sizes,
+        model=model,
+        counter=counter,
+        registry=registry,
+        source=label,
     )
 
 

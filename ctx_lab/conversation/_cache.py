@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import accumulate
 from typing import Any, Literal
 
 from ..display import RichResult, escape, html_table, text_table
@@ -232,16 +233,18 @@ def simulate_cache(
     transcript: Transcript,
     *,
     sizes: Sizes = "usage",
+    model: str | None = None,
     counter: Any = None,
     registry: str | ModelRegistry | None = None,
     source: str | None = None,
 ) -> CacheReport:
-    """The session's caching as the rules predict it (see the module docstring)."""
+    """The session's caching as the rules predict it (see the module docstring); with
+    ``model``, every call as if sent to that model (its rules and prices)."""
     from ..tokens import get_counter
 
     counting = get_counter(counter or "bytes/4")
     hidden = _hidden_prefix(transcript, counting)
-    run = _Run(transcript, sizes, counting, get_registry(registry), hidden)
+    run = _Run(transcript, sizes, counting, get_registry(registry), hidden, model)
     calls = tuple(run.call(call) for call in transcript.calls if sizes == "counts" or call.usage)
     return CacheReport(
         source or transcript.source or "<transcript>",
@@ -264,8 +267,10 @@ class _Run:
         counter: Any,
         registry: ModelRegistry,
         hidden: int | None,
+        model: str | None = None,
     ) -> None:
         self.transcript, self.sizes, self.counter = transcript, sizes, counter
+        self.model = model
         self.registry, self.hidden = registry, hidden
         self.cached: dict[str, _Cached] = {}
         self.last_model: str | None = None
@@ -274,15 +279,23 @@ class _Run:
         self.priced = True
         self.previous_total: dict[str, int] = {}
         self.warnings: list[str] = []
+        self.prefixes: dict[str, list[int]] = {}
 
     def _sizes(self, call: Any) -> tuple[int, int]:
         """``(total input, uncached tail)`` of a call."""
         if self.sizes == "usage" and call.usage is not None:
             return call.usage.reported_input, call.usage.input_tokens
         start, end = self.transcript.sent_range(call)
-        model = call.model or ""
-        sent = sum(_count(self.counter, m, model) for m in self.transcript.messages[start:end])
-        return (self.hidden or 0) + sent, 0
+        prefix = self._prefix(self.model or call.model or "")
+        return (self.hidden or 0) + prefix[end] - prefix[start], 0
+
+    def _prefix(self, model: str) -> list[int]:
+        """Running totals of the messages' counts (images by ``model``'s rule), once a model."""
+        found = self.prefixes.get(model)
+        if found is None:
+            counts = (_count(self.counter, m, model) for m in self.transcript.messages)
+            found = self.prefixes[model] = [0, *accumulate(counts)]
+        return found
 
     def _cause(self, call: Any, model: str, now: float | None) -> str | None:
         """Why the cache of ``model`` cannot serve this call, or None."""
@@ -299,7 +312,7 @@ class _Run:
         return None
 
     def call(self, call: Any) -> CacheCall:
-        model = call.model or "unknown"
+        model = self.model or call.model or "unknown"
         rule = cache_rule(model)
         now = _seconds(call.timestamp)
         total, fresh = self._sizes(call)
@@ -314,12 +327,19 @@ class _Run:
         else:
             read = before.size
         step = rule.step if rule is not None else 1
-        read = min(read - read % step, max(total - fresh, 0))
-        write = max(total - fresh - read, 0)
+        automatic = rule is not None and rule.breakpoints == 0
+        if automatic:  # no breakpoints, no writes billed: what is not read is fresh input
+            read = min(read - read % step, total)
+            fresh, write = total - read, 0
+            kept = total - total % step if rule is not None and total >= rule.minimum else 0
+        else:
+            read = min(read - read % step, max(total - fresh, 0))
+            write = max(total - fresh - read, 0)
+            kept = read + write
         lifetime = rule.lifetimes[0] if rule is not None else 300
         if rule is not None and call.usage is not None and call.usage.cache_write_1h:
             lifetime = max(rule.lifetimes)  # written for an hour (Anthropic's 1h TTL)
-        self.cached[model] = _Cached(read + write, now, lifetime)
+        self.cached[model] = _Cached(kept, now, lifetime)
         self.last_model = model
         reported = None
         if call.usage is not None:
@@ -335,8 +355,9 @@ class _Run:
                 cause = "hidden prefix changed" if inside else "unexplained"
         cost = self._price(model, rule, fresh, read, write, total, call.usage)
         return CacheCall(
-            call.index + 1, call.model, call.timestamp, fresh, read, write, reported, cause, cost
-        )
+            call.index + 1, self.model or call.model, call.timestamp, fresh, read, write, reported,
+            cause, cost,
+        )  # fmt: skip
 
     def _price(
         self, model: str, rule: Any, fresh: int, read: int, write: int, total: int, usage: Any

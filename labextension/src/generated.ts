@@ -878,6 +878,8 @@ export interface CacheQuery {
   file: string;
   /** usage: each call's sizes as the provider reported them (tests the rules alone); counts: ctx_lab's counts of what each call sent (what a counterfactual has) (default usage) */
   sizes?: 'usage' | 'counts';
+  /** every call as if sent to this model: its caching rules and prices (default each call's own) */
+  model?: string;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one; `ctx-lab counters` lists them (default bytes/4) */
   counter?: string;
   /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
