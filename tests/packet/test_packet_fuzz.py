@@ -1,6 +1,6 @@
 """Fuzzing that stays in the suite (bounded "ci" profile; HYPOTHESIS_PROFILE=long for the long
-run): .context/ parsers, mutated PDFs, builder inputs per language. Each must give a result or
-a typed CtxLabError — never another exception, never a hang."""
+run): .context/ parsers and assembly give a packet within budget or a typed CtxLabError — never
+another exception, never a hang."""
 
 from __future__ import annotations
 
