@@ -1,7 +1,8 @@
 """Conversation context management: append-only history, summaries, model limits, the working
 context — and the crash-safe journals of the same design."""
 
-from ._cache import CacheReport, simulate_cache
+from ._cache import simulate_cache
+from ._cache_report import CacheReport, plot_cache
 from ._calibrate import calibrate
 from ._history import FullHistory, HistoryEntry, Summary
 from ._journal import (
@@ -97,6 +98,7 @@ __all__ = [
     "history_report",
     "inspect_journal",
     "load_transcript",
+    "plot_cache",
     "plot_replay",
     "plot_usage",
     "recover_into",

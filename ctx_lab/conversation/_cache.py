@@ -19,179 +19,20 @@ rule's step) and the rest up to the uncached tail written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from itertools import accumulate
 from typing import Any, Literal
 
-from ..display import RichResult, escape, html_table, text_table
 from ..models import ModelRegistry, cache_rule, get_registry
-from ..wire import derived, wire
+from ._cache_report import CacheCall, CacheCost, CacheReport, ReportedCache
 from .transcripts import Transcript, images_cost
 
-__all__ = [
-    "MISS_CAUSES",
-    "CacheCall",
-    "CacheCost",
-    "CacheReport",
-    "ReportedCache",
-    "simulate_cache",
-]
+__all__ = ["simulate_cache"]
 
 Sizes = Literal["usage", "counts"]
-MISS_CAUSES = (
-    "model changed",
-    "history rewritten by compaction",
-    "lifetime expired",
-    "prefix below the minimum",
-    "hidden prefix changed",  # the system prompt, tools or injected context: not in the file
-    "unexplained",
-)
 _NOTHING_READ = ("model changed", "lifetime expired", "prefix below the minimum")
 DROP = 0.10  # a read this far below what the previous call left cached is a miss to explain
-CLOSE = 0.02  # predicted within this share of the reported: a match
-
-
-@dataclass(frozen=True)
-class ReportedCache:
-    """What the provider reported for one call."""
-
-    input: int = field(metadata=wire("fresh input: not read from, nor written to, the cache"))
-    cache_read: int = field(metadata=wire(minimum=0))
-    cache_write: int = field(metadata=wire(minimum=0))
-
-
-@dataclass(frozen=True)
-class CacheCall:
-    """One call: the predicted split of its input, the reported one, and why it missed."""
-
-    call: int = field(metadata=wire("1-based, as the session's calls", minimum=1))
-    model: str | None
-    timestamp: str | None
-    input: int = field(metadata=wire("predicted fresh input", minimum=0))
-    cache_read: int = field(metadata=wire("predicted cache read", minimum=0))
-    cache_write: int = field(metadata=wire("predicted cache write", minimum=0))
-    reported: ReportedCache | None
-    miss_cause: str | None = field(
-        default=None, metadata=wire("why less was read than was cached before", enum=MISS_CAUSES)
-    )
-    cost_usd: float | None = field(default=None, metadata=wire("the predicted input's price"))
-
-
-@dataclass(frozen=True)
-class CacheCost:
-    """The session's input cost as recorded, with no cache, and with ideal caching."""
-
-    actual: float | None = field(
-        metadata=wire("as recorded: the reported split priced (predicted where unreported)")
-    )
-    no_cache: float | None = field(metadata=wire("every token at the input price (USD)"))
-    ideal: float | None = field(metadata=wire("every stable prefix read (USD)"))
-
-
-@dataclass(frozen=True)
-class CacheReport(RichResult):
-    """A session's prompt caching, call by call (see the module docstring)."""
-
-    source: str
-    sizes: str = field(metadata=wire("where the sizes came from", enum=("usage", "counts")))
-    calls: tuple[CacheCall, ...]
-    hidden_prefix: int | None = field(
-        metadata=wire("tokens of the prefix the file does not hold (system prompt, tools)")
-    )
-    hidden_prefix_inferred: bool = field(
-        metadata=wire("the hidden prefix was inferred from the first call's usage")
-    )
-    cost: CacheCost
-    warnings: tuple[str, ...] = ()
-
-    payload_kind = "cache"
-
-    @derived({"type": ["number", "null"]}, "share of reported calls predicted within ±2 %")
-    def matched(self) -> float | None:
-        """Share of calls with reported usage whose predicted read and write are within 2 %."""
-        judged = [c for c in self.calls if c.reported is not None]
-        if not judged:
-            return None
-        both = sum(
-            _close(c.cache_read, c.reported.cache_read)
-            and _close(c.cache_write, c.reported.cache_write)
-            for c in judged
-            if c.reported
-        )
-        return round(both / len(judged), 4)
-
-    def frame(self) -> Any:
-        """The calls as a pandas DataFrame (the reported split in ``reported_*`` columns)."""
-        import pandas as pd
-
-        return pd.DataFrame(
-            [
-                {
-                    "call": c.call,
-                    "model": c.model,
-                    "input": c.input,
-                    "cache_read": c.cache_read,
-                    "cache_write": c.cache_write,
-                    "reported_input": c.reported.input if c.reported else None,
-                    "reported_cache_read": c.reported.cache_read if c.reported else None,
-                    "reported_cache_write": c.reported.cache_write if c.reported else None,
-                    "miss_cause": c.miss_cause,
-                    "cost_usd": c.cost_usd,
-                }
-                for c in self.calls
-            ]
-        )
-
-    def _head(self) -> str:
-        hidden = (
-            f"; hidden prefix {self.hidden_prefix:,} tokens (inferred)"
-            if self.hidden_prefix_inferred and self.hidden_prefix is not None
-            else ""
-        )
-        matched = self.matched()
-        shown = f"{matched:.1%}" if matched is not None else "no usage to compare"
-        cost = self.cost
-        money = (
-            f"; input cost ${cost.actual:.4f} (no cache ${cost.no_cache:.4f}, ideal "
-            f"${cost.ideal:.4f})"
-            if None not in (cost.actual, cost.no_cache, cost.ideal)
-            else ""
-        )
-        return (
-            f"{self.source}: {len(self.calls)} calls, sizes from {self.sizes}; predicted within "
-            f"2 % of the reported on {shown}{hidden}{money}"
-        )
-
-    def _rows(self) -> list[list[object]]:
-        return [
-            [
-                c.call,
-                c.cache_read,
-                c.cache_write,
-                c.input,
-                c.reported.cache_read if c.reported else "",
-                c.reported.cache_write if c.reported else "",
-                c.miss_cause or "",
-            ]
-            for c in self.calls
-        ]
-
-    _COLUMNS = ("call", "read", "write", "fresh", "reported read", "reported write", "miss")
-
-    def to_text(self) -> str:
-        """The summary line, then one row per call."""
-        return self._head() + "\n\n" + text_table(list(self._COLUMNS), self._rows())
-
-    def html_body(self) -> str:
-        """The summary line and the calls' table."""
-        return f"<h4 data-ctx-cache>{escape(self._head())}</h4>" + html_table(
-            list(self._COLUMNS), self._rows(), numeric=range(0, 6)
-        )
-
-
-def _close(predicted: int, reported: int) -> bool:
-    return abs(predicted - reported) <= max(CLOSE * reported, 1)
 
 
 def _seconds(stamp: str | None) -> float | None:

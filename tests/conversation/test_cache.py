@@ -134,3 +134,16 @@ def test_every_rule_names_its_source() -> None:
     assert anthropic.breakpoints == 4 and anthropic.lifetimes == (300, 3600)
     assert anthropic.write == (1.25, 2.0) and anthropic.read == 0.1
     assert anthropic.render_order == ("tools", "system", "messages")
+
+
+def test_the_report_plots_and_tabulates_every_call() -> None:
+    from ctx_lab.conversation import CacheReport
+
+    report = simulate_cache(
+        _session(("claude-sonnet-4-5", _t(0), 3, 0, 5000), ("claude-haiku-4-5", _t(1), 3, 0, 5400))
+    )
+    figure = report.plot()
+    assert [t.get_text() for t in figure.axes[0].texts] == ["model changed"]
+    frame = report.frame()
+    assert frame["miss_cause"].isna().tolist() == [True, False]
+    assert CacheReport.from_dict(report.to_dict()) == report
