@@ -17,6 +17,7 @@ export class ContextMonitor extends Widget {
   private readonly status = el('div', { class: 'ctx-muted', 'data-ctx-monitor-status': '' }, 'Waiting for calls…');
   private readonly fill = el('div', { 'data-ctx-monitor-fill': '' });
   private readonly cache = el('div', { 'data-ctx-monitor-cache': '' });
+  private readonly predicted = el('div', { class: 'ctx-muted', 'data-ctx-monitor-predicted': '' });
   private readonly chart = el('div', { 'data-ctx-monitor-timeline': '' });
   private readonly latest = el('div', { 'data-ctx-monitor-latest': '' });
   private timer: number | undefined;
@@ -38,6 +39,7 @@ export class ContextMonitor extends Widget {
       this.status,
       this.fill,
       this.cache,
+      this.predicted,
       this.chart,
       this.latest
     );
@@ -66,6 +68,7 @@ export class ContextMonitor extends Widget {
       if (signature !== this.seen) {
         this.seen = signature;
         this.render(session);
+        await this.predict();
       }
       this.status.removeAttribute('data-ctx-monitor-error');
     } catch (error) {
@@ -73,6 +76,26 @@ export class ContextMonitor extends Widget {
       this.status.setAttribute('data-ctx-monitor-error', '');
     } finally {
       this.busy = false;
+    }
+  }
+
+  /** The latest call's cache split as the providers' rules predict it, beside the reported. */
+  private async predict(): Promise<void> {
+    this.predicted.textContent = '';
+    try {
+      const report = await ctxlab.cache({ file: this.path });
+      const last = report.calls[report.calls.length - 1];
+      if (!last) {
+        return;
+      }
+      const reported = last.reported
+        ? ` · reported ${fmt(last.reported.cache_read)} read, ${fmt(last.reported.cache_write)} written`
+        : '';
+      const miss = last.miss_cause ? ` · miss: ${last.miss_cause}` : '';
+      this.predicted.dataset.ctxMonitorPredictedRead = String(last.cache_read);
+      this.predicted.textContent = `predicted by the caching rules: ${fmt(last.cache_read)} read, ${fmt(last.cache_write)} written${reported}${miss}`;
+    } catch {
+      this.predicted.textContent = ''; // a capture the cache rules cannot read: nothing to add
     }
   }
 

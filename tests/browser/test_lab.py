@@ -425,6 +425,14 @@ def test_context_monitor_updates_within_two_seconds_of_a_captured_call(page, lab
         assert time.monotonic() - started < 2.0
         assert monitor.locator("[data-ctx-timeline] polygon").count() >= 2
         assert "89" in monitor.locator("[data-ctx-anatomy-reported]").inner_text()
+        # the caching rules' prediction beside the reported split (ctx-lab cache on the capture)
+        page.wait_for_function(
+            "() => (document.querySelector('[data-ctx-monitor-predicted]')?.textContent || '')"
+            ".includes('predicted by the caching rules')",
+            timeout=10_000,
+        )
+        predicted = monitor.locator("[data-ctx-monitor-predicted]").inner_text()
+        assert "miss: prefix below the minimum" in predicted  # 89 tokens: under OpenAI's 1,024
         monitor.screenshot(path=str(ARTIFACTS / "context-monitor.png"))
     finally:
         proxy.stop()
