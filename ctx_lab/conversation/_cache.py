@@ -210,11 +210,13 @@ class _Run:
             self.priced = False
             return None
         per = prices.input_per_mtok / 1_000_000
-        read_price = (
-            prices.cache_read_per_mtok / 1_000_000
-            if prices.cache_read_per_mtok is not None
-            else per * rule.read
-        )
+        if prices.cache_read_per_mtok is not None:
+            read_price = prices.cache_read_per_mtok / 1_000_000
+        elif rule.read is not None:
+            read_price = per * rule.read
+        else:  # the model's cached-input price is not known: no honest cost
+            self.priced = False
+            return None
         write_price = (
             prices.cache_write_per_mtok / 1_000_000
             if prices.cache_write_per_mtok is not None
@@ -241,7 +243,10 @@ class _Run:
 
     def costs(self) -> CacheCost:
         if not self.priced:
-            self.warnings.append("a model's input or cache prices are unknown: no costs")
+            self.warnings.append(
+                "a model's input or cached-input price is unknown here (try --registry "
+                "models-dev): no costs"
+            )
             return CacheCost(None, None, None)
         return CacheCost(
             round(self.money["actual"], 4),

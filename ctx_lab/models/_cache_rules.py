@@ -27,7 +27,8 @@ class CacheRule:
     ``breakpoints`` the most explicit cache points one request may set (0: automatic only);
     ``lifetimes`` the cache lifetimes in seconds, default first, refreshed by every hit;
     ``write`` the price of writing per lifetime and ``read`` of reading, as multipliers of the
-    input price; ``per_model``: a cache serves only the model that wrote it.
+    input price (``read`` None where it differs by model: the registry's cached-input price);
+    ``per_model``: a cache serves only the model that wrote it.
     """
 
     provider: str
@@ -37,7 +38,7 @@ class CacheRule:
     breakpoints: int = 0
     lifetimes: tuple[int, ...] = (300,)
     write: tuple[float, ...] = (1.0,)
-    read: float = 1.0
+    read: float | None = None  # None: the model's own cached-input price (from a registry)
     per_model: bool = True
     source: str = ""
     as_of: str = ""
@@ -87,7 +88,6 @@ CACHE_RULES: tuple[CacheRule, ...] = (
         r"^(gpt-|o\d|chatgpt|codex)",
         1024,
         step=128,
-        read=0.1,
         source=OPENAI_DOC,
         as_of="2026-11-28",
         note="automatic from 1,024 tokens in 128-token steps, routed by prefix and "
@@ -98,7 +98,6 @@ CACHE_RULES: tuple[CacheRule, ...] = (
         "google",
         r"gemini",
         1024,
-        read=0.25,
         source=GEMINI_DOC,
         as_of="2026-11-28",
         note="implicit caching; the minimum is 1,024 (Flash) or 2,048–4,096 (Pro) by model; "

@@ -133,6 +133,7 @@ def test_every_rule_names_its_source() -> None:
     anthropic = cache_rule("claude-sonnet-4-5")
     assert anthropic.breakpoints == 4 and anthropic.lifetimes == (300, 3600)
     assert anthropic.write == (1.25, 2.0) and anthropic.read == 0.1
+    assert cache_rule("gpt-4o").read is None  # OpenAI's cached price differs by model
     assert anthropic.render_order == ("tools", "system", "messages")
 
 
