@@ -24,7 +24,7 @@ from datetime import datetime
 from itertools import accumulate
 from typing import Any, Literal
 
-from ..models import ModelRegistry, cache_rule, get_registry
+from ..models import ModelRegistry, cache_prices, cache_rule, get_registry
 from ._cache_report import CacheCall, CacheCost, CacheReport, ReportedCache
 from .transcripts import Transcript, images_cost
 
@@ -206,29 +206,20 @@ class _Run:
         """The predicted split's price; the session's money as recorded (the reported split
         where there is one), with no cache, and with every stable prefix read."""
         prices = self.registry.get(model).prices if model != "unknown" else None
-        if prices is None or prices.input_per_mtok is None or rule is None:
-            self.priced = False
+        known = cache_prices(model, prices)
+        if rule is None or None in (known.input, known.read, known.write):
+            self.priced = False  # the model's input or cached-input price is not known here
             return None
-        per = prices.input_per_mtok / 1_000_000
-        if prices.cache_read_per_mtok is not None:
-            read_price = prices.cache_read_per_mtok / 1_000_000
-        elif rule.read is not None:
-            read_price = per * rule.read
-        else:  # the model's cached-input price is not known: no honest cost
-            self.priced = False
-            return None
-        write_price = (
-            prices.cache_write_per_mtok / 1_000_000
-            if prices.cache_write_per_mtok is not None
-            else per * rule.write[0]
-        )
+        assert known.input is not None and known.read is not None and known.write is not None
+        per, read_price = known.input / 1_000_000, known.read / 1_000_000
+        write_price, hour_price = known.write / 1_000_000, (known.write_hour or known.write) / 1e6
 
         def priced(new: int, got: int, put: int) -> float:
             return new * per + got * read_price + put * write_price
 
         cost = priced(fresh, read, write)
         if usage is not None:  # an hour's writes at the 1-hour rate (2× input for Claude)
-            hour = usage.cache_write_1h * per * (rule.write[-1] - rule.write[0])
+            hour = usage.cache_write_1h * (hour_price - write_price)
             self.money["actual"] += hour + priced(
                 usage.input_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens
             )

@@ -10,7 +10,7 @@ from itertools import accumulate
 from typing import Any
 
 from ..errors import CtxLabError
-from ..models import ModelRegistry
+from ..models import ModelRegistry, cache_prices
 from ..validate import whole_number
 from ._manager import ContextManager
 from ._replay_report import _sum, _usd
@@ -132,7 +132,9 @@ class _ModelReplay:
         self.message_budget = manager.message_budget()
         self.effective_budget = manager.effective_budget()
         self.prices = manager.limits.prices
-        self.cache_read = self.prices.cache_read_per_mtok if self.prices and caching else None
+        # the one pricing of the cache (ctx_lab.models.cache_prices), as ctx-lab cache uses it
+        self.cached_prices = cache_prices(model, self.prices)
+        self.cache_read = self.cached_prices.read if caching else None
         self.skip = set(transcript.recorded_summaries)
         self.compactions = set(transcript.compaction_calls())
         self.counts = [manager.count(m) + images_cost(m, model) for m in transcript.messages]
@@ -258,8 +260,8 @@ class _ModelReplay:
             if i not in self.skip
         ]
         output = sum(self.manager.counter.count(m.counted_as()[1]) for m in answer)
-        write_price = prices.cache_write_per_mtok if prices else None
-        input_price = prices.input_per_mtok if prices else None
+        write_price = self.cached_prices.write
+        input_price = self.cached_prices.input
         input_cost = _usd(
             new, write_price if cache_read is not None and write_price else input_price
         )

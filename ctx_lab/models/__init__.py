@@ -9,7 +9,7 @@ group. :func:`describe_model` and :func:`list_models` are the ``models`` command
 
 from __future__ import annotations
 
-from ._cache_rules import CACHE_RULES, CacheRule, cache_rule
+from ._cache_rules import CACHE_RULES, CachePrices, CacheRule, cache_prices, cache_rule
 from ._registry import (
     BUILTIN_MODELS,
     DEFAULT_LIMITS,
@@ -35,6 +35,7 @@ __all__ = [
     "MODEL_SOURCE_ENTRY_POINTS",
     "REGISTRY_NAMES",
     "TOKENIZERS",
+    "CachePrices",
     "CacheRule",
     "KnownModel",
     "ModelInfo",
@@ -44,6 +45,7 @@ __all__ = [
     "ModelRegistry",
     "ModelsDevRegistry",
     "ResolvedModelLimits",
+    "cache_prices",
     "cache_rule",
     "describe_model",
     "get_registry",

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["CACHE_RULES", "CacheRule", "cache_rule"]
+__all__ = ["CACHE_RULES", "CachePrices", "CacheRule", "cache_prices", "cache_rule"]
 
 ANTHROPIC_DOC = "https://platform.claude.com/docs/en/build-with-claude/prompt-caching"
 OPENAI_DOC = "https://platform.openai.com/docs/guides/prompt-caching"
@@ -113,3 +114,34 @@ def cache_rule(model: str, rules: Sequence[CacheRule] = ()) -> CacheRule | None:
         if rule.matches(model):
             return rule
     return None
+
+
+@dataclass(frozen=True)
+class CachePrices:
+    """USD per million input tokens sent fresh, read from the cache and written to it (the
+    default lifetime's write; ``write_hour`` for an hour's), None where unknown."""
+
+    input: float | None = None
+    read: float | None = None
+    write: float | None = None
+    write_hour: float | None = None
+
+
+def cache_prices(model: str, prices: Any, rules: Sequence[CacheRule] = ()) -> CachePrices:
+    """The one pricing of a model's cache, for replay and ``ctx-lab cache`` alike: a registry's
+    prices (``ModelPrices``) first; where it has no cache price, the rule's documented multiplier
+    of the input price (Anthropic's reads and writes); else unknown."""
+    given = prices.input_per_mtok if prices is not None else None
+    read = prices.cache_read_per_mtok if prices is not None else None
+    write = prices.cache_write_per_mtok if prices is not None else None
+    rule = cache_rule(model, rules)
+    if given is None:
+        return CachePrices(read=read, write=write)
+    if rule is None:
+        return CachePrices(given, read, write, write)
+    if read is None and rule.read is not None:
+        read = round(given * rule.read, 6)
+    if write is None:
+        write = round(given * rule.write[0], 6)
+    hour = round(given * rule.write[-1], 6) if len(rule.write) > 1 else write
+    return CachePrices(given, read, write, hour)

@@ -148,3 +148,15 @@ def test_the_report_plots_and_tabulates_every_call() -> None:
     frame = report.frame()
     assert frame["miss_cause"].isna().tolist() == [True, False]
     assert CacheReport.from_dict(report.to_dict()) == report
+
+
+def test_replay_and_the_cache_price_alike() -> None:
+    """One pricing of the cache: a registry's prices first, a rule's documented multipliers
+    where the registry has none (Claude), unknown where prices differ by model (OpenAI)."""
+    from ctx_lab.models import ModelPrices, cache_prices
+
+    listed = cache_prices("claude-sonnet-4-5", ModelPrices(3, 15, 0.3, 3.75))
+    assert (listed.input, listed.read, listed.write, listed.write_hour) == (3, 0.3, 3.75, 6.0)
+    derived = cache_prices("claude-opus-4-6", ModelPrices(15, 75))
+    assert (derived.read, derived.write, derived.write_hour) == (1.5, 18.75, 30.0)
+    assert cache_prices("gpt-4o", ModelPrices(2.5, 10)).read is None
