@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import accumulate
 from typing import Any, Literal
 
 from ..models import ModelRegistry, cache_prices, cache_rule, get_registry
-from ._cache_report import CacheCall, CacheCost, CacheReport, ReportedCache
+from ._cache_report import CacheCall, CacheCost, CacheReport, InferredPart, ReportedCache
+from ._cache_sizes import CountedSizes, counted_sizes
 from .transcripts import Transcript, images_cost
 
 __all__ = ["simulate_cache"]
@@ -84,8 +84,9 @@ def simulate_cache(
     from ..tokens import get_counter
 
     counting = get_counter(counter or "bytes/4")
-    hidden = _hidden_prefix(transcript, counting)
-    run = _Run(transcript, sizes, counting, get_registry(registry), hidden, model)
+    counted = counted_sizes(transcript, counting, model=model) if sizes == "counts" else None
+    hidden = counted.hidden_prefix if counted else _hidden_prefix(transcript, counting)
+    run = _Run(transcript, counted, counting, get_registry(registry), hidden, model)
     calls = tuple(run.call(call) for call in transcript.calls if sizes == "counts" or call.usage)
     return CacheReport(
         source or transcript.source or "<transcript>",
@@ -94,7 +95,11 @@ def simulate_cache(
         hidden,
         hidden is not None,
         run.costs(),
-        tuple(run.warnings),
+        tuple(run.warnings) + tuple(counted.warnings if counted else ()),
+        counted.counted_with if counted else None,
+        tuple(
+            InferredPart(i.call, i.tokens, i.what) for i in (counted.inferred if counted else ())
+        ),
     )
 
 
@@ -104,13 +109,13 @@ class _Run:
     def __init__(
         self,
         transcript: Transcript,
-        sizes: str,
+        counted: CountedSizes | None,
         counter: Any,
         registry: ModelRegistry,
         hidden: int | None,
         model: str | None = None,
     ) -> None:
-        self.transcript, self.sizes, self.counter = transcript, sizes, counter
+        self.transcript, self.counted, self.counter = transcript, counted, counter
         self.model = model
         self.registry, self.hidden = registry, hidden
         self.cached: dict[str, _Cached] = {}
@@ -120,23 +125,13 @@ class _Run:
         self.priced = True
         self.previous_total: dict[str, int] = {}
         self.warnings: list[str] = []
-        self.prefixes: dict[str, list[int]] = {}
 
     def _sizes(self, call: Any) -> tuple[int, int]:
         """``(total input, uncached tail)`` of a call."""
-        if self.sizes == "usage" and call.usage is not None:
+        if self.counted is None and call.usage is not None:
             return call.usage.reported_input, call.usage.input_tokens
-        start, end = self.transcript.sent_range(call)
-        prefix = self._prefix(self.model or call.model or "")
-        return (self.hidden or 0) + prefix[end] - prefix[start], 0
-
-    def _prefix(self, model: str) -> list[int]:
-        """Running totals of the messages' counts (images by ``model``'s rule), once a model."""
-        found = self.prefixes.get(model)
-        if found is None:
-            counts = (_count(self.counter, m, model) for m in self.transcript.messages)
-            found = self.prefixes[model] = [0, *accumulate(counts)]
-        return found
+        assert self.counted is not None
+        return self.counted.totals[call.index], 0
 
     def _cause(self, call: Any, model: str, now: float | None) -> str | None:
         """Why the cache of ``model`` cannot serve this call, or None."""

@@ -9,7 +9,15 @@ from typing import Any
 from ..display import RichResult, escape, html_table, text_table
 from ..wire import derived, wire
 
-__all__ = ["MISS_CAUSES", "CacheCall", "CacheCost", "CacheReport", "ReportedCache", "plot_cache"]
+__all__ = [
+    "MISS_CAUSES",
+    "CacheCall",
+    "CacheCost",
+    "CacheReport",
+    "InferredPart",
+    "ReportedCache",
+    "plot_cache",
+]
 
 MISS_CAUSES = (
     "model changed",
@@ -19,7 +27,8 @@ MISS_CAUSES = (
     "hidden prefix changed",  # the system prompt, tools or injected context: not in the file
     "unexplained",
 )
-CLOSE = 0.02  # predicted within this share of the reported: a match
+CLOSE = 0.02  # predicted within this share of the reported: a match (sizes from usage)
+COUNTED_CLOSE = 0.10  # the read within this share: a match when the sizes are counted
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,22 @@ class CacheCost:
 
 
 @dataclass(frozen=True)
+class InferredPart:
+    """Tokens a call was billed for that the file does not hold, inferred from its usage."""
+
+    call: int = field(
+        metadata=wire("1-based: the call whose usage it was inferred from", minimum=1)
+    )
+    tokens: int = field(metadata=wire(minimum=0))
+    what: str = field(
+        metadata=wire(
+            "what the file lacks",
+            enum=("hidden prefix", "re-attached after compaction", "thinking beyond its summary"),
+        )
+    )
+
+
+@dataclass(frozen=True)
 class CacheReport(RichResult):
     """A session's prompt caching, call by call (see the module docstring)."""
 
@@ -74,22 +99,43 @@ class CacheReport(RichResult):
     )
     cost: CacheCost
     warnings: tuple[str, ...] = ()
+    counted_with: str | None = field(
+        default=None,
+        metadata=wire("sizes counts: the counter and the session's calibration applied"),
+    )
+    inferred: tuple[InferredPart, ...] = field(
+        default=(),
+        metadata=wire("sizes counts: what the file lacks, inferred from usage, call by call"),
+    )
 
     payload_kind = "cache"
 
-    @derived({"type": ["number", "null"]}, "share of reported calls predicted within ±2 %")
+    @derived(
+        {"type": ["number", "null"]},
+        "share of reported calls predicted within ±2 % (read and write; sizes usage) or ±10 % "
+        "(read; sizes counts)",
+    )
     def matched(self) -> float | None:
-        """Share of calls with reported usage whose predicted read and write are within 2 %."""
+        """Share of calls with reported usage predicted close: read and write within 2 % when
+        the sizes are the reported ones (the rules alone), the read within 10 % when they are
+        counted."""
         judged = [c for c in self.calls if c.reported is not None]
         if not judged:
             return None
-        both = sum(
-            _close(c.cache_read, c.reported.cache_read)
-            and _close(c.cache_write, c.reported.cache_write)
-            for c in judged
-            if c.reported
-        )
-        return round(both / len(judged), 4)
+        if self.sizes == "counts":
+            close = sum(
+                _close(c.cache_read, c.reported.cache_read, COUNTED_CLOSE)
+                for c in judged
+                if c.reported
+            )
+        else:
+            close = sum(
+                _close(c.cache_read, c.reported.cache_read)
+                and _close(c.cache_write, c.reported.cache_write)
+                for c in judged
+                if c.reported
+            )
+        return round(close / len(judged), 4)
 
     def frame(self) -> Any:
         """The calls as a pandas DataFrame (the reported split in ``reported_*`` columns)."""
@@ -132,9 +178,16 @@ class CacheReport(RichResult):
             if None not in (cost.actual, cost.no_cache, cost.ideal)
             else ""
         )
+        counted = f"; counted with {self.counted_with}" if self.counted_with else ""
+        extra = [p for p in self.inferred if p.what != "hidden prefix"]
+        if extra:
+            counted += "; inferred from usage: " + ", ".join(
+                f"{sum(p.tokens for p in extra if p.what == what):,} tokens {what}"
+                for what in dict.fromkeys(p.what for p in extra)
+            )
         return (
             f"{self.source}: {len(self.calls)} calls, sizes from {self.sizes}; predicted within "
-            f"2 % of the reported on {shown}{hidden}{money}"
+            f"{_within(self.sizes)} of the reported on {shown}{hidden}{counted}{money}"
         )
 
     def _rows(self) -> list[list[object]]:
@@ -164,8 +217,12 @@ class CacheReport(RichResult):
         )
 
 
-def _close(predicted: int, reported: int) -> bool:
-    return abs(predicted - reported) <= max(CLOSE * reported, 1)
+def _close(predicted: int, reported: int, share: float = CLOSE) -> bool:
+    return abs(predicted - reported) <= max(share * reported, 1)
+
+
+def _within(sizes: str) -> str:
+    return f"{COUNTED_CLOSE:.0%}" if sizes == "counts" else f"{CLOSE:.0%}"
 
 
 def plot_cache(report: CacheReport, ax: Any = None) -> Any:

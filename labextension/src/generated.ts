@@ -267,6 +267,12 @@ export type CachePayload = {
     ideal: number | null;
   };
   warnings: string[];
+  counted_with: string | null;
+  inferred: ({
+    call: number;
+    tokens: number;
+    what: "hidden prefix" | "re-attached after compaction" | "thinking beyond its summary";
+  })[];
   matched: number | null;
   version: 1;
 };

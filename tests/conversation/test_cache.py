@@ -4,6 +4,8 @@ each rule pinned on a hand-built session, with its source named in the data."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from paths import SHARED
 
@@ -34,6 +36,87 @@ def test_every_drop_of_the_read_has_a_named_cause() -> None:
     for path in WITH_USAGE:
         report = simulate_cache(load_transcript(path))
         assert not [c.call for c in report.calls if c.miss_cause == "unexplained"], path
+
+
+@pytest.mark.skipif(not WITH_USAGE, reason="../shared/real-data is not beside the checkout")
+def test_counted_sizes_predict_the_read_within_10_percent() -> None:
+    """``--sizes counts``: ctx_lab's counts of what each call sent, calibrated on the session,
+    with what the file lacks inferred from usage, predict the reported read within 10 % on at
+    least 90 % of the calls of every session that records cache usage (all of them together,
+    and each long session on its own)."""
+    close = judged = 0
+    for path in WITH_USAGE:
+        transcript = load_transcript(path)
+        if not any(c.usage and c.usage.cache_read_input_tokens for c in transcript.calls):
+            continue
+        report = simulate_cache(transcript, sizes="counts")
+        mine = [c for c in report.calls if c.reported is not None]
+        near = [
+            c
+            for c in mine
+            if abs(c.cache_read - c.reported.cache_read) <= 0.1 * max(c.reported.cache_read, 1)
+        ]
+        close, judged = close + len(near), judged + len(mine)
+        if path in LONG:
+            assert len(near) >= 0.9 * len(mine), path
+            assert report.matched() == round(len(near) / len(mine), 4)
+            assert report.counted_with and "calibrated on this session" in report.counted_with
+            kinds = {p.what for p in report.inferred}
+            assert {"hidden prefix", "re-attached after compaction"} <= kinds, path
+    assert judged > 300 and close >= 0.9 * judged
+
+
+def test_counted_sizes_infer_what_the_file_lacks() -> None:
+    """The hidden prefix from the first call's usage, the full size of thinking sent back from
+    the next call's growth (its summary a lower bound), a compaction's re-attached files from
+    the first call after it; each named with the call it was inferred from."""
+    from ctx_lab.conversation import ContextManager
+    from ctx_lab.conversation._cache_sizes import counted_sizes
+    from ctx_lab.tokens import get_counter
+
+    counter = get_counter("bytes/4")
+    model = "claude-opus-4-6"
+    messages = (
+        Message.user("a" * 400),
+        Message.assistant("b" * 400),
+        Message.user("c" * 400),
+        Message.assistant("d" * 40),
+        Message.user("f" * 80),
+        Message.user("summary " * 50),  # what the compaction wrote
+        Message.assistant("e" * 40),
+    )
+    c = [ContextManager(model, counter=counter).count(m) for m in messages]
+    hidden, thought, reattached = 9_000, 700, 5_000
+    totals = [
+        hidden + c[0],
+        hidden + sum(c[:3]),
+        hidden + sum(c[:5]) + thought,  # the thinking of call 2, sent back in full
+        hidden + reattached + c[5],
+    ]
+    usage = [
+        Usage(3, 5, t - 3 - r, r) for t, r in zip(totals, (0, *totals[:2], hidden), strict=True)
+    ]
+    calls = tuple(
+        Call(i, answer, model, None, u, sent)
+        for i, (sent, answer, u) in enumerate(zip((1, 3, 5, 6), (2, 4, 5, 7), usage, strict=True))
+    )
+    transcript = Transcript(
+        "claude-code", messages, calls, compactions=(5,), recorded_summaries=(5,),
+        thinking=((1, "t" * 400),),  # a 100-token summary of 700 tokens of thinking
+    )  # fmt: skip
+    sizes = counted_sizes(transcript, counter, calibrated=False)
+    assert [sizes.totals[i] for i in range(4)] == totals
+    assert [(p.call, p.tokens, p.what) for p in sizes.inferred] == [
+        (1, hidden, "hidden prefix"),
+        (3, thought, "thinking beyond its summary"),
+        (4, reattached, "re-attached after compaction"),
+    ]
+    without = Transcript(
+        "claude-code", messages[:5], tuple(replace(k, usage=None) for k in calls[:3]),
+        thinking=((1, "t" * 400),),
+    )  # fmt: skip
+    counted = counted_sizes(without, counter, calibrated=False)
+    assert counted.inferred == [] and counted.totals[2] == sum(c[:5]) + 100  # the summary
 
 
 def _session(*calls: tuple[str, str, int, int, int], compaction_before: int | None = None):

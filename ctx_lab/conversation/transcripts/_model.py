@@ -185,7 +185,7 @@ class Transcript:
         """The messages ``[start, end)`` the recorded call was sent: after the last compaction
         recorded before it (the agent's summary stands in for what came earlier)."""
         end = call.sent_end
-        start = max((c for c in self.compactions if c <= end), default=0)
+        start = max((c for c in self.compactions if c < end), default=0)
         return start, end
 
     def compaction_calls(self) -> tuple[int, ...]:
