@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..display import RichResult, escape, html_table, text_table
-from ..models import get_registry
+from ..models import cache_prices, get_registry
 from ..plotting import ACCENT, CATEGORY_COLORS
 from ..severity import severity
 from ..tokens import get_counter, resolve_counter
@@ -73,6 +73,7 @@ class RequestAnatomy(RichResult):
     autocompact_at: int | None = None
     warnings: tuple[str, ...] = field(default=())
     call: int | None = None
+    cost_usd: float | None = None
 
     payload_kind = "anatomy"
 
@@ -138,6 +139,7 @@ class RequestAnatomy(RichResult):
             "difference": self.difference,
             "cache_read": self.cache_read,
             "cache_write": self.cache_write,
+            "cost_usd": self.cost_usd,
             "breakpoints": sum(1 for i in self.items if i.breakpoint),
             "items": [i.to_dict() for i in self.items],
             "warnings": list(self.warnings),
@@ -162,6 +164,7 @@ class RequestAnatomy(RichResult):
             data.get("autocompact_at"),
             tuple(data.get("warnings", ())),
             data.get("call"),
+            data.get("cost_usd"),
         )
 
     def _rows(self) -> list[list[object]]:
@@ -183,6 +186,8 @@ class RequestAnatomy(RichResult):
             head += f"\nreported input {self.reported_input:,} · difference {self.difference:+,}"
             if self.cache_read is not None:
                 head += f" · cache read {self.cache_read:,}, written {self.cache_write or 0:,}"
+        if self.cost_usd is not None:
+            head += f" · input ${self.cost_usd:.4f}"
         parts = [head, "", text_table(["category", "tokens", "share"], self._rows())]
         for label, category in (
             ("tool definitions", "tools"),
@@ -285,4 +290,19 @@ def anatomize(
         round(window * (1 - AUTOCOMPACT_SHARE)) if autocompact else None,
         tuple(notes),
         call,
+        _input_cost(model, limits.prices, sum(i.tokens for i in items), reported),
     )
+
+
+def _input_cost(model: str, prices: Any, total: int, reported: Any) -> float | None:
+    """The input's price by the one pricing of the cache (:func:`ctx_lab.models.cache_prices`,
+    as ``ctx-lab cache`` and ``replay`` price it): the reported split where there is one, else
+    every counted token fresh."""
+    known = cache_prices(model, prices)
+    if reported is None:
+        cost = known.cost(total)
+    else:
+        read, write = reported.cache_read_input_tokens, reported.cache_creation_input_tokens
+        fresh = max(reported.reported_input - read - write, 0)
+        cost = known.cost(fresh, read, write, reported.cache_write_1h)
+    return None if cost is None else round(cost, 6)

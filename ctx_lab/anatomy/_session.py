@@ -131,6 +131,7 @@ class SessionAnatomy(RichResult):
                 "difference": call.difference,
                 "cache_read": call.cache_read,
                 "cache_write": call.cache_write,
+                "cost_usd": call.cost_usd,
                 "new": diff.new if diff else call.total,
                 "carried": diff.carried if diff else 0,
                 "dropped": diff.dropped if diff else 0,
@@ -215,6 +216,12 @@ class SessionAnatomy(RichResult):
             for x in self.largest(5)
         )
         parts.append(f"largest items: {largest}")
+        priced = [c.cost_usd for c in self.calls if c.cost_usd is not None]
+        if priced:
+            parts.append(
+                f"input cost ${sum(priced):.4f} over {len(priced)} of {len(self.calls)} calls "
+                "(the reported cache split priced where recorded)"
+            )
         return "\n".join(parts)
 
     def to_csv(self) -> str:

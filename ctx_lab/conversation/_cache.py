@@ -205,26 +205,26 @@ class _Run:
         if rule is None or None in (known.input, known.read, known.write):
             self.priced = False  # the model's input or cached-input price is not known here
             return None
-        assert known.input is not None and known.read is not None and known.write is not None
-        per, read_price = known.input / 1_000_000, known.read / 1_000_000
-        write_price, hour_price = known.write / 1_000_000, (known.write_hour or known.write) / 1e6
-
-        def priced(new: int, got: int, put: int) -> float:
-            return new * per + got * read_price + put * write_price
-
-        cost = priced(fresh, read, write)
+        cost = known.cost(fresh, read, write) or 0.0
         if usage is not None:  # an hour's writes at the 1-hour rate (2× input for Claude)
-            hour = usage.cache_write_1h * (hour_price - write_price)
-            self.money["actual"] += hour + priced(
-                usage.input_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens
+            self.money["actual"] += (
+                known.cost(
+                    usage.input_tokens,
+                    usage.cache_read_input_tokens,
+                    usage.cache_creation_input_tokens,
+                    usage.cache_write_1h,
+                )
+                or 0.0
             )
         else:
             self.money["actual"] += cost
         previous = self.previous_total.get(model, 0)
         ideal_read = max(min(previous, max(total - fresh, 0)), read)  # never less than cached
         self.previous_total[model] = total
-        self.money["no_cache"] += total * per
-        self.money["ideal"] += priced(fresh, ideal_read, max(total - fresh - ideal_read, 0))
+        self.money["no_cache"] += known.cost(total) or 0.0
+        self.money["ideal"] += (
+            known.cost(fresh, ideal_read, max(total - fresh - ideal_read, 0)) or 0.0
+        )
         return round(cost, 6)
 
     def costs(self) -> CacheCost:

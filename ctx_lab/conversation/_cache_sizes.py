@@ -108,6 +108,8 @@ class _Walk:
         self.transcript, self.counter, self.model, self.sizes = transcript, counter, model, sizes
         self.lacks_prefix = not (transcript.system or transcript.tools)
         self.counts: dict[str, tuple[int, list[int]]] = {}  # model → (overhead, running totals)
+        self.hidden: dict[str, int] = {}  # model → its hidden prefix
+        self.reattached = 0  # what this segment's first call was sent that the file lacks
         thoughts: dict[int, int] = {}
         for index, text in transcript.thinking:
             thoughts[index] = thoughts.get(index, 0) + counter.count(text)
@@ -126,34 +128,44 @@ class _Walk:
         return found
 
     def walk(self) -> None:
-        sizes, hidden, start = self.sizes, 0, None
+        sizes, start = self.sizes, None
         extra = 0  # thinking inferred so far in this segment
         previous: tuple[Any, int] | None = None  # (call, counted)
         for call in self.transcript.calls:
-            ratio = sizes.ratios.get(call.model or "unknown", 1.0)
-            overhead, prefix = self._counting(self.model or call.model or "unknown")
+            model = call.model or "unknown"
+            ratio = sizes.ratios.get(model, 1.0)
+            overhead, prefix = self._counting(self.model or model)
             begin, end = self.transcript.sent_range(call)
             counted = round(ratio * (overhead + prefix[end] - prefix[begin]))
             if begin != start:  # a new segment: the start, or after a compaction
-                start, extra = begin, 0
-                hidden = self._hidden(call, counted, hidden)
+                start, extra, self.reattached = begin, 0, 0
+                if start:
+                    self._reattached(call, counted)
             elif previous is not None and previous[0].index in self.thoughts:
                 extra += self._thinking(call, previous, counted, ratio)
-            sizes.totals[call.index] = hidden + counted + extra
+            if model not in self.hidden:
+                self._hidden(call, model, counted + extra)
+            sizes.totals[call.index] = self.hidden.get(model, 0) + self.reattached + counted + extra
             previous = (call, counted)
 
-    def _hidden(self, call: Any, counted: int, before: int) -> int:
-        """The segment's part the file does not hold, from its first call's usage (the last
-        segment's where this call reports none)."""
+    def _hidden(self, call: Any, model: str, counted: int) -> None:
+        """A model's prefix the file does not hold (Claude Code's system prompt and tools; it
+        names the model, so each model has its own), from its first call's usage."""
         if not self.lacks_prefix or call.usage is None:
-            return before
-        hidden = max(call.usage.reported_input - counted, 0)
-        first = self.sizes.hidden_prefix
-        if first is None:
-            self.sizes.inferred.append(Inferred(call.index + 1, hidden, HIDDEN))
-        else:
-            self.sizes.inferred.append(Inferred(call.index + 1, max(hidden - first, 0), REATTACHED))
-        return hidden
+            return
+        hidden = max(call.usage.reported_input - counted - self.reattached, 0)
+        self.hidden[model] = hidden
+        self.sizes.inferred.append(Inferred(call.index + 1, hidden, HIDDEN))
+
+    def _reattached(self, call: Any, counted: int) -> None:
+        """What the first call after a compaction was sent beyond its model's hidden prefix
+        and the file's messages: the files and to-do list the agent re-attached."""
+        model = call.model or "unknown"
+        if not self.lacks_prefix or call.usage is None or model not in self.hidden:
+            return
+        found = max(call.usage.reported_input - counted - self.hidden[model], 0)
+        self.reattached = found
+        self.sizes.inferred.append(Inferred(call.index + 1, found, REATTACHED))
 
     def _thinking(self, call: Any, previous: tuple[Any, int], counted: int, ratio: float) -> int:
         """The full size of the thinking the previous response returned as a summary."""

@@ -126,6 +126,15 @@ class CachePrices:
     write: float | None = None
     write_hour: float | None = None
 
+    def cost(self, fresh: int, read: int = 0, write: int = 0, hour: int = 0) -> float | None:
+        """USD of an input split as ``fresh`` tokens, ``read`` from the cache and ``write``
+        written to it (``hour`` of them for an hour); None where a price it needs is unknown."""
+        needed = [(fresh, self.input), (read, self.read), (write - hour, self.write),
+                  (hour, self.write_hour or self.write)]  # fmt: skip
+        if any(tokens and price is None for tokens, price in needed):
+            return None
+        return sum(tokens * (price or 0.0) for tokens, price in needed) / 1_000_000
+
 
 def cache_prices(model: str, prices: Any, rules: Sequence[CacheRule] = ()) -> CachePrices:
     """The one pricing of a model's cache, for replay and ``ctx-lab cache`` alike: a registry's

@@ -100,6 +100,7 @@ export type AnatomyPayload = {
   difference?: number | null;
   cache_read?: number | null;
   cache_write?: number | null;
+  cost_usd?: number | null;
   breakpoints?: number;
   items: {
     category: string;
@@ -141,6 +142,7 @@ export type AnatomySessionPayload = {
     difference?: number | null;
     cache_read?: number | null;
     cache_write?: number | null;
+    cost_usd?: number | null;
     new: number;
     carried: number;
     dropped: number;
@@ -183,6 +185,7 @@ export type AnatomySessionPayload = {
     difference?: number | null;
     cache_read?: number | null;
     cache_write?: number | null;
+    cost_usd?: number | null;
     breakpoints?: number;
     items: {
       category: string;

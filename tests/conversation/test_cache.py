@@ -243,3 +243,20 @@ def test_replay_and_the_cache_price_alike() -> None:
     derived = cache_prices("claude-opus-4-6", ModelPrices(15, 75))
     assert (derived.read, derived.write, derived.write_hour) == (1.5, 18.75, 30.0)
     assert cache_prices("gpt-4o", ModelPrices(2.5, 10)).read is None
+
+
+@pytest.mark.skipif(not LONG, reason="../shared/real-data is not beside the checkout")
+@pytest.mark.parametrize("registry", ["builtin", "models-dev"])
+def test_anatomy_prices_a_session_as_the_cache_report_does(registry) -> None:
+    """One pricing of the cache: every call's anatomy carries the price of its reported split,
+    and over a session they add up to what ``ctx-lab cache`` reports as the actual cost."""
+    from ctx_lab.anatomy import anatomy_of
+
+    path = LONG[-1]
+    session = anatomy_of(path, session=True, registry=registry)
+    report = simulate_cache(load_transcript(path), registry=registry)
+    costs = [c.cost_usd for c in session.calls]
+    assert None not in costs and report.cost.actual is not None
+    assert sum(costs) == pytest.approx(report.cost.actual, abs=1e-3)
+    assert all(r["cost_usd"] == c for r, c in zip(session.rows(), costs, strict=True))
+    assert f"input cost ${sum(costs):.4f}" in session.to_text()
