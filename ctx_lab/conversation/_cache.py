@@ -32,6 +32,11 @@ __all__ = ["simulate_cache"]
 
 Sizes = Literal["usage", "counts"]
 _NOTHING_READ = ("model changed", "lifetime expired", "prefix below the minimum")
+# OpenAI routes a request to a machine by a hash of its prompt's first tokens (and
+# prompt_cache_key) and overflows busy prefixes to other machines: a read is best effort, and a
+# request may land where the prefix is not, or is only partly, cached (the guide's "Cache
+# routing", https://platform.openai.com/docs/guides/prompt-caching)
+ROUTING = "cache routing (best effort)"
 DROP = 0.10  # a read this far below what the previous call left cached is a miss to explain
 
 
@@ -188,7 +193,14 @@ class _Run:
             if cause is None and dropped:
                 # read stopped inside the prefix the file does not hold: that is what changed
                 inside = self.hidden is not None and read_now <= self.hidden
-                cause = "hidden prefix changed" if inside else "unexplained"
+                routed = rule is not None and rule.provider == "openai"
+                cause = (
+                    "hidden prefix changed"
+                    if inside
+                    else ROUTING
+                    if routed  # OpenAI routes by a hash of the prefix: a hit is best effort
+                    else "unexplained"
+                )
         cost = self._price(model, rule, fresh, read, write, total, call.usage)
         return CacheCall(
             call.index + 1, self.model or call.model, call.timestamp, fresh, read, write, reported,

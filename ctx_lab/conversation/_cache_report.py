@@ -25,6 +25,7 @@ MISS_CAUSES = (
     "lifetime expired",
     "prefix below the minimum",
     "hidden prefix changed",  # the system prompt, tools or injected context: not in the file
+    "cache routing (best effort)",  # OpenAI: routed where the prefix was not (all) cached
     "unexplained",
 )
 CLOSE = 0.02  # predicted within this share of the reported: a match (sizes from usage)

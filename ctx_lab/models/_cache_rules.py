@@ -16,6 +16,14 @@ __all__ = ["CACHE_RULES", "CachePrices", "CacheRule", "cache_prices", "cache_rul
 
 ANTHROPIC_DOC = "https://platform.claude.com/docs/en/build-with-claude/prompt-caching"
 OPENAI_DOC = "https://platform.openai.com/docs/guides/prompt-caching"
+OPENAI_RETENTION = (
+    "https://platform.openai.com/docs/api-reference/responses/create"
+    "#responses-create-prompt_cache_retention"
+)
+OPENAI_CACHE_OPTIONS = (
+    "https://platform.openai.com/docs/api-reference/responses/create"
+    "#responses-create-prompt_cache_options"
+)
 GEMINI_DOC = "https://ai.google.dev/gemini-api/docs/caching"
 
 
@@ -84,6 +92,45 @@ CACHE_RULES: tuple[CacheRule, ...] = (
     _anthropic(r"claude-opus-4-7", 2048),
     _anthropic(r"claude-(3-haiku|3-5-haiku|haiku-3)", 2048),
     _anthropic(r"claude", 1024),
+    CacheRule(
+        "openai",
+        r"^gpt-(5\.([6-9]|\d\d)|[6-9])",
+        1024,
+        step=128,
+        breakpoints=4,
+        lifetimes=(1800,),
+        write=(1.25,),
+        source=OPENAI_DOC + " ; " + OPENAI_CACHE_OPTIONS,
+        as_of="2026-11-28",
+        note="GPT-5.6 and later: one implicit breakpoint plus up to 4 written per request, "
+        "matched over the conversation's latest 80; ttl 30m, a minimum (the backend may keep "
+        "longer); writes billed at 1.25× input and reported as cache_write_tokens",
+    ),
+    CacheRule(
+        "openai",
+        r"^gpt-5\.5",
+        1024,
+        step=128,
+        lifetimes=(86400,),
+        source=OPENAI_RETENTION,
+        as_of="2026-11-28",
+        note="gpt-5.5 and gpt-5.5-pro support only the 24h (extended) retention; writes are "
+        "not billed; the read discount is the model's cached input price",
+    ),
+    CacheRule(
+        "openai",
+        r"^(gpt-5\.[24]|gpt-5\.1(-codex(-mini)?|-chat-latest)?|gpt-5(-codex)?|gpt-4\.1)"
+        r"(-\d{4}-\d{2}-\d{2})?$",
+        1024,
+        step=128,
+        lifetimes=(86400, 600),
+        source=OPENAI_RETENTION + " ; " + OPENAI_DOC,
+        as_of="2026-11-28",
+        note="the models the guide lists with extended retention (gpt-5.4, 5.2, 5.1, "
+        "5.1-codex(-mini), 5.1-chat-latest, gpt-5, gpt-5-codex, gpt-4.1; as of 2026-03): 24 h "
+        "by default for organizations without zero data retention; in memory (5–10 minutes "
+        "idle, at most an hour) with it or when prompt_cache_retention is in_memory",
+    ),
     CacheRule(
         "openai",
         r"^(gpt-|o\d|chatgpt|codex)",

@@ -259,7 +259,7 @@ export type CachePayload = {
       cache_read: number;
       cache_write: number;
     } | null;
-    miss_cause: "model changed" | "history rewritten by compaction" | "lifetime expired" | "prefix below the minimum" | "hidden prefix changed" | "unexplained" | null;
+    miss_cause: "model changed" | "history rewritten by compaction" | "lifetime expired" | "prefix below the minimum" | "hidden prefix changed" | "cache routing (best effort)" | "unexplained" | null;
     cost_usd: number | null;
   })[];
   hidden_prefix: number | null;

@@ -210,6 +210,47 @@ def test_openai_caches_in_128_token_steps() -> None:
     assert cache_rule("gpt-4o").step == 128 and cache_rule("gpt-4o").minimum == 1024
 
 
+def _openai(model: str, *calls: tuple[float, int, int, int]) -> Transcript:
+    """An OpenAI Chat session of ``model``: calls ``(minute, fresh, read, write)``."""
+    messages, made = [], []
+    for i, (minute, fresh, read, write) in enumerate(calls):
+        messages += [Message.user(f"question {i}"), Message.assistant(f"answer {i}")]
+        usage = Usage(fresh, 10, write, read)
+        made.append(Call(i, len(messages), model, _t(minute), usage, len(messages) - 1))
+    return Transcript("openai-chat", tuple(messages), tuple(made), system="You help.")
+
+
+def test_openai_retention_by_model() -> None:
+    """gpt-5.5 keeps a prefix 24 h (the only retention it supports); the models with extended
+    retention default to 24 h; gpt-4o's in-memory cache is gone after minutes idle."""
+    for model, expired in (("gpt-4o", True), ("gpt-5.1-codex", False), ("gpt-5.5", False)):
+        report = simulate_cache(_openai(model, (0, 2000, 0, 0), (20, 300, 1920, 0)))
+        assert (report.calls[1].miss_cause == "lifetime expired") is expired, model
+    assert cache_rule("gpt-5.5").lifetimes == (86400,)
+    assert "prompt_cache_retention" in cache_rule("gpt-5.5").source
+
+
+def test_openai_bills_writes_from_gpt_5_6() -> None:
+    """GPT-5.6 and later: up to 4 breakpoints a request, a 30-minute lifetime, writes billed at
+    1.25× input; earlier models write for free."""
+    from ctx_lab.models import ModelPrices, cache_prices
+
+    rule = cache_rule("gpt-5.6")
+    assert (rule.breakpoints, rule.lifetimes, rule.write) == (4, (1800,), (1.25,))
+    assert cache_prices("gpt-5.6", ModelPrices(5, 30, 0.5)).write == 6.25
+    report = simulate_cache(_openai("gpt-5.6", (0, 0, 0, 2000), (1, 300, 1920, 80)))
+    assert report.calls[1].cache_write > 0  # a write, not fresh input
+    assert cache_rule("gpt-5.5").write == (1.0,) and cache_rule("gpt-5.5").breakpoints == 0
+
+
+def test_an_openai_read_that_falls_short_is_routing() -> None:
+    """OpenAI routes by a hash of the prefix and a hit is best effort: a read far below what
+    the rules leave cached, with no rule to explain it, is named as routing (a real Codex
+    rollout misses a quarter of its calls this way)."""
+    report = simulate_cache(_openai("gpt-5.5", (0, 2000, 0, 0), (0.2, 2300, 0, 0)))
+    assert report.calls[1].miss_cause == "cache routing (best effort)"
+
+
 def test_every_rule_names_its_source() -> None:
     for rule in CACHE_RULES:
         assert rule.source.startswith("https://") and rule.as_of and rule.lifetimes
