@@ -5,16 +5,20 @@ counterfactuals — no caching, and ideal caching.
 
 Sizes come from the provider's reported usage (``sizes="usage"``: only the rules are tested —
 the total each call sent and its uncached tail are the recording's) or from ctx_lab's counts of
-what each call sent (``sizes="counts"``: what a counterfactual has), with the prefix a file does
-not hold (Claude Code and Gemini CLI leave out the system prompt and tools) inferred from the
-first call's usage and said to be inferred.
+what each call sent (``sizes="counts"``: what a counterfactual has; :mod:`._cache_sizes` — the
+counts calibrated on the session, and what the file does not hold inferred from its usage and
+listed: the hidden prefix, files re-attached after a compaction, thinking billed beyond its
+summary). With usage sizes the hidden prefix (Claude Code and Gemini CLI leave out the system
+prompt and tools) is inferred from the first call's usage and said to be inferred.
 
 The rules applied, in order, for a call of model ``m``: a model's cache serves that model only
 (``model changed``); a compaction rewrites the history, leaving only the hidden prefix cached
 (``history rewritten by compaction``); a prefix idle longer than its lifetime is gone
 (``lifetime expired``); a prefix shorter than the rule's minimum is never cached (``prefix below
 the minimum``); otherwise everything the previous call of ``m`` cached is read (cut to the
-rule's step) and the rest up to the uncached tail written.
+rule's step) and the rest up to the uncached tail written. A read that falls short with none of
+these is named: inside the hidden prefix (``hidden prefix changed``), OpenAI's best-effort
+routing (``cache routing (best effort)``), else ``unexplained``.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ by the session's calibration, plus what the file does not hold, inferred from us
 Three things a recorded session lacks and the provider billed:
 
 - **the hidden prefix** — Claude Code and Gemini CLI do not write their system prompt and tool
-  definitions: inferred from the first call's reported input;
+  definitions: inferred from the first call's reported input, per model (Claude Code's system
+  prompt differs by model, and a model's first call writes its prefix whole);
 - **what a compaction re-attached** — after compacting, Claude Code sends its summary with the
   files it re-read and its to-do list as attachments the file does not hold: inferred from the
   first call after each compaction the same way (the hidden part of that segment);
