@@ -13,16 +13,20 @@ never imports Dask; ``pip install 'ctx-lab[dask]'`` brings it (and pyarrow for P
 """
 
 from ._corpus import (
+    PoliciesOptions,
     ReplayOptions,
     RunOptions,
     SweepOptions,
+    policies_corpus,
     replay_corpus,
+    run_policies_corpus,
     run_replay,
     run_sweep,
     sweep_corpus,
 )
 from ._executors import INLINE, scheduler_address
 from ._report import (
+    POLICIES_COLUMNS,
     REPLAY_CALL_COLUMNS,
     REPLAY_SESSION_COLUMNS,
     SWEEP_COLUMNS,
@@ -31,14 +35,18 @@ from ._report import (
 
 __all__ = [
     "INLINE",
+    "POLICIES_COLUMNS",
     "REPLAY_CALL_COLUMNS",
     "REPLAY_SESSION_COLUMNS",
     "SWEEP_COLUMNS",
     "CorpusReport",
+    "PoliciesOptions",
     "ReplayOptions",
     "RunOptions",
     "SweepOptions",
+    "policies_corpus",
     "replay_corpus",
+    "run_policies_corpus",
     "run_replay",
     "run_sweep",
     "scheduler_address",

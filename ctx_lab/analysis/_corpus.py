@@ -25,7 +25,7 @@ from ..tokens import CounterLike, get_counter, portable_name
 from ..validate import choice, whole_number
 from ._executors import describe, is_dask_client, is_local, runner
 from ._report import KINDS, CorpusReport, empty_frame, typed_frame
-from ._tasks import Counting, ReplayTask, SweepTask, error_row, run_task
+from ._tasks import Counting, PoliciesTask, ReplayTask, SweepTask, error_row, run_task
 
 __all__ = [
     "ReplayOptions",
@@ -124,6 +124,18 @@ class ReplayOptions:
     per: str = "session"
     settings: ReplaySettings = field(default_factory=ReplaySettings)
     transcript_format: str = "auto"
+    registry: str | None = None
+
+
+@dataclass(frozen=True)
+class PoliciesOptions:
+    """What a corpus of policy runs asks of each session: the ``policies`` (``NAME`` or
+    ``NAME:key=value,…``; default every built-in one), the ``model`` to run them as if sent
+    to, the ``counter`` (by name) and the ``registry``."""
+
+    policies: tuple[str, ...] = ()
+    model: str | None = None
+    counter: str | None = None
     registry: str | None = None
 
 
@@ -331,3 +343,46 @@ def replay_corpus(
     chosen = ReplayOptions(tuple([models] if isinstance(models, str) else models), **replay)
     plan_run = RunOptions(**run)
     return _frame(_replay_plan(paths, chosen, plan_run), plan_run, as_dask)
+
+
+def _policies_plan(paths: Paths, options: PoliciesOptions, run: RunOptions) -> _Plan:
+    from ..conversation import parse_policy
+    from ..files import confine
+
+    for given in options.policies:
+        parse_policy(given)  # a usage error once, not an error row per item
+    if options.model is not None:
+        _check_models([options.model], options.registry)
+    base = None if run.root is None else os.fspath(run.root)
+
+    def make(path: str) -> PoliciesTask:
+        data = None
+        if run.ship == "bytes":
+            data = read_bytes(confine(base, path, what="file") if base is not None else path)
+        return PoliciesTask(
+            path, path, data, tuple(options.policies), options.model, options.counter,
+            options.registry, base,
+        )  # fmt: skip
+
+    return _plan("policies", paths, run.ship, run.workers, make)
+
+
+def run_policies_corpus(
+    paths: Paths, options: PoliciesOptions | None = None, run: RunOptions | None = None
+) -> CorpusReport:
+    """Every policy over many recorded sessions: one row per session and policy
+    (:data:`POLICIES_COLUMNS`), on the executors of :class:`RunOptions` (what ``ctx-lab
+    policies FILES…`` prints)."""
+    run = run or RunOptions()
+    return _run(_policies_plan(paths, options or PoliciesOptions(), run), run)
+
+
+def policies_corpus(paths: Paths, *, as_dask: bool = False, **options: Any) -> Any:
+    """:func:`run_policies_corpus` as a typed DataFrame (``as_dask``: a Dask DataFrame, one
+    partition per session); ``options`` are the fields of :class:`PoliciesOptions` and of
+    :class:`RunOptions`."""
+    chosen, run = _split(options, PoliciesOptions, RunOptions)
+    if "policies" in chosen:
+        chosen["policies"] = tuple(chosen["policies"])
+    plan_run = RunOptions(**run)
+    return _frame(_policies_plan(paths, PoliciesOptions(**chosen), plan_run), plan_run, as_dask)

@@ -17,6 +17,7 @@ from ..errors import UsageError
 
 __all__ = [
     "KINDS",
+    "POLICIES_COLUMNS",
     "REPLAY_CALL_COLUMNS",
     "REPLAY_SESSION_COLUMNS",
     "SWEEP_COLUMNS",
@@ -86,7 +87,26 @@ def _call_columns() -> dict[str, str]:
 
 
 REPLAY_CALL_COLUMNS: dict[str, str] = _call_columns()
+POLICIES_COLUMNS: dict[str, str] = {
+    "item": "string",
+    "policy": "string",
+    "model": "string",
+    "calls": "Int64",
+    "peak": "Int64",
+    "mean": "Int64",
+    "compactions": "Int64",
+    "over_window": "Int64",
+    "cost_usd": "Float64",
+    "cache_hit_rate": "Float64",
+    "probes_kept": "Int64",
+    "probes_summarized": "Int64",
+    "probes_lost": "Int64",
+    "constraints_lost": "Int64",
+    "refetch_tokens": "Int64",
+    **_ERROR,
+}
 KINDS: dict[str, dict[str, str]] = {
+    "policies": POLICIES_COLUMNS,
     "sweep": SWEEP_COLUMNS,
     "replay-session": REPLAY_SESSION_COLUMNS,
     "replay-call": REPLAY_CALL_COLUMNS,
@@ -167,7 +187,30 @@ class CorpusReport(RichResult):
     def summary(self) -> list[dict[str, Any]]:
         """Per budget × model (sweeps) or per model (replays), over the items that worked."""
         ok = [r for r in self.rows if not r.get("error_type")]
+        if self.kind == "policies":
+            return self._policies_summary(ok)
         return self._sweep_summary(ok) if self.kind == "sweep" else self._replay_summary(ok)
+
+    @staticmethod
+    def _policies_summary(ok: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for r in ok:
+            groups.setdefault(r["policy"], []).append(r)
+        out = []
+        for policy, rows in groups.items():
+            costs = [r["cost_usd"] for r in rows]
+            out.append(
+                {
+                    "policy": policy,
+                    "sessions": len(rows),
+                    "calls": sum(r["calls"] for r in rows),
+                    "median_peak": _median([r["peak"] for r in rows]),
+                    "compactions": sum(r["compactions"] for r in rows),
+                    "probes_lost": sum(r["probes_lost"] for r in rows),
+                    "cost_usd": None if None in costs else round(sum(costs), 4),
+                }
+            )
+        return out
 
     @staticmethod
     def _sweep_summary(ok: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -241,6 +284,15 @@ class CorpusReport(RichResult):
                         _share(s["counted_only"], s["entries"]),
                     ]
                 )
+            return head, rows
+        if self.kind == "policies":
+            head = ["policy", "sessions", "calls", "median peak", "compactions", "probes lost"]
+            head.append("cost USD")
+            for s in self.summary():
+                rows.append(
+                    [s["policy"], s["sessions"], s["calls"], s["median_peak"], s["compactions"],
+                     s["probes_lost"], "?" if s["cost_usd"] is None else f"{s['cost_usd']:.2f}"]
+                )  # fmt: skip
             return head, rows
         head = ["model", "sessions", "calls", "needing summarization", "median first", "cost USD"]
         for s in self.summary():

@@ -142,6 +142,52 @@ class ReplayTask:
         return rows
 
 
+@dataclass(frozen=True)
+class PoliciesTask:
+    """One recorded session under every policy: a row per policy (see
+    :func:`~ctx_lab.conversation.run_policies`)."""
+
+    item: str
+    path: str
+    data: bytes | None
+    policies: tuple[str, ...] = ()
+    model: str | None = None
+    counter: str | None = None
+    registry: str | None = None
+    root: str | None = None
+
+    def rows(self, path: str) -> list[dict[str, Any]]:
+        """A row per policy: peak, mean, compactions, cost, hit rate, probes."""
+        from ..conversation import run_policies
+        from ..conversation.transcripts import load_transcript
+
+        source = confine(self.root, path, what="file") if self.root is not None else path
+        report = run_policies(
+            load_transcript(source), self.policies, model=self.model, counter=self.counter,
+            registry=self.registry, source=self.item,
+        )  # fmt: skip
+        return [
+            {
+                "item": self.item,
+                "policy": p.name,
+                "model": report.model,
+                "calls": len(p.calls),
+                "peak": p.peak,
+                "mean": p.mean,
+                "compactions": len(p.compactions),
+                "over_window": p.over_window,
+                "cost_usd": p.cost,
+                "cache_hit_rate": p.cache_hit_rate,
+                "probes_kept": p.probes.kept,
+                "probes_summarized": p.probes.summarized,
+                "probes_lost": p.probes.lost,
+                "constraints_lost": len(p.probes.lost_constraints),
+                "refetch_tokens": p.refetch_tokens,
+            }
+            for p in report.policies
+        ]
+
+
 def _total(values: list[Any]) -> Any:
     """The sum, or None when any value is unknown (a missing price, an unreported count)."""
     return None if not values or None in values else sum(values)
@@ -177,7 +223,7 @@ def error_row(item: str, exc: BaseException) -> dict[str, Any]:
 
 
 @contextmanager
-def _materialized(task: SweepTask | ReplayTask) -> Iterator[str]:
+def _materialized(task: SweepTask | ReplayTask | PoliciesTask) -> Iterator[str]:
     """The item's path: as given, or a private temporary copy of the bytes sent with it."""
     shipped: Mapping[str, bytes] | None
     if isinstance(task, SweepTask):
@@ -195,7 +241,7 @@ def _materialized(task: SweepTask | ReplayTask) -> Iterator[str]:
         yield tmp if isinstance(task, SweepTask) else os.path.join(tmp, next(iter(shipped)))
 
 
-def run_task(task: SweepTask | ReplayTask) -> list[dict[str, Any]]:
+def run_task(task: SweepTask | ReplayTask | PoliciesTask) -> list[dict[str, Any]]:
     """Run one item where it lands (this process, a pool worker, a Dask worker); a failure of
     any kind becomes the item's error row."""
     try:

@@ -21,6 +21,7 @@ from ._models import models
 from ._packet import context, entries, packet
 from ._paging import budget, page, read
 from ._param import Param, Spec
+from ._policies import policies
 from ._registry import (
     Command,
     Invocation,
@@ -70,6 +71,7 @@ __all__ = [
     "models",
     "packet",
     "page",
+    "policies",
     "read",
     "replay",
     "sweep",

@@ -28,6 +28,10 @@ from ._manager import (
     UsageStatus,
 )
 from ._messages import Message
+from ._policy_lab import ContextPolicy, run_policies
+from ._policy_report import PoliciesReport, PolicyResult, plot_policies
+from ._policy_specs import POLICIES, PolicySpec, parse_policy
+from ._probes import Probe, mine_probes
 from ._recovery import JournalReport, RecoveryReport, inspect_journal, recover_into, stream_into
 from ._replay import REPLAY_COLUMNS, ReplayReport, plot_replay, replay, replay_report
 from ._replay_model import ReplaySettings
@@ -51,6 +55,7 @@ from ._usage import ContextUsage
 from .transcripts import Call, Transcript, Usage, load_transcript
 
 __all__ = [
+    "POLICIES",
     "REPLAY_COLUMNS",
     "SIMULATION_COLUMNS",
     "SUMMARY_PREFIX",
@@ -61,6 +66,7 @@ __all__ = [
     "ChatCompletionsSummarizer",
     "Complete",
     "ContextManager",
+    "ContextPolicy",
     "ContextUsage",
     "Errored",
     "Expanding",
@@ -74,7 +80,11 @@ __all__ = [
     "Message",
     "NoChange",
     "PendingSummarization",
+    "PoliciesReport",
+    "PolicyResult",
+    "PolicySpec",
     "PreparedContext",
+    "Probe",
     "RecoveredToolBatch",
     "RecoveryReport",
     "ReplayReport",
@@ -98,12 +108,16 @@ __all__ = [
     "history_report",
     "inspect_journal",
     "load_transcript",
+    "mine_probes",
+    "parse_policy",
     "plot_cache",
+    "plot_policies",
     "plot_replay",
     "plot_usage",
     "recover_into",
     "replay",
     "replay_report",
+    "run_policies",
     "simulate",
     "simulate_cache",
     "step_clock",

@@ -32,7 +32,7 @@ from ..errors import CtxLabError
 from ._manager import ContextManager
 from .transcripts import Transcript, images_cost
 
-__all__ = ["CountedSizes", "Inferred", "counted_sizes"]
+__all__ = ["CountedSizes", "Inferred", "counted_sizes", "message_counts"]
 
 # what an inferred part is: the order is the order they are reported in
 HIDDEN = "hidden prefix"
@@ -63,6 +63,16 @@ class CountedSizes:
     def hidden_prefix(self) -> int | None:
         """The hidden prefix inferred from the first call, if any."""
         return next((i.tokens for i in self.inferred if i.what == HIDDEN), None)
+
+
+def message_counts(transcript: Transcript, counter: Any, model: str) -> tuple[int, list[int]]:
+    """The counter's count of the system prompt and tools (one overhead), and of each message
+    as ``model`` is sent it (its per-message overhead, images by its provider's rule)."""
+    manager = ContextManager(model, counter=counter)
+    manager.set_system_prompt(transcript.system or None)
+    manager.set_tools(list(transcript.tools) or None)
+    counts = [manager.count(m) + images_cost(m, model) for m in transcript.messages]
+    return manager.overhead_tokens(), counts
 
 
 def _ratio(transcript: Transcript, counter: Any, model: str) -> tuple[float, str]:
@@ -121,11 +131,8 @@ class _Walk:
         (its per-message overhead and image rule), once a model."""
         found = self.counts.get(model)
         if found is None:
-            manager = ContextManager(model, counter=self.counter)
-            manager.set_system_prompt(self.transcript.system or None)
-            manager.set_tools(list(self.transcript.tools) or None)
-            counted = (manager.count(m) + images_cost(m, model) for m in self.transcript.messages)
-            found = self.counts[model] = (manager.overhead_tokens(), [0, *accumulate(counted)])
+            overhead, counts = message_counts(self.transcript, self.counter, model)
+            found = self.counts[model] = (overhead, [0, *accumulate(counts)])
         return found
 
     def walk(self) -> None:

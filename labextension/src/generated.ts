@@ -5,7 +5,7 @@
  */
 
 export const PAYLOAD_VERSION = 1;
-export const PAYLOAD_KINDS = ["anatomy", "anatomy_session", "budget", "build", "cache", "calibration", "calibrations", "compress", "context", "corpus", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "profiles", "read", "replay", "tokens", "usage"] as const;
+export const PAYLOAD_KINDS = ["anatomy", "anatomy_session", "budget", "build", "cache", "calibration", "calibrations", "compress", "context", "corpus", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "policies", "profiles", "read", "replay", "tokens", "usage"] as const;
 export type PayloadKind = (typeof PAYLOAD_KINDS)[number];
 export const SEVERITIES = ["ok", "warn", "bad"] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -358,7 +358,7 @@ export type ContextPayload = {
 /** application/vnd.ctx-lab.corpus+json (version 1) */
 export type CorpusPayload = {
   version: 1;
-  kind: "sweep" | "replay-session" | "replay-call";
+  kind: "sweep" | "replay-session" | "replay-call" | "policies";
   items: number;
   executor: string;
   columns: string[];
@@ -377,6 +377,10 @@ export type CorpusPayload = {
     needing_summarization?: number;
     median_first_summarization?: number | null;
     cost_usd?: number | null;
+    policy?: string;
+    median_peak?: number | null;
+    compactions?: number;
+    probes_lost?: number;
   })[];
   failures: {
     item: string;
@@ -674,6 +678,57 @@ export type PagePayload = {
   version: 1;
 };
 
+/** application/vnd.ctx-lab.policies+json (version 1) */
+export type PoliciesPayload = {
+  source: string;
+  model: string;
+  window: number;
+  counted_with: string;
+  policies: ({
+    name: string;
+    params: Record<string, unknown>;
+    calls: ({
+      call: number;
+      input: number;
+      cache_read: number;
+      cache_write: number;
+      fresh: number;
+      compacted: boolean;
+      removed: number;
+      over_window: boolean;
+      cost_usd: number | null;
+    })[];
+    peak: number;
+    mean: number;
+    compactions: number[];
+    cost: number | null;
+    cache_hit_rate: number;
+    probes: {
+      kept: number;
+      summarized: number;
+      lost: number;
+      lost_constraints: string[];
+      lost_examples: string[];
+    };
+    refetched: {
+      kind: string;
+      text: string;
+      call: number;
+      tokens: number;
+    }[];
+    over_window: number;
+    cost_split: {
+      read: number;
+      write: number;
+      fresh: number;
+    } | null;
+  })[];
+  probes: number;
+  open_loop: string;
+  warnings: string[];
+  version: 1;
+};
+
 /** application/vnd.ctx-lab.profiles+json (version 1) */
 export type ProfilesPayload = {
   version: 1;
@@ -814,7 +869,7 @@ export type UsagePayload = {
   version: 1;
 };
 
-export type AnyPayload = AnatomyPayload | AnatomySessionPayload | BudgetPayload | BuildPayload | CachePayload | CalibrationPayload | CalibrationsPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
+export type AnyPayload = AnatomyPayload | AnatomySessionPayload | BudgetPayload | BuildPayload | CachePayload | CalibrationPayload | CalibrationsPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | PoliciesPayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
 export interface PayloadByKind {
   anatomy: AnatomyPayload;
   anatomy_session: AnatomySessionPayload;
@@ -835,6 +890,7 @@ export interface PayloadByKind {
   models: ModelsPayload;
   packet: PacketPayload;
   page: PagePayload;
+  policies: PoliciesPayload;
   profiles: ProfilesPayload;
   read: ReadPayload;
   replay: ReplayPayload;
@@ -1039,6 +1095,20 @@ export interface ReadQuery {
   max_chars?: number;
 }
 
+/** The query of GET /ctx-lab/api/policies (ctx-lab policies). */
+export interface PoliciesQuery {
+  /** recorded sessions (Claude Code, Codex, Gemini CLI, OpenAI or Anthropic logs) or capture files; several: a corpus */
+  file: string[];
+  /** every call as if sent to this model: its window, caching rules and prices (default each call's own) */
+  model?: string;
+  /** a policy, NAME or NAME:key=value,… (repeatable): recorded, none, claude-code, summary, clear-tool-uses, clear-thinking, observation-masking, sliding-window, codex, ctx-lab (default all of them) */
+  policy?: string[];
+  /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one; `ctx-lab counters` lists them (default bytes/4) */
+  counter?: string;
+  /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
+  registry?: string;
+}
+
 /** The query of GET /ctx-lab/api/tokens (ctx-lab tokens). */
 export interface TokensQuery {
   /** files to count; '-' is standard input */
@@ -1137,6 +1207,8 @@ export interface CtxLabService {
   budget(query?: BudgetQuery): Promise<BudgetPayload>;
   /** read a file, web page or PDF one chunk at a time (opaque cursor) */
   read(query: ReadQuery): Promise<ReadPayload>;
+  /** what other context policies would have done to a recorded session: input, cache, cost, compactions and what each lost (open-loop) */
+  policies(query: PoliciesQuery): Promise<PoliciesPayload | CorpusPayload>;
   /** count tokens of files, stdin or a cell with one or all counters */
   tokens(query?: TokensQuery): Promise<TokensPayload>;
   /** list the token counters (built in and installed plugins) and whether each works here */
@@ -1144,7 +1216,7 @@ export interface CtxLabService {
 }
 
 /** The commands served over REST, by route name. */
-export const ROUTES = ["anatomy", "build", "cache", "replay", "models", "packet", "entries", "context", "page", "budget", "read", "tokens", "counters"] as const;
+export const ROUTES = ["anatomy", "build", "cache", "replay", "models", "packet", "entries", "context", "page", "budget", "read", "policies", "tokens", "counters"] as const;
 
 /** The service over a request function (the lab's is api.ts's requestAPI). */
 export function makeService(
@@ -1162,6 +1234,7 @@ export function makeService(
     page: (query: PageQuery = {} as PageQuery) => request<PagePayload>('page', { ...query }),
     budget: (query: BudgetQuery = {} as BudgetQuery) => request<BudgetPayload>('budget', { ...query }),
     read: (query: ReadQuery = {} as ReadQuery) => request<ReadPayload>('read', { ...query }),
+    policies: (query: PoliciesQuery = {} as PoliciesQuery) => request<PoliciesPayload | CorpusPayload>('policies', { ...query }),
     tokens: (query: TokensQuery = {} as TokensQuery) => request<TokensPayload>('tokens', { ...query }),
     counters: (query: CountersQuery = {} as CountersQuery) => request<CountersPayload>('counters', { ...query }),
   };

@@ -2,6 +2,7 @@
  * Renderers for every application/vnd.ctx-lab.<kind>+json payload.
  */
 import { renderAnatomy, renderAnatomySession } from './anatomy';
+import { renderPolicies } from './policies';
 import { details, el, fmt, meter, sortableTable } from './dom';
 import {
   ACCENT,
@@ -61,7 +62,8 @@ export const KINDS = [
   'corpus',
   'anatomy',
   'anatomy_session',
-  'cache'
+  'cache',
+  'policies'
 ];
 
 type LedgerRow = PacketPayload['ledger'][number] | EntriesPayload['rows'][number];
@@ -899,7 +901,8 @@ export const RENDERERS: Renderers = {
   corpus: renderCorpus,
   anatomy: renderAnatomy,
   anatomy_session: renderAnatomySession,
-  cache: renderCache
+  cache: renderCache,
+  policies: renderPolicies
 };
 
 export function mimeType(kind: string): string {

@@ -131,7 +131,29 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
                 ["cache", str(REAL / "pydantic__pydantic-ai" / "test_openai_tool_output.jsonl")]
             ),
         ],
+        "policies": [
+            payload_of(["policies", str(REAL / "marot__spotter" / "tool_heavy.jsonl")]),
+            payload_of(
+                [
+                    "policies",
+                    str(SESSIONS / "coding-session.jsonl"),
+                    "--policy",
+                    "summary:threshold=500",
+                ]
+            ),
+        ],
         "corpus": [
+            payload_of(
+                [
+                    "policies",
+                    *(str(p) for p in sorted(SESSIONS.iterdir())),
+                    "--workers",
+                    "0",
+                    "--no-progress",
+                    "--policy",
+                    "recorded",
+                ]  # fmt: skip
+            ),
             payload_of([*CORPUS_SWEEP, str(EXAMPLES / "tidepool"), str(tmp)]),
             payload_of([*CORPUS_REPLAY, *(str(p) for p in SESSIONS.iterdir()), str(tmp / "a.txt")]),
             payload_of([*CORPUS_REPLAY, str(SESSIONS / "support-chat.jsonl"), "--per", "call"]),

@@ -1,0 +1,137 @@
+"""``policies``: what other context policies would have done to a recorded session — the input
+of every call, the cache reads and writes, the cost, the compactions and what each lost —
+open-loop (the agent's actions are the recorded ones)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated
+
+from ..errors import UsageError
+from ..files import confine, display_path
+from . import _params as params
+from ._analysis import CORPUS_OUTPUT, NoWorkerTimeout, Progress, Scheduler, Ship, Workers
+from ._param import ALL, Param, hidden
+from ._params import Registry
+from ._registry import Command, command
+
+if TYPE_CHECKING:
+    from ..analysis import CorpusReport
+    from ..conversation import PoliciesReport
+
+__all__ = ["policies"]
+
+PathArg = str | os.PathLike[str]
+# the built-in policies (conversation.POLICIES), spelled here so building the parser imports no
+# engine (a test compares)
+POLICY_NAMES = (
+    "recorded",
+    "none",
+    "claude-code",
+    "summary",
+    "clear-tool-uses",
+    "clear-thinking",
+    "observation-masking",
+    "sliding-window",
+    "codex",
+    "ctx-lab",
+)
+
+
+def policies(
+    file: Annotated[
+        PathArg | Sequence[PathArg],
+        Param(
+            "recorded sessions (Claude Code, Codex, Gemini CLI, OpenAI or Anthropic logs) or "
+            "capture files; several: a corpus",
+            positional=True,
+            metavar="FILE",
+            max_length=4096,
+        ),
+    ],
+    *,
+    model: Annotated[
+        str | None,
+        Param(
+            "every call as if sent to this model: its window, caching rules and prices",
+            metavar="M",
+            max_length=200,
+            default_text="each call's own",
+        ),
+    ] = None,
+    policy: Annotated[
+        Sequence[str],
+        Param(
+            "a policy, NAME or NAME:key=value,… (repeatable): " + ", ".join(POLICY_NAMES),
+            metavar="NAME",
+            flag="--policy",
+            default_text="all of them",
+            max_length=400,
+        ),
+    ] = (),
+    counter: Annotated[str | None, params.counter("bytes/4", model=False)] = None,
+    registry: Registry = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
+    ship: Ship = "paths",
+    progress: Progress = True,
+    no_worker_timeout: NoWorkerTimeout = None,
+    root: Annotated[PathArg | None, hidden("files must resolve inside it", session="root")] = None,
+) -> PoliciesReport | CorpusReport:
+    """Each ``policy`` (default: every built-in one) over a recorded session, open-loop: per
+    call the input, cache read and write, fresh input, compaction; per policy the peak, mean,
+    compactions, cost with the cache model, cache hit rate and the probes kept, summarized
+    and lost (see :func:`ctx_lab.conversation.run_policies`).
+
+    Several files (or ``workers``/``scheduler``) run a corpus: one row per session and policy,
+    on a local process pool or a Dask ``scheduler`` — a :class:`~ctx_lab.analysis.CorpusReport`.
+    """
+    files = [file] if isinstance(file, str | os.PathLike) else list(file)
+    if not files:
+        raise UsageError("nothing to compare: give one or more recorded sessions")
+    from ..conversation import parse_policy
+
+    specs = tuple(parse_policy(p) for p in policy)  # a usage error before any work
+    if len(files) > 1 or workers is not None or scheduler is not None:
+        from ..analysis import PoliciesOptions, RunOptions, run_policies_corpus
+        from ._analysis import executor_for
+
+        executor, size = executor_for(workers, scheduler)
+        return run_policies_corpus(
+            files,
+            PoliciesOptions(tuple(policy), model, counter, registry),
+            RunOptions(executor, size, ship, progress, no_worker_timeout, root),
+        )
+    from ..conversation import run_policies
+    from ._conversation import session_of
+
+    one = files[0]
+    path = confine(root, one, what="file") if root is not None else one
+    shown = display_path(path, root) if root is not None else os.fspath(one)
+    return run_policies(
+        session_of(path), specs, model=model, counter=counter, registry=registry, source=shown
+    )
+
+
+command(
+    Command(
+        "policies",
+        "what other context policies would have done to a recorded session: input, cache, "
+        "cost, compactions and what each lost (open-loop)",
+        policies,
+        formats=("text", "json"),
+        surfaces=ALL,
+        output=CORPUS_OUTPUT,
+        agent_help="Replays a recorded session open-loop under context policies (recorded, "
+        "none, Claude Code's and Codex's auto-compaction, summary compaction, Anthropic's "
+        "tool-result and thinking clearing, observation masking, a sliding window, ctx_lab's "
+        "manager): per policy the peak and mean input, compactions, cost with prompt caching, "
+        "cache hit rate, and which facts of the session (paths, errors, the user's "
+        "constraints) each kept, summarized or lost.",
+        epilog="examples:\n  ctx-lab policies ~/.claude/projects/*/SESSION.jsonl\n"
+        "  ctx-lab policies SESSION.jsonl --policy recorded --policy observation-masking:keep=5\n"
+        "  ctx-lab policies a.jsonl b.jsonl --workers 2 --output rows.csv",
+        group="sessions",
+    )
+)

@@ -1,0 +1,179 @@
+"""Context policies as data: each a kind of rule with parameters whose defaults come from the
+agent's or provider's documentation (cited per parameter), or say they have none.
+
+``NAME[:key=value,…]`` names a policy and overrides its parameters (:func:`parse_policy`);
+users' own policies implement :class:`~ctx_lab.conversation.ContextPolicy` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..errors import UsageError
+
+__all__ = ["POLICIES", "PolicySpec", "parse_policy"]
+
+ANTHROPIC_EDITING = "https://platform.claude.com/docs/en/build-with-claude/context-editing"
+ANTHROPIC_COMPACTION = "https://platform.claude.com/docs/en/build-with-claude/compaction"
+OPENAI_TRUNCATION = (
+    "https://platform.openai.com/docs/api-reference/responses/create#responses-create-truncation"
+)
+CLAUDE_CODE_THRESHOLD = (
+    "https://github.com/anthropics/claude-code/issues/12004 (threshold = the input the window "
+    "leaves after a 20,000-token output reserve, less a 13,000-token buffer) and /issues/23409 "
+    "(/context in 2.1.x: 'Autocompact buffer: 33k tokens (16.5%)' of 200k)"
+)
+CODEX_THRESHOLD = (
+    "https://github.com/openai/codex/issues/9429 (effective window = context window − 128k "
+    "output, auto-compaction at 0.95 of it)"
+)
+COMPLEXITY_TRAP = "https://arxiv.org/abs/2508.21433 (observation masking, a window of M = 10 turns)"
+NO_SOURCE = "no documented default: the session's recorded summary size where it has one"
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A named policy: its ``kind`` (the rule it applies), its parameters with defaults, and
+    where each default comes from."""
+
+    name: str
+    kind: str
+    description: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    def with_params(self, overrides: Mapping[str, str]) -> PolicySpec:
+        """This policy with ``overrides`` (text, typed by each default)."""
+        params = dict(self.params)
+        for key, text in overrides.items():
+            if key not in params:
+                known = ", ".join(sorted(params)) or "none"
+                raise UsageError(f"policy {self.name}: no parameter {key!r} (it has: {known})")
+            params[key] = _typed(self.name, key, text, params[key])
+        return replace(self, params=params)
+
+
+def _typed(policy: str, key: str, text: str, default: Any) -> Any:
+    """``text`` as the type of ``default`` (a tuple of names: ``a|b``)."""
+    try:
+        if isinstance(default, bool):
+            if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                raise ValueError(text)
+            return text.lower() in ("true", "1", "yes")
+        if isinstance(default, int) or (default is None and text.isdigit()):
+            value = int(text)
+            if value < 0:
+                raise ValueError(text)
+            return value
+        if isinstance(default, float):
+            value_f = float(text)
+            if not 0 < value_f <= 1:
+                raise ValueError(text)
+            return value_f
+        if isinstance(default, tuple):
+            return tuple(t for t in text.split("|") if t)
+    except ValueError:
+        raise UsageError(
+            f"policy {policy}: {key}={text!r} is not a valid {type(default).__name__}"
+        ) from None
+    return text
+
+
+POLICIES: dict[str, PolicySpec] = {
+    spec.name: spec
+    for spec in (
+        PolicySpec("recorded", "recorded", "what the agent sent, its compactions included"),
+        PolicySpec("none", "none", "never trim: the whole history every call"),
+        PolicySpec(
+            "claude-code",
+            "compact",
+            "Claude Code's auto-compaction: the whole history summarized once the input passes "
+            "the window less 33,000 tokens",
+            {"reserve": 33_000, "summary": 0},
+            {"reserve": CLAUDE_CODE_THRESHOLD, "summary": NO_SOURCE},
+        ),
+        PolicySpec(
+            "summary",
+            "compact",
+            "compact at a share of the window to a summary of S tokens",
+            {"threshold": 150_000, "summary": 0},
+            {
+                "threshold": ANTHROPIC_COMPACTION + " (trigger default 150,000 input tokens)",
+                "summary": NO_SOURCE,
+            },
+        ),
+        PolicySpec(
+            "clear-tool-uses",
+            "clear-tool-uses",
+            "Anthropic context editing: past the trigger, the oldest tool results cleared but "
+            "the last few tool uses",
+            {
+                "trigger": 100_000,
+                "keep": 3,
+                "clear_at_least": 0,
+                "exclude_tools": (),
+                "clear_inputs": False,
+            },
+            {
+                "trigger": ANTHROPIC_EDITING + " (trigger: 100,000 input tokens)",
+                "keep": ANTHROPIC_EDITING + " (keep: 3 tool uses)",
+                "clear_at_least": ANTHROPIC_EDITING + " (clear_at_least: none)",
+                "exclude_tools": ANTHROPIC_EDITING + " (exclude_tools: none)",
+                "clear_inputs": ANTHROPIC_EDITING + " (clear_tool_inputs: false)",
+            },
+        ),
+        PolicySpec(
+            "clear-thinking",
+            "clear-thinking",
+            "Anthropic context editing: thinking of all but the last assistant turns cleared",
+            {"keep": 1},
+            {"keep": ANTHROPIC_EDITING + " (clear_thinking keep: 1 thinking turn)"},
+        ),
+        PolicySpec(
+            "observation-masking",
+            "mask",
+            "the last M tool results kept, older ones replaced by a placeholder",
+            {"keep": 10},
+            {"keep": COMPLEXITY_TRAP},
+        ),
+        PolicySpec(
+            "sliding-window",
+            "sliding-window",
+            "OpenAI truncation auto: the oldest items dropped while the input exceeds the window",
+            {},
+            {"truncation": OPENAI_TRUNCATION},
+        ),
+        PolicySpec(
+            "codex",
+            "compact",
+            "Codex's auto-compaction: at 0.95 of the window less a 128k output reserve",
+            {"share": 0.95, "output_reserve": 128_000, "summary": 0},
+            {"share": CODEX_THRESHOLD, "output_reserve": CODEX_THRESHOLD, "summary": NO_SOURCE},
+        ),
+        PolicySpec(
+            "ctx-lab",
+            "ctx-lab",
+            "ctx_lab's working-context manager: past the model's effective input budget, the "
+            "oldest messages summarized but the last few",
+            {"preserve_recent": 4},
+            {"preserve_recent": "ctx_lab.conversation.ContextManager (its default)"},
+        ),
+    )
+}
+
+
+def parse_policy(text: str) -> PolicySpec:
+    """``NAME`` or ``NAME:key=value,…`` as a :class:`PolicySpec`."""
+    name, _, rest = text.strip().partition(":")
+    spec = POLICIES.get(name)
+    if spec is None:
+        raise UsageError(f"unknown policy {name!r}: use one of {', '.join(POLICIES)}")
+    overrides = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep or not key:
+            raise UsageError(f"policy {name}: {part!r} is not key=value")
+        overrides[key.strip().replace("-", "_")] = value.strip()
+    return spec.with_params(overrides)

@@ -1,0 +1,211 @@
+/**
+ * What other context policies would have done to a session (application/vnd.ctx-lab.policies+json):
+ * the input of every call per policy against the window, the cost split into cache reads, writes
+ * and fresh input, the policies' table and what each lost — all open-loop, and said so.
+ */
+import { details, el, fmt, sortableTable } from './dom';
+import { ACCENT, PoliciesPayload, SERIES_COLORS } from './generated';
+
+const SVG = 'http://www.w3.org/2000/svg';
+type Policy = PoliciesPayload['policies'][number];
+
+function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    node.setAttribute(k, String(v));
+  }
+  return node;
+}
+
+function text(x: number, y: number, value: string, anchor = 'start'): SVGElement {
+  const node = svg('text', { x, y, 'font-size': 10, fill: 'currentColor', 'text-anchor': anchor });
+  node.textContent = value;
+  return node;
+}
+
+const colorOf = (i: number): string => SERIES_COLORS[i % SERIES_COLORS.length];
+
+/** Input tokens over calls, one line per policy, with the window; axes and a legend. */
+export function inputChart(p: PoliciesPayload): SVGElement {
+  const width = 640;
+  const height = 220;
+  const pad = { left: 60, right: 12, top: 12, bottom: 30 };
+  const calls = Math.max(1, ...p.policies.map(q => q.calls.length));
+  const peak = Math.max(1, ...p.policies.map(q => q.peak));
+  const top = Math.max(peak, Math.min(p.window, 1.25 * peak));
+  const x = (call: number) => pad.left + ((call - 1) / Math.max(calls - 1, 1)) * (width - pad.left - pad.right);
+  const y = (tokens: number) => height - pad.bottom - (Math.min(tokens, top) / top) * (height - pad.top - pad.bottom);
+  const root = svg('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    class: 'ctx-policies-chart',
+    'data-ctx-policies-chart': p.policies.length
+  });
+  root.appendChild(
+    svg('line', {
+      x1: pad.left,
+      y1: height - pad.bottom,
+      x2: width - pad.right,
+      y2: height - pad.bottom,
+      stroke: ACCENT.outline
+    })
+  );
+  root.appendChild(
+    svg('line', { x1: pad.left, y1: pad.top, x2: pad.left, y2: height - pad.bottom, stroke: ACCENT.outline })
+  );
+  root.appendChild(text(pad.left - 4, y(top) + 8, fmt(top), 'end'));
+  root.appendChild(text(pad.left - 4, height - pad.bottom, '0', 'end'));
+  root.appendChild(text(pad.left, height - 8, 'call 1'));
+  root.appendChild(text(width - pad.right, height - 8, `call ${calls}`, 'end'));
+  if (p.window <= top) {
+    root.appendChild(
+      svg('line', {
+        x1: pad.left,
+        y1: y(p.window),
+        x2: width - pad.right,
+        y2: y(p.window),
+        stroke: ACCENT.budget,
+        'stroke-dasharray': '5 4',
+        'data-ctx-line': 'window'
+      })
+    );
+    root.appendChild(text(width - pad.right, y(p.window) - 3, `window ${fmt(p.window)}`, 'end'));
+  }
+  p.policies.forEach((q, i) => {
+    const points = q.calls.map(c => `${x(c.call).toFixed(1)},${y(c.input).toFixed(1)}`).join(' ');
+    const line = svg('polyline', {
+      points,
+      fill: 'none',
+      stroke: colorOf(i),
+      'stroke-width': 1.2,
+      'data-ctx-policy-line': q.name
+    });
+    const title = svg('title', {});
+    title.textContent = `${q.name}: peak ${fmt(q.peak)}, mean ${fmt(q.mean)}`;
+    line.appendChild(title);
+    root.appendChild(line);
+  });
+  return root;
+}
+
+function legend(policies: readonly Policy[]): HTMLElement {
+  return el(
+    'div',
+    { class: 'ctx-legend', 'data-ctx-legend': '' },
+    ...policies.map((q, i) =>
+      el(
+        'span',
+        { class: 'ctx-legend-item' },
+        el('span', { class: 'ctx-swatch', style: `background:${colorOf(i)}` }),
+        q.name
+      )
+    )
+  );
+}
+
+/** One bar per policy: its cost split into cache reads, writes and fresh input. */
+export function costBars(policies: readonly Policy[]): HTMLElement | null {
+  const priced = policies.filter(q => q.cost_split);
+  if (!priced.length) {
+    return null;
+  }
+  const most = Math.max(...priced.map(q => q.cost ?? 0), 1e-9);
+  const parts: [keyof NonNullable<Policy['cost_split']>, string][] = [
+    ['read', SERIES_COLORS[0]],
+    ['write', SERIES_COLORS[1]],
+    ['fresh', SERIES_COLORS[2]]
+  ];
+  return el(
+    'div',
+    { class: 'ctx-cost-bars', 'data-ctx-cost-bars': priced.length },
+    el('div', { class: 'ctx-muted' }, 'input cost (USD): cache read · write · fresh'),
+    ...priced.map(q => {
+      const split = q.cost_split!;
+      return el(
+        'div',
+        { class: 'ctx-cost-row', 'data-ctx-cost-row': q.name },
+        el('span', { class: 'ctx-cost-name' }, q.name),
+        el(
+          'span',
+          { class: 'ctx-cost-bar' },
+          ...parts.map(([part, color]) =>
+            el('span', {
+              class: 'ctx-cost-part',
+              style: `width:${((100 * split[part]) / most).toFixed(2)}%;background:${color}`,
+              title: `${part} $${split[part].toFixed(4)}`
+            })
+          )
+        ),
+        el('span', { class: 'ctx-cost-value' }, `$${(q.cost ?? 0).toFixed(2)}`)
+      );
+    })
+  );
+}
+
+function calls(list: readonly number[]): string {
+  if (list.length <= 4) {
+    return list.join(', ') || '-';
+  }
+  return `${list.length}: ${list.slice(0, 3).join(', ')} … ${list[list.length - 1]}`;
+}
+
+export function renderPolicies(p: PoliciesPayload): HTMLElement {
+  const rows = p.policies.map(q => [
+    q.name,
+    q.peak,
+    q.mean,
+    calls(q.compactions),
+    q.over_window ?? 0,
+    q.cost === null ? '?' : q.cost.toFixed(4),
+    `${(q.cache_hit_rate * 100).toFixed(1)} %`,
+    q.probes.kept,
+    q.probes.summarized,
+    q.probes.lost,
+    (q.refetched ?? []).reduce((sum, r) => sum + r.tokens, 0)
+  ]);
+  const losses = p.policies
+    .filter(q => q.probes.lost)
+    .map(q => [
+      q.name,
+      (q.probes.lost_constraints ?? []).join(' · ') || '–',
+      (q.probes.lost_examples ?? []).slice(0, 8).join(' · ')
+    ]);
+  return el(
+    'div',
+    { 'data-ctx-policies': String(p.policies.length) },
+    el(
+      'div',
+      { class: 'ctx-head' },
+      `${p.source}: ${p.policies.length} policies on ${p.model} (window ${fmt(p.window)}), ${p.probes} probes`
+    ),
+    el('div', { class: 'ctx-muted', 'data-ctx-open-loop': '' }, `${p.open_loop} · counted with ${p.counted_with}`),
+    inputChart(p),
+    legend(p.policies),
+    costBars(p.policies),
+    sortableTable(
+      [
+        'policy',
+        'peak',
+        'mean',
+        'compactions',
+        'over window',
+        'cost USD',
+        'hit rate',
+        'kept',
+        'summarized',
+        'lost',
+        're-read tokens'
+      ],
+      rows,
+      {
+        'data-ctx-policies-table': ''
+      }
+    ),
+    losses.length
+      ? details(
+          `what each policy lost (${p.open_loop})`,
+          false,
+          sortableTable(['policy', "user's constraints lost", 'some probes lost'], losses, { 'data-ctx-losses': '' })
+        )
+      : null
+  );
+}
