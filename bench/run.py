@@ -1018,6 +1018,26 @@ class Bench:
             )
         )
 
+    # -- the policy lab -----------------------------------------------------------------------
+
+    def policies(self) -> None:
+        from ctx_lab.conversation import POLICIES, run_policies
+
+        calls = 100 if self.quick else 1000
+        session = workloads.agent_session(calls, result_words=(200, 1800))
+        chosen = [n for n in POLICIES if n not in ("ctx-lab", "codex")]  # 8 policies
+        times = measure(lambda: run_policies(session, chosen), 3)
+        self.rows.append(
+            row(
+                f"policy lab, {len(chosen)} policies × {calls:,} calls",
+                times,
+                "≤ 5 s",
+                lambda m, r: m <= 5000,
+                note="open-loop, counted (bytes/4) and priced with the cache model, probes "
+                "followed",
+            )
+        )
+
     # -- capture ------------------------------------------------------------------------------
 
     def capture(self) -> None:
@@ -1231,6 +1251,7 @@ SUITES = (
     "corpus",
     "replay",
     "cache",
+    "policies",
     "capture",
 )
 

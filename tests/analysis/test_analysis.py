@@ -264,3 +264,26 @@ def test_shipped_bytes_keep_the_folder_warnings(tmp_path) -> None:
     shipped = sweep([str(project)], executor="inline", ship="bytes")
     assert inline["warnings"].iloc[0] >= 2
     pd.testing.assert_frame_equal(inline, shipped)
+
+
+def test_policies_are_the_same_inline_and_on_dask(corpus, client) -> None:
+    """Policies over a corpus: one row per session and policy, the same table inline and on a
+    Dask cluster; a broken session is an error row; a row agrees with the one-file run."""
+    from ctx_lab.analysis import POLICIES_COLUMNS, policies_corpus
+
+    _, sessions = corpus
+    chosen = ["recorded", "observation-masking", "summary:threshold=2000"]
+    inline = policies_corpus(sessions, policies=chosen, executor="inline")
+    dask = policies_corpus(sessions, policies=chosen, executor=client)
+    assert list(inline.columns) == list(POLICIES_COLUMNS)
+    key = ["item", "policy"]
+    pd.testing.assert_frame_equal(ordered(inline, key), ordered(dask, key))
+    ok = inline[inline["error_type"].isna()]
+    assert len(ok) == 3 * (len(sessions) - 1)
+    assert inline[inline["item"] == sessions[-1]]["error_type"].iloc[0] == "TranscriptError"
+    from ctx_lab import commands
+
+    one = commands.policies(sessions[0], policy=chosen)
+    mine = ok[(ok["item"] == sessions[0]) & (ok["policy"] == "summary")].iloc[0]
+    assert mine["peak"] == one.policy("summary").peak
+    assert mine["probes_lost"] == one.policy("summary").probes.lost
