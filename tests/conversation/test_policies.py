@@ -58,7 +58,7 @@ def test_claude_code_compacts_where_the_recording_did(long_reports) -> None:
 
 @needs_real
 def test_never_trimming_overflows_the_window_the_recording_kept(long_reports) -> None:
-    transcript, report = long_reports["8463c716"]
+    _transcript, report = long_reports["8463c716"]
     none, recorded = report.policy("none"), report.policy("recorded")
     assert none.over_window > 0 and recorded.over_window == 0
     assert none.peak > report.window >= recorded.peak
@@ -144,7 +144,7 @@ def _session(results: int, size: int = 4000) -> Transcript:
                 f"2026-06-15T09:{i:02d}:00Z",
                 Usage(3, 10, 100, 0),
                 len(messages),
-            )  # fmt: skip
+            )
         )
         messages += [
             Message.tool_use(f"c{i}", "Read", {"file_path": f"src/parser/module_{i}.py"}),

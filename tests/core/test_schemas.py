@@ -152,7 +152,7 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
                     "--no-progress",
                     "--policy",
                     "recorded",
-                ]  # fmt: skip
+                ]
             ),
             payload_of([*CORPUS_SWEEP, str(EXAMPLES / "tidepool"), str(tmp)]),
             payload_of([*CORPUS_REPLAY, *(str(p) for p in SESSIONS.iterdir()), str(tmp / "a.txt")]),
