@@ -327,6 +327,12 @@ async def test_every_route_is_its_command_function(jp_fetch, jp_serverapp, proje
             [("file", "chat.jsonl"), ("sizes", "counts")],
             lambda: commands.cache("chat.jsonl", sizes="counts", root=root),
         ),
+        "policies": (
+            [("file", "chat.jsonl"), ("policy", "recorded"), ("policy", "summary:threshold=300")],
+            lambda: commands.policies(
+                "chat.jsonl", policy=["recorded", "summary:threshold=300"], root=root
+            ),
+        ),
     }
     shutil.copy(SESSIONS / "support-chat.jsonl", root / "chat.jsonl")
     for route, (params, call) in cases.items():
