@@ -49,6 +49,7 @@ class BuiltinPolicy:
         self.done = 0  # tool results (clear-tool-uses, masking) already handled
         self.thoughtful: list[int] = []  # context positions of answers with thinking
         self.names: dict[str, str] | None = None  # tool call id → tool name
+        self._limit: int | None = None
         self.last_total = 0
 
     # the open-loop history: every recorded message up to the call, recorded summaries left out
@@ -119,6 +120,19 @@ class BuiltinPolicy:
         return self._finish(Sent(total, min(stable, total), sent.compacted))
 
     # compaction: the whole history before the newest messages summarized
+    def threshold(self) -> int | None:
+        """The input at which the policy acts (None: a rule of every call, or none)."""
+        kind = self.spec.kind
+        if kind in ("compact", "ctx-lab"):
+            if self._limit is None:
+                self._limit = self._threshold()
+            return self._limit
+        if kind == "clear-tool-uses":
+            return int(self.params["trigger"])
+        if kind == "sliding-window":
+            return self.session.window
+        return None
+
     def _threshold(self) -> int:
         params, window = self.params, self.session.window
         if "reserve" in params:
@@ -140,7 +154,7 @@ class BuiltinPolicy:
 
     def _compact(self, index: int, call: Any) -> Sent:
         ctx = self.ctx
-        threshold = self._threshold()
+        threshold = self.threshold() or 0
         keep = self.params.get("preserve_recent")
         if keep is not None:  # ctx-lab: before the call, once what it would send is too large
             due = ctx.total + self._hidden(call) > threshold

@@ -203,6 +203,7 @@ def _run_one(
         tuple(refetched),
         sum(1 for c in calls if c.over_window),
         CostSplit(*(round(v, 4) for v in pricer.split)) if cost is not None else None,
+        policy.threshold(),
     )
 
 

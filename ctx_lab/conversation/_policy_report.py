@@ -87,6 +87,9 @@ class PolicyResult:
     cost_split: CostSplit | None = field(
         default=None, metadata=wire("the cost by read, write and fresh input (USD)")
     )
+    threshold: int | None = field(
+        default=None, metadata=wire("the input at which the policy acts (null: every call)")
+    )
 
     @property
     def refetch_tokens(self) -> int:
@@ -190,19 +193,23 @@ def _calls(calls: tuple[int, ...]) -> str:
 
 
 def plot_policies(report: PoliciesReport, ax: Any = None) -> Any:
-    """Input over calls per policy, with the window; the title says it is open-loop."""
+    """Input over calls per policy, with the window and each policy's threshold (dotted, in
+    its colour); the title says it is open-loop."""
     from ..plotting import ACCENT, SERIES_COLORS, figure_axes
 
     fig, ax = figure_axes(ax, (9, 4))
     for i, policy in enumerate(report.policies):
+        color = SERIES_COLORS[i % len(SERIES_COLORS)]
         ax.plot(
             [c.call for c in policy.calls],
             [c.input for c in policy.calls],
             label=policy.name,
-            color=SERIES_COLORS[i % len(SERIES_COLORS)],
+            color=color,
             linestyle="-" if i < len(SERIES_COLORS) else "--",
             linewidth=1.2,
         )
+        if policy.threshold is not None and policy.threshold < report.window:
+            ax.axhline(policy.threshold, color=color, linestyle=":", linewidth=0.8)
     ax.axhline(report.window, color=ACCENT["budget"], linestyle=":", linewidth=1)
     ax.annotate("window", (1, report.window), fontsize=7, va="bottom")
     ax.set_xlabel("call")

@@ -722,6 +722,7 @@ export type PoliciesPayload = {
       write: number;
       fresh: number;
     } | null;
+    threshold: number | null;
   })[];
   probes: number;
   open_loop: string;

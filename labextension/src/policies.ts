@@ -25,7 +25,7 @@ function text(x: number, y: number, value: string, anchor = 'start'): SVGElement
 
 const colorOf = (i: number): string => SERIES_COLORS[i % SERIES_COLORS.length];
 
-/** Input tokens over calls, one line per policy, with the window; axes and a legend. */
+/** Input tokens over calls, one line per policy, with the window and each policy's threshold (dotted, in its colour); axes. */
 export function inputChart(p: PoliciesPayload): SVGElement {
   const width = 640;
   const height = 220;
@@ -70,6 +70,21 @@ export function inputChart(p: PoliciesPayload): SVGElement {
     );
     root.appendChild(text(width - pad.right, y(p.window) - 3, `window ${fmt(p.window)}`, 'end'));
   }
+  p.policies.forEach((q, i) => {
+    if (q.threshold !== null && q.threshold !== undefined && q.threshold < top && q.threshold < p.window) {
+      root.appendChild(
+        svg('line', {
+          x1: pad.left,
+          y1: y(q.threshold),
+          x2: width - pad.right,
+          y2: y(q.threshold),
+          stroke: colorOf(i),
+          'stroke-dasharray': '2 3',
+          'data-ctx-threshold': q.name
+        })
+      );
+    }
+  });
   p.policies.forEach((q, i) => {
     const points = q.calls.map(c => `${x(c.call).toFixed(1)},${y(c.input).toFixed(1)}`).join(' ');
     const line = svg('polyline', {

@@ -437,3 +437,30 @@ def test_context_monitor_updates_within_two_seconds_of_a_captured_call(page, lab
     finally:
         proxy.stop()
         upstream.stop()
+
+
+def test_policies_render_their_chart_costs_and_losses(page, lab: Lab) -> None:
+    """``%ctx policies`` in the lab: one line per policy and each policy's threshold on the
+    chart, the cost bars split read / write / fresh, the table, what was lost — and the
+    open-loop label."""
+    from ctx_lab.examples import SESSIONS_DIR
+
+    (lab.root / "session.jsonl").write_bytes((SESSIONS_DIR / "coding-session.jsonl").read_bytes())
+    lab.notebook(
+        "policies.ipynb",
+        [
+            "%load_ext ctx_lab",
+            "%ctx policies session.jsonl --policy recorded --policy summary:threshold=400 "
+            "--policy observation-masking:keep=2 --registry models-dev",
+        ],
+    )
+    open_lab(page, lab, "policies.ipynb")
+    run_all(page, "[data-ctx-kind='policies']")
+    rendered = page.locator("[data-ctx-kind='policies']").first
+    assert rendered.locator("[data-ctx-policy-line]").count() == 3
+    assert rendered.locator("[data-ctx-threshold='summary']").count() == 1
+    assert "open-loop" in rendered.locator("[data-ctx-open-loop]").inner_text()
+    assert rendered.locator("[data-ctx-cost-row]").count() == 3
+    assert rendered.locator("[data-ctx-policies-table] tbody tr").count() == 3
+    assert rendered.locator("[data-ctx-legend] .ctx-legend-item").count() == 3
+    rendered.screenshot(path=str(ARTIFACTS / "policies.png"))
