@@ -5,8 +5,10 @@ by the session's calibration, plus what the file does not hold, inferred from us
 Three things a recorded session lacks and the provider billed:
 
 - **the hidden prefix** — Claude Code and Gemini CLI do not write their system prompt and tool
-  definitions: inferred from the first call's reported input, per model (Claude Code's system
-  prompt differs by model, and a model's first call writes its prefix whole);
+  definitions, and a file that does (a Codex rollout) may still lack what the agent injected:
+  inferred from the first call's reported input beyond the count of what the file holds, per
+  model (Claude Code's system prompt differs by model, and a model's first call writes its
+  prefix whole);
 - **what a compaction re-attached** — after compacting, Claude Code sends its summary with the
   files it re-read and its to-do list as attachments the file does not hold: inferred from the
   first call after each compaction the same way (the hidden part of that segment);
@@ -17,9 +19,12 @@ Three things a recorded session lacks and the provider billed:
   next call's growth beyond the calibrated count of what was added. A session without usage
   counts the summary instead, a lower bound.
 
-The calibration is the session's own (:func:`~ctx_lab.conversation.calibrate`, method ``auto``:
-growth for Claude Code, ratio for files that hold everything sent), per model; a session whose
-calls report no usage, or too few, is counted as the counter counts (ratio 1, said so).
+The calibration is the session's own (:func:`~ctx_lab.conversation.calibrate`), per model: by
+growth between consecutive calls (what the added content cost, whatever the prefix), by each
+call's whole input where there are too few growth steps; a session whose calls report no usage,
+or too few, is counted as the counter counts (ratio 1, said so). Measured: every call's input
+within 5 % on 143 of 143 and 199 of 217 calls of the long Claude Code sessions, 53 of 66 of a
+real Codex CLI 0.125 rollout (codemie-ai/codemie-code, Apache-2.0).
 """
 
 from __future__ import annotations
@@ -79,10 +84,13 @@ def _ratio(transcript: Transcript, counter: Any, model: str) -> tuple[float, str
     """The session's own calibration of ``counter`` for ``model``: (ratio, what it is)."""
     from ._calibrate import calibrate
 
-    try:
-        fitted = calibrate([transcript], counter.name, model, min_calls=2)
-    except CtxLabError as error:
-        return 1.0, f"{model}: uncalibrated ({error})"
+    try:  # growth: what the content added cost, whatever the prefix the file lacks
+        fitted = calibrate([transcript], counter.name, model, method="growth", min_calls=2)
+    except CtxLabError:
+        try:  # too few growth steps: each call's whole input (files that hold all of it)
+            fitted = calibrate([transcript], counter.name, model, min_calls=2)
+        except CtxLabError as error:
+            return 1.0, f"{model}: uncalibrated ({error})"
     return fitted.ratio, (
         f"{model}: ×{fitted.ratio:.3g} [{fitted.low:.3g}–{fitted.high:.3g}] calibrated on this "
         f"session ({fitted.method}, {fitted.calls} calls)"
@@ -117,7 +125,10 @@ class _Walk:
         self, transcript: Transcript, counter: Any, model: str | None, sizes: CountedSizes
     ) -> None:
         self.transcript, self.counter, self.model, self.sizes = transcript, counter, model, sizes
-        self.lacks_prefix = not (transcript.system or transcript.tools)
+        # what a call sends before its messages that the file does not hold (Claude Code's
+        # system prompt; what a Codex rollout injects beyond its instructions) is inferred
+        # from the first call's usage, whatever the format
+        self.lacks_prefix = True
         self.counts: dict[str, tuple[int, list[int]]] = {}  # model → (overhead, running totals)
         self.hidden: dict[str, int] = {}  # model → its hidden prefix
         self.reattached = 0  # what this segment's first call was sent that the file lacks

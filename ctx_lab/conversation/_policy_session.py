@@ -50,10 +50,12 @@ def policy_session(
     sizes = counted_sizes(transcript, counter, model=model)
     main = model or main_model(transcript)
     ratio = sizes.ratios.get(main, next(iter(sizes.ratios.values()), 1.0))
-    _, counts = message_counts(transcript, counter, main)
+    overhead, counts = message_counts(transcript, counter, main)
     tokens = [round(ratio * c) for c in counts]
     thinking = [0] * len(tokens)
-    hidden: dict[str, int] = {}
+    # the prefix every call sends before its messages: the system prompt and tools the file
+    # holds, counted; or, where it holds neither, each model's inferred from its usage (below)
+    hidden: dict[str, int] = {main: round(ratio * overhead)} if overhead else {}
     reattached: dict[int, int] = {}
     calls = transcript.calls
     for part in sizes.inferred:

@@ -301,3 +301,33 @@ def test_anatomy_prices_a_session_as_the_cache_report_does(registry) -> None:
     assert sum(costs) == pytest.approx(report.cost.actual, abs=1e-3)
     assert all(r["cost_usd"] == c for r, c in zip(session.rows(), costs, strict=True))
     assert f"input cost ${sum(costs):.4f}" in session.to_text()
+
+
+def test_counted_sizes_infer_what_a_full_request_file_still_lacks() -> None:
+    """A file that holds the system prompt and tools (a Codex rollout, an API log) may still
+    lack what the agent injected: the first call's usage says how much, and every later call
+    carries it (here 5,000 tokens the file does not hold)."""
+    from ctx_lab.conversation._cache_sizes import counted_sizes
+    from ctx_lab.tokens import get_counter
+
+    counter = get_counter("bytes/4")
+    model = "gpt-5.5"
+    messages = tuple(
+        m
+        for i in range(4)
+        for m in (Message.user("q" * 800 * (i + 1)), Message.assistant("a" * 40))
+    )
+    from ctx_lab.conversation._cache_sizes import message_counts
+
+    overhead, counts = message_counts(
+        Transcript("codex", messages, system="You are Codex."), counter, model
+    )
+    calls = []
+    for i in range(4):
+        sent = 2 * i + 1
+        total = 5_000 + overhead + sum(counts[:sent])
+        calls.append(Call(i, sent + 1, model, None, Usage(total - 1000, 10, 0, 1000), sent))
+    transcript = Transcript("codex", messages, tuple(calls), system="You are Codex.")
+    sizes = counted_sizes(transcript, counter, calibrated=False)
+    assert [(p.call, p.tokens, p.what) for p in sizes.inferred] == [(1, 5_000, "hidden prefix")]
+    assert [sizes.totals[i] for i in range(4)] == [c.usage.reported_input for c in calls]

@@ -152,9 +152,9 @@ def _response_item(state: _Rollout, payload: Mapping[str, Any], record: Any) -> 
     if text:  # developer/system messages: instructions sent with every call
         state.system = "\n\n".join(s for s in (state.system, text) if s)
     state.messages.extend(produced)
-    if reasoning:
+    if reasoning is not None:  # encrypted reasoning too: the next call is sent it, unread
         state.pending_reasoning.append(reasoning)
-    if not produced and not reasoning and not text:
+    if not produced and reasoning is None and not text:
         state.skipped[f"response_item:{item_kind}"] += 1
 
 
