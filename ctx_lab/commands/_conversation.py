@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 from ..choices import CalibrationMethod, RowsPer
-from ..errors import CalibrationError, UsageError
+from ..errors import CalibrationError, CtxLabError, UsageError
 from ..files import confine, display_path
 from ..tokens import MIN_CALLS, CalibrationList, forget_calibration, list_calibrations
 from ..validate import choice
@@ -19,7 +19,7 @@ from ._registry import Command, command
 
 if TYPE_CHECKING:
     from ..analysis import CorpusReport
-    from ..conversation import HistoryReport, JournalReport, ReplayReport
+    from ..conversation import CalibrationEvaluation, HistoryReport, JournalReport, ReplayReport
     from ..tokens import Calibration
 
 __all__ = ["calibrate", "history", "journal", "replay"]
@@ -220,8 +220,17 @@ def calibrate(
     forget: Annotated[
         str | None, Param("remove MODEL's stored calibration", metavar="MODEL")
     ] = None,
+    evaluate: Annotated[
+        Sequence[PathArg],
+        Param(
+            "try the fit on these other sessions: every call's estimate and 90 % band beside "
+            "the reported input, and the plain scalar fits on the same calls (repeatable)",
+            metavar="FILE",
+            flag="--evaluate",
+        ),
+    ] = (),
     root: Root = None,
-) -> Calibration | CalibrationList:
+) -> Calibration | CalibrationList | CalibrationEvaluation:
     """Fit the ratio of provider-reported input tokens to ``counter``'s count over the calls of
     ``model`` in recorded sessions; ``save`` stores it so ``counter=model`` uses it. ``list``
     shows the stored calibrations; ``forget`` removes one model's."""
@@ -237,7 +246,18 @@ def calibrate(
         raise UsageError("nothing to calibrate: give one or more transcript files")
     paths = [confine(root, f, what="file") if root is not None else f for f in files]
     sources = [_capture_or_path(p) for p in paths]
-    return fit(sources, counter, model, method=method, save=save, min_calls=min_calls)
+    fitted = fit(sources, counter, model, method=method, save=save, min_calls=min_calls)
+    if not evaluate:
+        return fitted
+    from ..conversation import evaluate_calibration
+
+    others = [confine(root, f, what="file") if root is not None else f for f in evaluate]
+    sessions = [session_of(p) for p in others]
+    try:  # o200k × a scalar fitted on the same sessions, reported beside the fit
+        o200k = fit(sources, "o200k", fitted.model, method=method, min_calls=min_calls).ratio
+    except CtxLabError:
+        o200k = None
+    return evaluate_calibration(fitted, sessions, o200k=o200k)
 
 
 def session_of(path: PathArg, transcript_format: str = "auto") -> Any:

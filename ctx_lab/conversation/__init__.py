@@ -4,6 +4,8 @@ context — and the crash-safe journals of the same design."""
 from ._cache import simulate_cache
 from ._cache_report import CacheReport, plot_cache
 from ._calibrate import calibrate
+from ._calibration_eval import CalibrationEvaluation, evaluate_calibration
+from ._delta import content_class, fit_classes, mine_growth
 from ._history import FullHistory, HistoryEntry, Summary
 from ._journal import (
     ActiveJournal,
@@ -62,6 +64,7 @@ __all__ = [
     "ActiveJournal",
     "AnthropicSummarizer",
     "CacheReport",
+    "CalibrationEvaluation",
     "Call",
     "ChatCompletionsSummarizer",
     "Complete",
@@ -104,10 +107,14 @@ __all__ = [
     "calibrate",
     "connect",
     "connect_readonly",
+    "content_class",
     "describe_adaptation",
+    "evaluate_calibration",
+    "fit_classes",
     "history_report",
     "inspect_journal",
     "load_transcript",
+    "mine_growth",
     "mine_probes",
     "parse_policy",
     "plot_cache",

@@ -10,7 +10,7 @@ import os
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import accumulate
 from typing import Any
@@ -137,6 +137,7 @@ def calibrate(
     warnings = [chosen_note] if chosen_note else []
     warnings += _read_warnings(unreadable, len(fit.ratios))
     calibration = fit.calibration(model, base.name, moment, tuple(warnings), fingerprints)
+    calibration = replace(calibration, classes=_classes(loaded, base, model))
     reason = calibration.problem(min_calls)
     if reason is not None:
         extremes = sorted(fit.evidence, key=lambda e: abs(math.log(e[0])), reverse=True)[:3]
@@ -149,6 +150,18 @@ def calibrate(
     if not save:
         return calibration
     return calibration.save(directory)
+
+
+def _classes(loaded: list[Transcript], base: Any, model: str) -> tuple[Any, ...]:
+    """The per-class ratios of the growth pairs of ``model`` over every transcript."""
+    from ._delta import fit_classes, mine_growth
+
+    pairs = []
+    for transcript in loaded:
+        for name in sorted({c.model for c in transcript.calls if c.model}):
+            if model_extends(name, model):
+                pairs += mine_growth(transcript, base, name)[0]
+    return fit_classes(pairs)
 
 
 def _need_usage(loaded: list[Transcript]) -> None:

@@ -32,16 +32,16 @@ from ._calibration import (
     MIN_CALLS,
     PLAUSIBLE_RATIO,
     Calibration,
-    CalibrationList,
+    ClassRatio,
     config_dir,
     find_calibration,
     forget_calibration,
-    list_calibrations,
     load_calibrations,
     model_extends,
     model_family,
     save_calibration,
 )
+from ._calibration_list import CalibrationList, list_calibrations
 from ._counters import (
     DATA_SOURCES,
     ByteEstimateCounter,
@@ -108,6 +108,7 @@ __all__ = [
     "Calibration",
     "CalibrationList",
     "CharEstimateCounter",
+    "ClassRatio",
     "CounterChoice",
     "CounterInfo",
     "CounterLike",

@@ -39,12 +39,10 @@ __all__ = [
     "MIN_CALLS",
     "PLAUSIBLE_RATIO",
     "Calibration",
-    "CalibrationList",
     "calibrations_path",
     "config_dir",
     "find_calibration",
     "forget_calibration",
-    "list_calibrations",
     "load_calibrations",
     "save_calibration",
 ]
@@ -77,6 +75,36 @@ def _file(directory: str | os.PathLike[str] | None) -> Path:
 
 
 @dataclass(frozen=True)
+class ClassRatio:
+    """One content class's ratio ``reported ÷ counted`` with its 90 % band, over the growth
+    pairs it dominated (``pooled``: too few of those, so every pair's ratio stands in)."""
+
+    klass: str
+    ratio: float
+    low: float
+    high: float
+    samples: int
+    pooled: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form."""
+        return {"class": self.klass, "ratio": self.ratio, "low": self.low, "high": self.high,
+                "samples": self.samples, "pooled": self.pooled}  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ClassRatio:
+        """The inverse of :meth:`to_dict`."""
+        return cls(
+            str(data["class"]),
+            float(data["ratio"]),
+            float(data["low"]),
+            float(data["high"]),
+            int(data.get("samples", 0)),
+            bool(data.get("pooled")),
+        )
+
+
+@dataclass(frozen=True)
 class Calibration(RichResult):
     """A fitted ratio ``reported ÷ counted`` for one model and base counter: the median over
     ``calls`` calls with its 90 % interval ``[low, high]``.
@@ -102,6 +130,7 @@ class Calibration(RichResult):
     warnings: tuple[str, ...] = ()
     files: tuple[tuple[str, str], ...] = ()  # (file, sha256) of the transcripts fitted on
     excluded: tuple[tuple[str, int], ...] = ()  # calls left out, by reason
+    classes: tuple[ClassRatio, ...] = ()  # per content class, from growth pairs (may be none)
 
     payload_kind = "calibration"
 
@@ -160,6 +189,7 @@ class Calibration(RichResult):
             "band": list(PLAUSIBLE_RATIO),
             "files": [{"path": path, "sha256": digest} for path, digest in self.files],
             "excluded": dict(self.excluded),
+            "classes": [c.to_dict() for c in self.classes],
         }
 
     @classmethod
@@ -186,6 +216,11 @@ class Calibration(RichResult):
                     if isinstance(f, Mapping)
                 ),
                 tuple((str(k), int(v)) for k, v in dict(data.get("excluded", {})).items()),
+                tuple(
+                    ClassRatio.from_dict(c)
+                    for c in data.get("classes", ())
+                    if isinstance(c, Mapping)
+                ),
             )
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise CalibrationError(
@@ -205,6 +240,11 @@ class Calibration(RichResult):
         )
         if self.excluded:
             lines.append("left out: " + ", ".join(f"{n} {reason}" for reason, n in self.excluded))
+        for c in self.classes:
+            lines.append(
+                f"  {c.klass}: ×{c.ratio:.3f} [{c.low:.3f}–{c.high:.3f}], {c.samples} growth pairs"
+                + (" (too few: every pair's ratio)" if c.pooled else "")
+            )
         if self.saved_to:
             lines.append(f"saved to {self.saved_to}: counter=model uses it for {self.model}")
         else:
@@ -228,81 +268,6 @@ class Calibration(RichResult):
             ],
             numeric=(2, 4, 6),
         )
-
-
-@dataclass(frozen=True)
-class CalibrationList(RichResult):
-    """The stored calibrations (``ctx-lab calibrate --list`` / ``--forget MODEL``): where the
-    file is, each record, and the model just forgotten, if any."""
-
-    path: str
-    calibrations: tuple[Calibration, ...] = ()
-    forgotten: str | None = None
-
-    payload_kind = "calibrations"
-
-    def to_dict(self) -> dict[str, Any]:
-        """The file, the records (each with ``problem``: why it is not applied, or null).
-        Hand-written: each record carries ``problem``, computed now."""
-        return {
-            "path": self.path,
-            "forgotten": self.forgotten,
-            "calibrations": [{**c.to_dict(), "problem": c.problem()} for c in self.calibrations],
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> CalibrationList:
-        """The inverse of :meth:`to_dict`."""
-        return cls(
-            str(data["path"]),
-            tuple(Calibration.from_dict(c) for c in data.get("calibrations", ())),
-            data.get("forgotten"),
-        )
-
-    def to_text(self) -> str:
-        """One line per stored calibration, and what is not applied and why."""
-        lines = []
-        if self.forgotten:
-            lines.append(f"forgot the calibration of {self.forgotten}")
-        if not self.calibrations:
-            lines.append(f"no calibrations stored in {self.path}")
-        for c in self.calibrations:
-            problem = c.problem()
-            lines.append(
-                c.describe()
-                + f" ({c.method}, fitted {c.fitted_on or 'on an unknown day'})"
-                + (f" — NOT APPLIED: {problem}" if problem else "")
-            )
-        if self.calibrations:
-            lines.append(f"stored in {self.path}")
-        return "\n".join(lines)
-
-    def html_body(self) -> str:
-        """A table of the stored calibrations."""
-        return f"<h4 data-ctx-calibrations>{escape(self.path)}</h4>" + html_table(
-            ["model", "counter", "ratio", "90 % interval", "calls", "fitted", "applied"],
-            [
-                [
-                    c.model,
-                    c.counter_name,
-                    f"{c.ratio:.3f}",
-                    f"{c.low:.3f}–{c.high:.3f}",
-                    c.calls,
-                    c.fitted_on or "",
-                    c.problem() or "yes",
-                ]
-                for c in self.calibrations
-            ],
-            numeric=(2, 4),
-        )
-
-
-def list_calibrations(
-    directory: str | os.PathLike[str] | None = None, forgotten: str | None = None
-) -> CalibrationList:
-    """The stored calibrations as a result (a damaged file: :class:`CalibrationError`)."""
-    found = load_calibrations(directory)
-    return CalibrationList(str(_file(directory)), tuple(found[k] for k in sorted(found)), forgotten)
 
 
 _cache: dict[Path, tuple[FileIdentity, dict[str, Calibration]]] = {}

@@ -5,7 +5,7 @@
  */
 
 export const PAYLOAD_VERSION = 1;
-export const PAYLOAD_KINDS = ["anatomy", "anatomy_session", "budget", "build", "cache", "calibration", "calibrations", "compress", "context", "corpus", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "policies", "profiles", "read", "replay", "tokens", "usage"] as const;
+export const PAYLOAD_KINDS = ["anatomy", "anatomy_session", "budget", "build", "cache", "calibration", "calibration_evaluation", "calibrations", "compress", "context", "corpus", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "policies", "profiles", "read", "replay", "tokens", "usage"] as const;
 export type PayloadKind = (typeof PAYLOAD_KINDS)[number];
 export const SEVERITIES = ["ok", "warn", "bad"] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -303,6 +303,44 @@ export type CalibrationPayload = {
     sha256?: string;
   }[];
   excluded?: Record<string, number>;
+  classes?: ({
+    class: "prose" | "code" | "json" | "cjk";
+    ratio: number;
+    low: number;
+    high: number;
+    samples: number;
+    pooled: boolean;
+  })[];
+};
+
+/** application/vnd.ctx-lab.calibration_evaluation+json (version 1) */
+export type CalibrationEvaluationPayload = {
+  version: 1;
+  model: string;
+  base: string;
+  classes: ({
+    class: "prose" | "code" | "json" | "cjk";
+    ratio: number;
+    low: number;
+    high: number;
+    samples: number;
+    pooled: boolean;
+  })[];
+  rows: ({
+    source: string;
+    call: number;
+    reported: number;
+    estimate: number;
+    low: number;
+    high: number;
+    scalar: number;
+    o200k: number | null;
+  })[];
+  hidden_prefix: Record<string, number>;
+  inside_band: number | null;
+  median_abs_error: number | null;
+  scalar_median_abs_error: Record<string, number | null>;
+  warnings: string[];
 };
 
 /** application/vnd.ctx-lab.calibrations+json (version 1) */
@@ -870,7 +908,7 @@ export type UsagePayload = {
   version: 1;
 };
 
-export type AnyPayload = AnatomyPayload | AnatomySessionPayload | BudgetPayload | BuildPayload | CachePayload | CalibrationPayload | CalibrationsPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | PoliciesPayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
+export type AnyPayload = AnatomyPayload | AnatomySessionPayload | BudgetPayload | BuildPayload | CachePayload | CalibrationPayload | CalibrationEvaluationPayload | CalibrationsPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | PoliciesPayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
 export interface PayloadByKind {
   anatomy: AnatomyPayload;
   anatomy_session: AnatomySessionPayload;
@@ -878,6 +916,7 @@ export interface PayloadByKind {
   build: BuildPayload;
   cache: CachePayload;
   calibration: CalibrationPayload;
+  calibration_evaluation: CalibrationEvaluationPayload;
   calibrations: CalibrationsPayload;
   compress: CompressPayload;
   context: ContextPayload;

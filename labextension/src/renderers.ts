@@ -25,6 +25,7 @@ import {
   PayloadKind,
   ProfilesPayload,
   ReadPayload,
+  CalibrationEvaluationPayload,
   CalibrationPayload,
   CalibrationsPayload,
   ReplayPayload,
@@ -59,6 +60,7 @@ export const KINDS = [
   'replay',
   'calibration',
   'calibrations',
+  'calibration_evaluation',
   'corpus',
   'anatomy',
   'anatomy_session',
@@ -782,6 +784,38 @@ function renderCalibrations(p: CalibrationsPayload): HTMLElement {
   );
 }
 
+function renderCalibrationEvaluation(p: CalibrationEvaluationPayload): HTMLElement {
+  const pct = (value: number | null | undefined): string =>
+    value === null || value === undefined ? '–' : `${(value * 100).toFixed(1)} %`;
+  const scalars = Object.entries(p.scalar_median_abs_error)
+    .map(([name, value]) => `${name} ${pct(value)}`)
+    .join(' · ');
+  const classes = p.classes.map(c => [
+    c.class,
+    c.ratio.toFixed(3),
+    `${c.low.toFixed(3)}–${c.high.toFixed(3)}`,
+    c.samples,
+    c.pooled ? 'too few: every pair' : ''
+  ]);
+  const rows = p.rows.map(r => [r.source, r.call, r.reported, r.estimate, r.low, r.high, r.scalar]);
+  return el(
+    'div',
+    { 'data-ctx-calibration-evaluation': String(p.rows.length) },
+    el(
+      'div',
+      { class: 'ctx-head' },
+      `${p.model}: ${p.rows.length} calls inside the 90 % band on ${pct(p.inside_band)}, median absolute error ${pct(p.median_abs_error)} (per class on ${p.base})`
+    ),
+    el('div', { class: 'ctx-muted' }, `beside it: ${scalars}`),
+    sortableTable(['class', 'ratio', '90 % band', 'growth pairs', 'note'], classes),
+    details(
+      'every call',
+      false,
+      sortableTable(['session', 'call', 'reported', 'estimate', 'low', 'high', 'scalar'], rows)
+    )
+  );
+}
+
 const share = (part: number | undefined, whole: number | undefined): string =>
   whole ? `${Math.round((100 * (part ?? 0)) / whole)} %` : '–';
 
@@ -898,6 +932,7 @@ export const RENDERERS: Renderers = {
   replay: renderReplay,
   calibration: renderCalibration,
   calibrations: renderCalibrations,
+  calibration_evaluation: renderCalibrationEvaluation,
   corpus: renderCorpus,
   anatomy: renderAnatomy,
   anatomy_session: renderAnatomySession,

@@ -106,6 +106,24 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
         "calibrations": [
             payload_of(["calibrate", "--list"]),
         ],
+        "calibration_evaluation": [
+            payload_of(
+                [
+                    "calibrate",
+                    str(SESSIONS / "coding-session.jsonl"),
+                    "--evaluate",
+                    str(SESSIONS / "coding-session.jsonl"),
+                ]
+            ),
+            payload_of(
+                [
+                    "calibrate",
+                    str(REAL / "marot__spotter" / "subagent.jsonl"),
+                    "--evaluate",
+                    str(REAL / "marot__spotter" / "tool_heavy.jsonl"),
+                ]
+            ),
+        ],
         "context": [
             commands.context(REPO / "ctx_lab" / "examples" / "tidepool", root=REPO).payload()
         ],

@@ -1,0 +1,192 @@
+"""Usage-delta calibration: between two consecutive calls of a session, the reported input grows
+by exactly the tokens of what was added (a tool result, an answer), so every such pair measures
+the provider's tokenizer against a named counter — per content class, because a counter's error
+depends on what it counts (bytes/4 undercounts prose and JSON for Claude more than code).
+
+Pairs are mined from sessions with usage; a pair is left out, and counted by reason, when it
+cannot measure the content: a compaction between the calls (or one the provider made), a switch
+of model, a call whose previous answer had thinking (sent back at its full size, which the file
+does not hold), growth of nothing (a cache-only call) or a shrinking input. Each class's ratio
+is the median over the pairs it makes at least 80 % of, with the 5–95 % band; a class with fewer
+than :data:`MIN_SAMPLES` such pairs takes the pooled ratio of every pair (and says so). Images are
+priced by the provider's rule, never fitted.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..tokens import ClassRatio
+from ._messages import Message
+from .transcripts import Transcript, images_cost
+
+__all__ = [
+    "CLASSES",
+    "GrowthPair",
+    "content_class",
+    "estimate_call",
+    "fit_classes",
+    "mine_growth",
+]
+
+CLASSES = ("prose", "code", "json", "cjk")
+MIN_SAMPLES = 5
+MIN_GROWTH = 64  # counted tokens added below this are too few to measure a ratio
+DOMINANT = 0.8  # a pair measures a class when that class is this share of what was added
+SCAN = 4000
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CODE = re.compile(
+    r"^\s{0,40}(?:def |class |import |from |function |const |let |var |return |if |for |while |"
+    r"#include|public |private |[{}]|@@|[-+] |\d{1,6}→)",
+    re.M,
+)
+
+
+def content_class(message: Message) -> str:
+    """``cjk`` (a fifth of the characters Chinese, Japanese or Korean), ``json`` (a tool call's
+    arguments, or text that opens as JSON), ``code`` (three or more lines, at least 30 % of them
+    shaped like code, a diff or a numbered file listing) or ``prose``."""
+    _, text = message.counted_as()
+    head = text[:SCAN]
+    if len(_CJK.findall(head)) > 0.2 * max(len(head), 1):
+        return "cjk"
+    if message.role == "tool_use" or head.lstrip()[:1] in ("{", "["):
+        return "json"
+    lines = head.count("\n") + 1
+    if lines >= 3 and len(_CODE.findall(head)) >= 0.3 * lines:
+        return "code"
+    return "prose"
+
+
+@dataclass(frozen=True)
+class GrowthPair:
+    """What was added between two calls (counted tokens per class) and how much the reported
+    input grew."""
+
+    call: int  # the later call, 0-based
+    added: dict[str, int]
+    grown: int
+
+    @property
+    def counted(self) -> int:
+        return sum(self.added.values())
+
+
+def _counts(transcript: Transcript, counter: Any, model: str) -> tuple[list[str], list[int]]:
+    from ._cache_sizes import message_counts
+
+    _, counts = message_counts(transcript, counter, model)
+    images = [images_cost(m, model) for m in transcript.messages]
+    return [content_class(m) for m in transcript.messages], [
+        c - i for c, i in zip(counts, images, strict=True)
+    ]
+
+
+def mine_growth(
+    transcript: Transcript, counter: Any, model: str
+) -> tuple[list[GrowthPair], Counter[str]]:
+    """The session's growth pairs for ``model`` and the pairs left out, by reason."""
+    classes, counts = _counts(transcript, counter, model)
+    thinking = {index for index, _ in transcript.thinking}
+    compactions = set(transcript.compaction_calls())
+    pairs: list[GrowthPair] = []
+    excluded: Counter[str] = Counter()
+    previous: Any = None
+    for call in transcript.calls:
+        if call.usage is None:
+            previous = None
+            continue
+        if call.model != model:
+            if previous is not None:
+                excluded["model switch"] += 1
+            previous = None
+            continue
+        reason = _left_out(call, previous, compactions, thinking, transcript)
+        if reason is None:
+            start = previous.sent_end
+            added: Counter[str] = Counter()
+            for at in range(start, call.sent_end):
+                added[classes[at]] += counts[at]
+            grown = call.usage.reported_input - previous.usage.reported_input
+            if sum(added.values()) < MIN_GROWTH or grown <= 0:
+                reason = "cache-only or nothing added"
+            else:
+                pairs.append(GrowthPair(call.index, dict(added), grown))
+        if reason:
+            excluded[reason] += 1
+        previous = call
+    return pairs, excluded
+
+
+def _left_out(
+    call: Any, previous: Any, compactions: set[int], thinking: set[int], transcript: Transcript
+) -> str | None:
+    """Why the pair ending at ``call`` measures nothing ("" for the first call), or None."""
+    if previous is None:
+        return ""
+    if (
+        call.index in compactions
+        or transcript.sent_range(call)[0] != transcript.sent_range(previous)[0]
+    ):
+        return "compaction between the calls"
+    if call.compacted or previous.compacted:
+        return "compacted by the provider"
+    if previous.index in thinking:
+        return "thinking sent back (its full size is not in the file)"
+    if call.usage.reported_input < previous.usage.reported_input:
+        return "reported input shrank"
+    return None
+
+
+def _band(samples: Sequence[float]) -> tuple[float, float, float]:
+    median = statistics.median(samples)
+    if len(samples) < 2:
+        return median, median, median
+    cuts = statistics.quantiles(samples, n=20, method="inclusive")
+    return median, min(cuts[0], median), max(cuts[-1], median)
+
+
+def fit_classes(pairs: Sequence[GrowthPair]) -> tuple[ClassRatio, ...]:
+    """Each class's ratio with its 90 % band (see the module docstring); empty without pairs."""
+    if not pairs:
+        return ()
+    samples: dict[str, list[float]] = {}
+    for pair in pairs:
+        top, tokens = Counter(pair.added).most_common(1)[0]
+        if tokens >= DOMINANT * pair.counted:
+            samples.setdefault(top, []).append(pair.grown / pair.counted)
+    pooled = _band([p.grown / p.counted for p in pairs])
+    found = []
+    for klass in CLASSES:
+        mine = samples.get(klass, [])
+        if len(mine) >= MIN_SAMPLES:
+            ratio, low, high = _band(mine)
+            found.append(ClassRatio(klass, round(ratio, 4), round(low, 4), round(high, 4),
+                                    len(mine), False))  # fmt: skip
+        else:
+            found.append(ClassRatio(klass, round(pooled[0], 4), round(pooled[1], 4),
+                                    round(pooled[2], 4), len(mine), True))  # fmt: skip
+    return tuple(found)
+
+
+def estimate_call(
+    classes: dict[str, ClassRatio],
+    kinds: Sequence[str],
+    counts: Sequence[int],
+    images: Sequence[int],
+    start: int,
+    end: int,
+) -> tuple[float, float, float]:
+    """The provider tokens of messages ``[start, end)``: ``(estimate, low, high)``."""
+    middle = low = high = 0.0
+    for at in range(start, end):
+        fitted = classes[kinds[at]]
+        middle += fitted.ratio * counts[at] + images[at]
+        low += fitted.low * counts[at] + images[at]
+        high += fitted.high * counts[at] + images[at]
+    return middle, low, high
