@@ -350,6 +350,27 @@ class Bench:
             )
         )
 
+        self.open_models(chunk)
+
+    def open_models(self, chunk: str) -> None:
+        """The open-model counters (the open-models extra) on 100 KiB, warm."""
+        from ctx_lab.tokens import get_counter
+
+        text = (chunk * (102_400 // len(chunk) + 1))[:102_400]
+        for name in ("llama3", "qwen3", "qwen3.5", "deepseek-v4"):
+            counter = get_counter(name)
+            if not counter_works(counter):
+                continue
+            counter.count(text)  # loaded and warm
+            self.rows.append(
+                row(
+                    f"{name} count, 100 KiB, warm",
+                    measure(lambda c=counter: c.count(text), 5),
+                    "≤ 20 ms",
+                    lambda m, r: m <= 20,
+                )
+            )
+
     def conversation(self) -> None:
         from ctx_lab.conversation import ContextManager, ExtractiveSummarizer, Message
         from ctx_lab.errors import SummarizationNeeded
@@ -1237,6 +1258,12 @@ class Bench:
         self.rows.append(
             row("ctx-lab --help (process)", helped, "≤ 0.3 s", lambda m, r: m <= 300, bare)
         )
+
+
+def counter_works(counter: Any) -> bool:
+    """Whether an optional counter's package is installed here."""
+    status = getattr(counter, "status", None)
+    return not callable(status) or bool(status()[0])
 
 
 SUITES = (

@@ -178,6 +178,15 @@ TOKENIZERS: dict[str, str] = {
     "gpt-3.5": "cl100k",
     "text-embedding-3": "cl100k",
     "text-embedding-ada-002": "cl100k",
+    # open models (the open-models extra: ctx_lab.tokens._open_models)
+    "llama-3": "llama3",
+    "llama3": "llama3",
+    "meta-llama-3": "llama3",
+    "qwen2.5": "qwen3",
+    "qwen3": "qwen3",
+    "qwen3.5": "qwen3.5",
+    "qwen3.6": "qwen3.5",
+    "deepseek-v4": "deepseek-v4",
 }
 _TOKENIZER_PREFIXES = sorted(TOKENIZERS, key=len, reverse=True)
 

@@ -33,6 +33,7 @@ from ._counters import (
     _load_cl100k,
     _load_o200k,
 )
+from ._open_models import OPEN_MODEL_COUNTERS
 
 __all__ = [
     "COUNTER_ENTRY_POINTS",
@@ -305,7 +306,8 @@ MESSAGE_OVERHEAD = 4
 def count_message(role: str, content: str, counter: CounterLike = "cl100k") -> int:
     """Tokens of one chat message as the conversation design counts it: content + role + 4."""
     c = get_counter(counter)
-    return c.count(content) + c.count(role) + MESSAGE_OVERHEAD
+    # an open model's chat template (Llama 3's headers, ChatML) where the counter knows it
+    return c.count(content) + c.count(role) + getattr(c, "message_overhead", MESSAGE_OVERHEAD)
 
 
 _BUILT_IN: dict[str, TokenCounter] = {
@@ -314,5 +316,6 @@ _BUILT_IN: dict[str, TokenCounter] = {
     "bytes/4": ByteEstimateCounter(),
     "chars/3": CharEstimateCounter(),
     "anthropic": AnthropicCounter(),
+    **OPEN_MODEL_COUNTERS,
 }
 _registry.update(_BUILT_IN)
