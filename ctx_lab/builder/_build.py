@@ -266,7 +266,7 @@ def build_context(
     memory directory must resolve inside ``root`` (:class:`~ctx_lab.errors.PathOutsideRoot`).
     """
     if counter is None or isinstance(counter, str):
-        choice = resolve_counter(counter, model, "chars/3")
+        choice = resolve_counter(counter, model, "chars/3", budget=True)
     else:
         made = get_counter(counter)
         choice = CounterChoice(made.name, made.name, made.exact, "", made)

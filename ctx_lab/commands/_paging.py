@@ -195,7 +195,7 @@ def _page(
         )
     else:
         store = DirectoryStore(base)
-    choice = resolve_counter(counter, model, "bytes/4")
+    choice = resolve_counter(counter, model, "bytes/4", budget=True)
     if choice.note:
         warnings.append(choice.note)
     pager = Pager(store, budget, choice.use)

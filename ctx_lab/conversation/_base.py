@@ -63,7 +63,7 @@ class ManagerBase:
             raise UsageError(f"target_ratio must be in (0, 1], got {target_ratio!r}")
         self.registry = get_registry(registry)
         if counter == MODEL_COUNTER:  # the model's own tokenizer, or a named estimate
-            choice = resolve_counter(MODEL_COUNTER, model, "cl100k")
+            choice = resolve_counter(MODEL_COUNTER, model, "cl100k", budget=True)
             self.counter = get_counter(choice.name)
             self.counter_note = choice.note
         else:

@@ -14,14 +14,13 @@ priced by the provider's rule, never fitted.
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..tokens import ClassRatio
+from ..tokens import CLASSES, ClassRatio, text_class
 from ._messages import Message
 from .transcripts import Transcript, images_cost
 
@@ -34,33 +33,15 @@ __all__ = [
     "mine_growth",
 ]
 
-CLASSES = ("prose", "code", "json", "cjk")
 MIN_SAMPLES = 5
 MIN_GROWTH = 64  # counted tokens added below this are too few to measure a ratio
 DOMINANT = 0.8  # a pair measures a class when that class is this share of what was added
-SCAN = 4000
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-_CODE = re.compile(
-    r"^\s{0,40}(?:def |class |import |from |function |const |let |var |return |if |for |while |"
-    r"#include|public |private |[{}]|@@|[-+] |\d{1,6}→)",
-    re.M,
-)
 
 
 def content_class(message: Message) -> str:
-    """``cjk`` (a fifth of the characters Chinese, Japanese or Korean), ``json`` (a tool call's
-    arguments, or text that opens as JSON), ``code`` (three or more lines, at least 30 % of them
-    shaped like code, a diff or a numbered file listing) or ``prose``."""
-    _, text = message.counted_as()
-    head = text[:SCAN]
-    if len(_CJK.findall(head)) > 0.2 * max(len(head), 1):
-        return "cjk"
-    if message.role == "tool_use" or head.lstrip()[:1] in ("{", "["):
-        return "json"
-    lines = head.count("\n") + 1
-    if lines >= 3 and len(_CODE.findall(head)) >= 0.3 * lines:
-        return "code"
-    return "prose"
+    """A message's class (:func:`ctx_lab.tokens.text_class`; a tool call's arguments are
+    JSON)."""
+    return text_class(message.counted_as()[1], message.role == "tool_use")
 
 
 @dataclass(frozen=True)

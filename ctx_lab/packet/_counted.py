@@ -41,7 +41,7 @@ def packet_counter(counter: CounterLike | None, model: str | None, profile: str)
     if counter is not None and not isinstance(counter, str):
         made = get_counter(counter)
         return CounterChoice(made.name, made.name, made.exact, "", made)
-    return resolve_counter(counter, model, "bytes/4")
+    return resolve_counter(counter, model, "bytes/4", budget=True)
 
 
 def with_counter(packet: Packet, choice: CounterChoice) -> Packet:

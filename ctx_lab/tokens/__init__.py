@@ -42,6 +42,7 @@ from ._calibration import (
     save_calibration,
 )
 from ._calibration_list import CalibrationList, list_calibrations
+from ._classes import CLASSES, text_class
 from ._counters import (
     DATA_SOURCES,
     ByteEstimateCounter,
@@ -96,6 +97,7 @@ from ._report import CounterList, FileCount, TextInput, TokenReport, count_texts
 
 __all__ = [
     "CALIBRATIONS_FILE",
+    "CLASSES",
     "CONFIG_ENV",
     "COUNTER_ENTRY_POINTS",
     "DATA_SOURCES",
@@ -148,5 +150,6 @@ __all__ = [
     "save_calibration",
     "sized_image_tokens",
     "source_size",
+    "text_class",
     "tiktoken_cache_path",
 ]

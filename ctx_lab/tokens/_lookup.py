@@ -25,6 +25,7 @@ from ._anthropic import AnthropicCounter
 from ._counters import (
     ByteEstimateCounter,
     CharEstimateCounter,
+    ClassScaledCounter,
     CounterLike,
     FunctionCounter,
     ScaledCounter,
@@ -57,8 +58,11 @@ _OWN_COUNTERS = (
     CharEstimateCounter,
     FunctionCounter,
     ScaledCounter,
+    ClassScaledCounter,
 )
 _SCALED = re.compile(r"^(?P<base>.+)\*(?P<factor>\d{1,3}(?:\.\d{1,6})?)$")
+_FACTOR = r"[a-z]{1,12}:\d{1,3}(?:\.\d{1,6})?"
+_CLASS_SCALED = re.compile(rf"^(?P<base>[^*]+)\*\{{(?P<factors>{_FACTOR}(?:,{_FACTOR}){{0,7}})\}}$")
 MAX_SCALE = 100.0
 # scaled counters by name, bounded: every REST request may name a new factor
 _scaled: LRUCache[str, ScaledCounter] = LRUCache(maxsize=64)
@@ -204,6 +208,9 @@ def get_counter(counter: CounterLike = "cl100k") -> TokenCounter:
             scaled = _SCALED.match(counter)
             if scaled:
                 return _scaled_counter(scaled["base"], float(scaled["factor"]))
+            by_class = _CLASS_SCALED.match(counter)
+            if by_class:
+                return _class_scaled_counter(by_class["base"], by_class["factors"])
             if counter == "model":
                 raise UsageError(
                     "counter 'model' depends on a model: resolve it with "
@@ -237,6 +244,9 @@ def portable_name(counter: CounterLike) -> str | None:
     if isinstance(found, ScaledCounter):
         scaled = _SCALED.match(name)
         return name if scaled and portable_name(scaled["base"]) else None
+    if isinstance(found, ClassScaledCounter):
+        by_class = _CLASS_SCALED.match(name)
+        return name if by_class and portable_name(by_class["base"]) else None
     with _registry_lock:
         built_in = name in _BUILT_IN and _registry.get(name) is _BUILT_IN[name]
         plugin = name in _plugins
@@ -253,6 +263,21 @@ def _scaled_counter(base: str, factor: float) -> ScaledCounter:
         if found is None:
             found = _scaled[made.name] = made
         return found
+
+
+def _class_scaled_counter(base: str, factors: str) -> ClassScaledCounter:
+    """``<base>*{class:factor,…}``: a registered counter's count scaled by content class."""
+    pairs = []
+    for part in factors.split(","):
+        klass, _, value = part.partition(":")
+        factor = float(value)
+        if not 0 < factor <= MAX_SCALE:
+            raise UsageError(
+                f"counter {base}*{{…}}: {klass}'s factor must be in (0, {MAX_SCALE:g}]"
+            )
+        pairs.append((klass, factor))
+    made = ClassScaledCounter(get_counter(base), tuple(pairs))
+    return made
 
 
 def counter_status(counter: CounterLike) -> tuple[bool, str]:

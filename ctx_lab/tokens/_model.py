@@ -35,13 +35,17 @@ class CounterChoice:
         return self.counter if self.counter is not None else self.name
 
 
-def resolve_counter(counter: str | None, model: str | None, default: str) -> CounterChoice:
+def resolve_counter(
+    counter: str | None, model: str | None, default: str, *, budget: bool = False
+) -> CounterChoice:
     """``counter`` as given; none given means ``model`` when a model is, else ``default`` (the
     engine's design default). ``model`` means ``model``'s own tokenizer (``o200k`` for GPT-4o
     …, ``cl100k`` for GPT-4 …) when it works here, else :data:`MODEL_ESTIMATE`, marked inexact
     — never an OpenAI tokenizer for another vendor's model. A model without a tokenizer here
     that has a stored calibration (``ctx-lab calibrate``) counts with it: the estimate scaled
-    by the fitted ratio, still inexact, its band in the note."""
+    by the fitted ratio — per content class where the calibration has classes — still inexact,
+    its band in the note. ``budget``: the count decides what fits a budget, so it takes the
+    band's upper edge (and the note says so)."""
     requested = counter or (MODEL_COUNTER if model else default)
     if requested != MODEL_COUNTER:
         return CounterChoice(requested, requested, get_counter(requested).exact)
@@ -73,10 +77,16 @@ def resolve_counter(counter: str | None, model: str | None, default: str) -> Cou
         )
     if calibration is not None:
         return CounterChoice(
-            calibration.counter_name,
+            calibrated_name(calibration, budget),
             requested,
             False,
-            f"no exact tokenizer for {calibration.describe()}",
+            f"no exact tokenizer for {calibration.describe()}"
+            + ("; per content class" if any(not c.pooled for c in calibration.classes) else "")
+            + (
+                "; budgets count at the band's upper edge (95 % of the fitted calls at most this)"
+                if budget
+                else ""
+            ),
             calibration=calibration,
         )
     return CounterChoice(
@@ -85,3 +95,14 @@ def resolve_counter(counter: str | None, model: str | None, default: str) -> Cou
         False,
         f"no exact tokenizer for {model} in ctx_lab: estimated with {MODEL_ESTIMATE}",
     )
+
+
+def calibrated_name(calibration: Any, budget: bool = False) -> str:
+    """The counter a calibration counts with: its base scaled by each class's ratio (or by its
+    scalar where it has no classes) — by the band's upper edge for a ``budget``."""
+    if not calibration.classes or all(c.pooled for c in calibration.classes):
+        return f"{calibration.base}*{(calibration.high if budget else calibration.ratio):g}"
+    factors = ",".join(
+        f"{c.klass}:{(c.high if budget else c.ratio):g}" for c in calibration.classes
+    )
+    return f"{calibration.base}*{{{factors}}}"

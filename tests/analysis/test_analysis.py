@@ -171,7 +171,7 @@ def test_a_calibration_travels_as_a_counter_name(corpus, client, tmp_path, monke
     save_calibration(calibration)
     # the workers started before this configuration existed: the name carries it
     frame = sweep_corpus(projects[:3], [4000], ["claude-sonnet-4-5"], executor=client)
-    assert set(frame["counter"].dropna()) == {"bytes/4*1.3"}
+    assert set(frame["counter"].dropna()) == {"bytes/4*1.4"}  # a budget: the upper edge
     assert not frame["exact"].dropna().any()
 
 

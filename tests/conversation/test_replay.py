@@ -322,12 +322,16 @@ def test_model_counter_uses_the_stored_calibration(tmp_path: Path, config: Path)
     )
     assert fitted.saved_to == str(config / "calibrations.json")
     choice = resolve_counter("model", "anthropic/claude-test-20260101", "bytes/4")
-    assert choice.name == fitted.counter_name and not choice.exact
+    # the log's messages are prose: the fit has a prose ratio, the other classes pooled
+    prose = next(c for c in fitted.classes if c.klass == "prose")
+    assert not prose.pooled and all(c.pooled for c in fitted.classes if c.klass != "prose")
+    assert choice.name.startswith("bytes/4*{prose:") and not choice.exact
     assert "calibrated bytes/4 ×1.3" in choice.note and "40 calls" in choice.note
     assert f"[{fitted.low:.2f}–{fitted.high:.2f}]" in choice.note
+    assert "per content class" in choice.note and "upper edge" not in choice.note
     counter = get_counter(choice.name)
     text = "a sentence of about forty bytes of text."
-    assert counter.count(text) == round(get_counter("bytes/4").count(text) * fitted.ratio)
+    assert counter.count(text) == round(get_counter("bytes/4").count(text) * prose.ratio)
     # exact tokenizers are never replaced by a calibration
     save_calibration(Calibration("gpt-4o", "bytes/4", 1.1, 1.0, 1.2, 9), config)
     assert resolve_counter("model", "gpt-4o", "bytes/4").name == "o200k"
@@ -335,8 +339,9 @@ def test_model_counter_uses_the_stored_calibration(tmp_path: Path, config: Path)
     from ctx_lab import commands
 
     packet = commands.packet(example=True, model="claude-test-2").payload()
-    assert packet["counter"] == fitted.counter_name and packet["exact"] is False
-    assert any("calibrated" in w for w in packet["warnings"])
+    # a budget counts at the band's upper edge, and says so
+    assert packet["counter"].startswith(f"bytes/4*{{prose:{prose.high:g},") and not packet["exact"]
+    assert any("calibrated" in w and "upper edge" in w for w in packet["warnings"])
 
 
 def test_damaged_calibrations_file_falls_back_with_a_note(config: Path) -> None:
