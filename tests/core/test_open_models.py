@@ -138,6 +138,7 @@ def test_mistral_counters_equal_mistral_commons_own() -> None:
 
     data = _mistral_data()
     texts = corpus()
+    texts.append("\n\n".join(texts))  # a long text: counted in pieces cut at lone spaces
     for counter, file in (
         ("mistral-tekken", "tekken_240911.json"),
         ("mistral-sp-v1", "tokenizer.model.v1"),
