@@ -44,7 +44,8 @@ ROUTING = "cache routing (best effort)"
 DROP = 0.10  # a read this far below what the previous call left cached is a miss to explain
 
 
-def _seconds(stamp: str | None) -> float | None:
+def seconds(stamp: str | None) -> float | None:
+    """An ISO 8601 timestamp as seconds since the epoch (None: missing or unreadable)."""
     if not stamp:
         return None
     try:
@@ -159,7 +160,7 @@ class _Run:
     def call(self, call: Any) -> CacheCall:
         model = self.model or call.model or "unknown"
         rule = cache_rule(model)
-        now = _seconds(call.timestamp)
+        now = seconds(call.timestamp)
         total, fresh = self._sizes(call)
         cause = self._cause(call, model, now)
         before = self.cached.get(model)

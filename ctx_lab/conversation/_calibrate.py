@@ -21,6 +21,7 @@ from ..errors import CalibrationError, CtxLabError, InputFileError, TranscriptEr
 from ..files import read_bytes
 from ..tokens import MIN_CALLS, MODEL_COUNTER, Calibration, get_counter, model_extends, model_family
 from ..validate import whole_number
+from ._calibrate_band import band as _band
 from ._manager import ContextManager
 from .transcripts import Transcript, images_cost, load_transcript
 
@@ -31,15 +32,6 @@ MIN_GROWTH_TOKENS = 256  # growth steps smaller than this are too noisy to fit a
 # call's input measured something else (a provider-side compaction or cache change)
 SHRINK_LIMIT = 0.8
 _METHODS = CALIBRATION_METHODS
-
-
-def _band(samples: list[float]) -> tuple[float, float, float]:
-    """Median and the 5th–95th percentile interval."""
-    median = statistics.median(samples)
-    if len(samples) < 2:
-        return median, median, median
-    cuts = statistics.quantiles(samples, n=20, method="inclusive")
-    return median, min(cuts[0], median), max(cuts[-1], median)
 
 
 def _fingerprint(source: Transcript | str | os.PathLike[str]) -> tuple[str, str] | None:

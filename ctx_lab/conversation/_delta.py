@@ -14,13 +14,13 @@ priced by the provider's rule, never fitted.
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..tokens import CLASSES, ClassRatio, text_class
+from ._calibrate_band import band as _band
 from ._messages import Message
 from .transcripts import Transcript, images_cost
 
@@ -122,14 +122,6 @@ def _left_out(
     if call.usage.reported_input < previous.usage.reported_input:
         return "reported input shrank"
     return None
-
-
-def _band(samples: Sequence[float]) -> tuple[float, float, float]:
-    median = statistics.median(samples)
-    if len(samples) < 2:
-        return median, median, median
-    cuts = statistics.quantiles(samples, n=20, method="inclusive")
-    return median, min(cuts[0], median), max(cuts[-1], median)
 
 
 def fit_classes(pairs: Sequence[GrowthPair]) -> tuple[ClassRatio, ...]:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from ..models import ModelRegistry, cache_prices, cache_rule, get_registry
+from ._cache import seconds as _seconds
 from ._messages import Message
 from ._policy_kinds import BuiltinPolicy, ContextPolicy, CustomPolicy
 from ._policy_report import (
@@ -84,15 +84,6 @@ class Pricer:
             self.split[1] += known.cost(0, 0, write, hour) or 0.0
             self.split[2] += known.cost(fresh) or 0.0
         return read, write, fresh, cost
-
-
-def _seconds(stamp: str | None) -> float | None:
-    if not stamp:
-        return None
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def run_policies(

@@ -3,18 +3,8 @@
  * (…anatomy_session+json): an icicle of categories and their parts, the category table, and
  * the categories over a session's calls with the window, budget and autocompact lines.
  */
-import { el, fmt, sortableTable } from './dom';
+import { el, fmt, sortableTable, svg } from './dom';
 import { ACCENT, AnatomyPayload, AnatomySessionPayload, CATEGORY_COLORS } from './generated';
-
-const SVG = 'http://www.w3.org/2000/svg';
-
-function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    node.setAttribute(k, String(v));
-  }
-  return node;
-}
 
 function color(category: string): string {
   return CATEGORY_COLORS[category] ?? ACCENT.other;

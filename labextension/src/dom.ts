@@ -155,3 +155,14 @@ export function warningList(warnings: readonly string[] | undefined): HTMLElemen
 export function select(attrs: Record<string, string>, values: readonly string[]): HTMLSelectElement {
   return el('select', attrs, ...values.map(v => el('option', { value: v }, v))) as HTMLSelectElement;
 }
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** An SVG element with its attributes (every chart's one builder). */
+export function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    node.setAttribute(k, String(v));
+  }
+  return node;
+}

@@ -3,19 +3,10 @@
  * the input of every call per policy against the window, the cost split into cache reads, writes
  * and fresh input, the policies' table and what each lost — all open-loop, and said so.
  */
-import { details, el, fmt, sortableTable } from './dom';
+import { details, el, fmt, sortableTable, svg } from './dom';
 import { ACCENT, PoliciesPayload, SERIES_COLORS } from './generated';
 
-const SVG = 'http://www.w3.org/2000/svg';
 type Policy = PoliciesPayload['policies'][number];
-
-function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    node.setAttribute(k, String(v));
-  }
-  return node;
-}
 
 function text(x: number, y: number, value: string, anchor = 'start'): SVGElement {
   const node = svg('text', { x, y, 'font-size': 10, fill: 'currentColor', 'text-anchor': anchor });

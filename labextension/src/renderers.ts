@@ -3,7 +3,7 @@
  */
 import { renderAnatomy, renderAnatomySession } from './anatomy';
 import { renderPolicies } from './policies';
-import { details, el, fmt, meter, sortableTable } from './dom';
+import { details, el, fmt, meter, sortableTable, svg } from './dom';
 import {
   ACCENT,
   BudgetPayload,
@@ -593,15 +593,6 @@ function renderCounters(p: CountersPayload): HTMLElement {
 }
 
 const MODEL_COLORS = SERIES_COLORS;
-const SVG = 'http://www.w3.org/2000/svg';
-
-function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    node.setAttribute(k, String(v));
-  }
-  return node;
-}
 
 /** Context tokens per call for each model, its budget dashed, summarizations as triangles. */
 function replayChart(p: ReplayPayload): SVGElement {
