@@ -16,7 +16,10 @@ from .transcripts import Transcript
 __all__ = ["CLAUDE_CODE_WINDOW", "Context", "PolicySession", "Sent", "main_model", "policy_session"]
 
 # Claude Code runs a model in a 200,000-token window unless a [1m] model is chosen (its default
-# window constant; CLAUDE_CODE_AUTO_COMPACT_WINDOW changes it): the window a recording ran in
+# window constant; CLAUDE_CODE_AUTO_COMPACT_WINDOW changes it): the window a recording ran in.
+# Sources: /context in Claude Code 2.1 showing "claude-opus-4-6 · 21k/200k tokens"
+# (https://github.com/anthropics/claude-code/issues/23409), and a reading of 2.1's strings
+# (https://github.com/xsyetopz/claudetto/wiki/Compaction-And-Context)
 CLAUDE_CODE_WINDOW = 200_000
 
 

@@ -39,8 +39,13 @@ from ..errors import CounterUnavailableError
 __all__ = ["OPEN_MODEL_COUNTERS", "OpenModelCounter"]
 
 EXTRA = 'pip install "ctx-lab[open-models]"'
-LLAMA3_HEADER = 5  # <|start_header_id|> role <|end_header_id|> "\n\n" … <|eot_id|>: 4 + the role
-CHATML = 4  # <|im_start|> role "\n" … <|im_end|> "\n": 4 + the role
+# chat templates, tokens per message beyond the role's: Llama 3's
+# <|start_header_id|> role <|end_header_id|> "\n\n" … <|eot_id|> (Meta's prompt format,
+# https://www.llama.com/docs/model-cards-and-prompt-formats/meta-llama-3/); ChatML's
+# <|im_start|> role "\n" … <|im_end|> "\n" (Qwen's chat template,
+# https://qwen.readthedocs.io/en/latest/getting_started/concepts.html)
+LLAMA3_HEADER = 5
+CHATML = 4
 
 
 @dataclass
