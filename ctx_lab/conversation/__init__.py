@@ -5,7 +5,7 @@ from ._cache import simulate_cache
 from ._cache_report import CacheReport, plot_cache
 from ._calibrate import calibrate
 from ._calibration_eval import CalibrationEvaluation, evaluate_calibration
-from ._delta import content_class, fit_classes, mine_growth
+from ._delta import content_class, fit_classes, mine_growth, thinking_sent
 from ._history import FullHistory, HistoryEntry, Summary
 from ._journal import (
     ActiveJournal,
@@ -130,4 +130,5 @@ __all__ = [
     "step_clock",
     "stream_into",
     "summarize_now",
+    "thinking_sent",
 ]

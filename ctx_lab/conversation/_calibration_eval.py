@@ -140,18 +140,19 @@ def evaluate_calibration(
     docstring); ``o200k``: the scalar of an o200k fit on the same sessions, to compare."""
     from ..tokens import get_counter, model_extends
     from ._cache_sizes import message_counts
-    from ._delta import content_class, estimate_call, fit_classes
+    from ._delta import CLASSES, THINKING, content_class, estimate_call, thinking_sent
 
-    classes = {c.klass: c for c in calibration.classes or fit_classes(())}
+    classes = {c.klass: c for c in calibration.classes}
     if not classes:  # a scalar calibration: every class at its ratio (the degenerate case)
-        from ._delta import CLASSES
-
         classes = {
             k: ClassRatio(
                 k, calibration.ratio, calibration.low, calibration.high, calibration.calls
             )
             for k in CLASSES
         }
+    if THINKING not in classes:  # stored before thinking was fitted: the summary as prose
+        prose = classes["prose"]
+        classes[THINKING] = ClassRatio(THINKING, prose.ratio, prose.low, prose.high, 0, True)
     base = get_counter(calibration.base)
     other = get_counter("o200k") if o200k is not None else None
     rows: list[EvaluatedCall] = []
@@ -173,12 +174,15 @@ def evaluate_calibration(
         counts = [c - i for c, i in zip(counts, images, strict=True)]
         kinds = [content_class(m) for m in transcript.messages]
         plain = message_counts(transcript, other, model)[1] if other is not None else None
+        thinking = thinking_sent(transcript, base, model)
         segment, offset, scalar_offset, o_offset = None, 0.0, 0.0, 0.0
         for call in transcript.calls:
             if call.usage is None or call.model != model:
                 continue
             start, end = transcript.sent_range(call)
-            middle, low, high = estimate_call(classes, kinds, counts, images, start, end)
+            middle, low, high = estimate_call(
+                classes, kinds, counts, images, start, end, thinking[call.index]
+            )
             scalar = calibration.ratio * sum(counts[start:end]) + sum(images[start:end])
             o_total = o200k * sum(plain[start:end]) if plain is not None and o200k else None
             reported = call.usage.reported_input

@@ -27,6 +27,7 @@ from ._registry import (
     tokenizer_for,
 )
 from ._report import ModelInfo, ModelList, describe_model, list_models
+from ._thinking_rules import THINKING_DOC, keeps_earlier_thinking
 
 __all__ = [
     "BUILTIN_MODELS",
@@ -34,6 +35,7 @@ __all__ = [
     "DEFAULT_LIMITS",
     "MODEL_SOURCE_ENTRY_POINTS",
     "REGISTRY_NAMES",
+    "THINKING_DOC",
     "TOKENIZERS",
     "CachePrices",
     "CacheRule",
@@ -49,6 +51,7 @@ __all__ = [
     "cache_rule",
     "describe_model",
     "get_registry",
+    "keeps_earlier_thinking",
     "list_models",
     "registry_names",
     "tokenizer_for",

@@ -9,6 +9,7 @@ from typing import Any
 from ..errors import CalibrationError, CounterUnavailableError, UsageError
 from ..models import tokenizer_for
 from ._calibration import find_calibration
+from ._classes import CLASSES
 from ._lookup import get_counter
 
 __all__ = ["MODEL_COUNTER", "MODEL_ESTIMATE", "CounterChoice", "resolve_counter"]
@@ -100,9 +101,8 @@ def resolve_counter(
 def calibrated_name(calibration: Any, budget: bool = False) -> str:
     """The counter a calibration counts with: its base scaled by each class's ratio (or by its
     scalar where it has no classes) — by the band's upper edge for a ``budget``."""
-    if not calibration.classes or all(c.pooled for c in calibration.classes):
+    text = [c for c in calibration.classes if c.klass in CLASSES]  # a counter counts text
+    if not text or all(c.pooled for c in text):
         return f"{calibration.base}*{(calibration.high if budget else calibration.ratio):g}"
-    factors = ",".join(
-        f"{c.klass}:{(c.high if budget else c.ratio):g}" for c in calibration.classes
-    )
+    factors = ",".join(f"{c.klass}:{(c.high if budget else c.ratio):g}" for c in text)
     return f"{calibration.base}*{{{factors}}}"

@@ -304,7 +304,7 @@ export type CalibrationPayload = {
   }[];
   excluded?: Record<string, number>;
   classes?: ({
-    class: "prose" | "code" | "json" | "cjk";
+    class: "prose" | "code" | "json" | "cjk" | "thinking";
     ratio: number;
     low: number;
     high: number;
@@ -319,7 +319,7 @@ export type CalibrationEvaluationPayload = {
   model: string;
   base: string;
   classes: ({
-    class: "prose" | "code" | "json" | "cjk";
+    class: "prose" | "code" | "json" | "cjk" | "thinking";
     ratio: number;
     low: number;
     high: number;

@@ -199,3 +199,17 @@ def test_unknown_registry_is_a_usage_error() -> None:
     with pytest.raises(UnknownRegistryError) as info:
         get_registry("nope")
     assert "builtin" in str(info.value) and "models-dev" in str(info.value)
+
+
+def test_which_models_send_every_earlier_thinking_block_again() -> None:
+    """Anthropic's "Thinking block preservation by model": Opus 4.5+, Sonnet 4.6+ and Mythos
+    keep all; earlier Opus and Sonnet, every Haiku through 4.5, other providers only the turn's."""
+    from ctx_lab.models import keeps_earlier_thinking
+
+    keeps = ["claude-opus-4-5-20251101", "claude-opus-4-6", "anthropic/claude-opus-5",
+             "claude-sonnet-4-6", "claude-mythos-preview"]  # fmt: skip
+    turn = ["claude-opus-4-1-20250805", "claude-opus-4-20250514", "claude-sonnet-4-5",
+            "claude-sonnet-4-20250514", "claude-haiku-4-5-20251001", "claude-3-7-sonnet-20250219",
+            "gpt-5.5", "gemini-2.5-pro", ""]  # fmt: skip
+    assert all(keeps_earlier_thinking(m) for m in keeps)
+    assert not any(keeps_earlier_thinking(m) for m in turn)

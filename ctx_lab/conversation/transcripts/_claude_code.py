@@ -11,9 +11,10 @@ gathered back into the response they belong to (an assistant line of a response 
 chain, or a tool result for a tool call already seen). Other branches (an edited prompt, a
 retry) are left out and counted. Lines that share a ``message.id`` are one call, even with tool
 results between them. ``isSidechain`` lines are a sub-agent's and left out — unless every line
-is, in which case the file is a sub-agent's own session. Thinking blocks are kept apart (the
-API does not send earlier turns' thinking again); ``isApiErrorMessage`` and ``<synthetic>``
-assistant lines were written by the client, not the model, and are not calls.
+is, in which case the file is a sub-agent's own session. Thinking blocks are kept apart (a
+summary of what the model thought; which earlier thinking a request sends again, and at what
+size, is :func:`ctx_lab.models.keeps_earlier_thinking`'s rule); ``isApiErrorMessage`` and
+``<synthetic>`` assistant lines were written by the client, not the model, and are not calls.
 """
 
 from __future__ import annotations
@@ -307,8 +308,8 @@ def _closing_warnings(state: _Reading, abandoned: int) -> None:
         state.warnings.append(f"{state.unknown} lines of unknown kinds skipped")
     if state.thinking:
         state.warnings.append(
-            f"{len(state.thinking)} thinking blocks kept apart: the API does not send earlier "
-            "turns' thinking again"
+            f"{len(state.thinking)} thinking blocks kept apart: the file holds summaries, and a "
+            "request that sends thinking back carries its full size"
         )
 
 
