@@ -14,6 +14,7 @@ from ._analysis import sweep
 from ._anatomy import anatomy
 from ._builder import build, compress
 from ._cache import cache
+from ._check import check
 from ._conversation import calibrate, history, journal, replay
 from ._doctor import doctor
 from ._mcp import McpTool, mcp_tools
@@ -55,6 +56,7 @@ __all__ = [
     "cache",
     "calibrate",
     "capture_serve",
+    "check",
     "command",
     "commands",
     "compress",

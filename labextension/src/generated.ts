@@ -5,7 +5,7 @@
  */
 
 export const PAYLOAD_VERSION = 1;
-export const PAYLOAD_KINDS = ["anatomy", "anatomy_session", "budget", "build", "cache", "calibration", "calibration_evaluation", "calibrations", "compress", "context", "corpus", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "policies", "profiles", "read", "replay", "tokens", "usage"] as const;
+export const PAYLOAD_KINDS = ["anatomy", "anatomy_session", "budget", "build", "cache", "calibration", "calibration_evaluation", "calibrations", "check", "compress", "context", "corpus", "counters", "doctor", "entries", "history", "journal", "model", "models", "packet", "page", "policies", "profiles", "read", "replay", "tokens", "usage"] as const;
 export type PayloadKind = (typeof PAYLOAD_KINDS)[number];
 export const SEVERITIES = ["ok", "warn", "bad"] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -365,6 +365,31 @@ export type CalibrationsPayload = {
     warnings?: string[];
     problem?: string | null;
   })[];
+};
+
+/** application/vnd.ctx-lab.check+json (version 1) */
+export type CheckPayload = {
+  version: 1;
+  sessions: string[];
+  findings: ({
+    code: "CTX101" | "CTX102" | "CTX103" | "CTX104" | "CTX105" | "CTX106" | "CTX107";
+    rule: string;
+    session: string;
+    call: number;
+    category: string;
+    message: string;
+    value: number;
+    threshold: number;
+  })[];
+  rules: Record<string, {
+    code: "CTX101" | "CTX102" | "CTX103" | "CTX104" | "CTX105" | "CTX106" | "CTX107";
+    enabled: boolean;
+    [key: string]: unknown;
+  }>;
+  rules_from: string;
+  notes: string[];
+  warnings: string[];
+  checked_at: string;
 };
 
 /** application/vnd.ctx-lab.compress+json (version 1) */
@@ -908,7 +933,7 @@ export type UsagePayload = {
   version: 1;
 };
 
-export type AnyPayload = AnatomyPayload | AnatomySessionPayload | BudgetPayload | BuildPayload | CachePayload | CalibrationPayload | CalibrationEvaluationPayload | CalibrationsPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | PoliciesPayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
+export type AnyPayload = AnatomyPayload | AnatomySessionPayload | BudgetPayload | BuildPayload | CachePayload | CalibrationPayload | CalibrationEvaluationPayload | CalibrationsPayload | CheckPayload | CompressPayload | ContextPayload | CorpusPayload | CountersPayload | DoctorPayload | EntriesPayload | HistoryPayload | JournalPayload | ModelPayload | ModelsPayload | PacketPayload | PagePayload | PoliciesPayload | ProfilesPayload | ReadPayload | ReplayPayload | TokensPayload | UsagePayload;
 export interface PayloadByKind {
   anatomy: AnatomyPayload;
   anatomy_session: AnatomySessionPayload;
@@ -918,6 +943,7 @@ export interface PayloadByKind {
   calibration: CalibrationPayload;
   calibration_evaluation: CalibrationEvaluationPayload;
   calibrations: CalibrationsPayload;
+  check: CheckPayload;
   compress: CompressPayload;
   context: ContextPayload;
   corpus: CorpusPayload;
@@ -986,6 +1012,20 @@ export interface CacheQuery {
   /** every call as if sent to this model: its caching rules and prices (default each call's own) */
   model?: string;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one; `ctx-lab counters` lists them (default bytes/4) */
+  counter?: string;
+  /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
+  registry?: string;
+}
+
+/** The query of GET /ctx-lab/api/check (ctx-lab check). */
+export interface CheckQuery {
+  /** recorded sessions (Claude Code, Codex, Gemini CLI, OpenAI or Anthropic logs) or capture files */
+  file: string[];
+  /** a TOML rules file: thresholds, rules turned off (docs/commands.md) (default the default rules) */
+  rules?: string;
+  /** every call as if sent to this model: its window and budget (default each call's own) */
+  model?: string;
+  /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else bytes/4) */
   counter?: string;
   /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
   registry?: string;
@@ -1231,6 +1271,8 @@ export interface CtxLabService {
   build(query: BuildQuery): Promise<BuildPayload>;
   /** predict, explain and price a recorded session's prompt cache hits and misses */
   cache(query: CacheQuery): Promise<CachePayload>;
+  /** check recorded sessions against context rules for CI: exit 1 on findings, 2 on errors */
+  check(query: CheckQuery): Promise<CheckPayload>;
   /** replay a recorded agent session against models: context, summarization, cost per call */
   replay(query: ReplayQuery): Promise<ReplayPayload | CorpusPayload>;
   /** show a model's context window, output limit, input budget and prices */
@@ -1256,7 +1298,7 @@ export interface CtxLabService {
 }
 
 /** The commands served over REST, by route name. */
-export const ROUTES = ["anatomy", "build", "cache", "replay", "models", "packet", "entries", "context", "page", "budget", "read", "policies", "tokens", "counters"] as const;
+export const ROUTES = ["anatomy", "build", "cache", "check", "replay", "models", "packet", "entries", "context", "page", "budget", "read", "policies", "tokens", "counters"] as const;
 
 /** The service over a request function (the lab's is api.ts's requestAPI). */
 export function makeService(
@@ -1266,6 +1308,7 @@ export function makeService(
     anatomy: (query: AnatomyQuery = {} as AnatomyQuery) => request<AnatomyPayload | AnatomySessionPayload>('anatomy', { ...query }),
     build: (query: BuildQuery = {} as BuildQuery) => request<BuildPayload>('build', { ...query }),
     cache: (query: CacheQuery = {} as CacheQuery) => request<CachePayload>('cache', { ...query }),
+    check: (query: CheckQuery = {} as CheckQuery) => request<CheckPayload>('check', { ...query }),
     replay: (query: ReplayQuery = {} as ReplayQuery) => request<ReplayPayload | CorpusPayload>('replay', { ...query }),
     models: (query: ModelsQuery = {} as ModelsQuery) => request<ModelPayload | ModelsPayload>('models', { ...query }),
     packet: (query: PacketQuery = {} as PacketQuery) => request<PacketPayload | ProfilesPayload>('packet', { ...query }),

@@ -9,6 +9,7 @@ import {
   BudgetPayload,
   BuildPayload,
   CachePayload,
+  CheckPayload,
   CompressPayload,
   ContextPayload,
   CorpusPayload,
@@ -65,7 +66,8 @@ export const KINDS = [
   'anatomy',
   'anatomy_session',
   'cache',
-  'policies'
+  'policies',
+  'check'
 ];
 
 type LedgerRow = PacketPayload['ledger'][number] | EntriesPayload['rows'][number];
@@ -775,6 +777,29 @@ function renderCalibrations(p: CalibrationsPayload): HTMLElement {
   );
 }
 
+function renderCheck(p: CheckPayload): HTMLElement {
+  const sessions = `${p.sessions.length} session${p.sessions.length === 1 ? '' : 's'}`;
+  const ran = Object.values(p.rules).filter(r => r.enabled).length;
+  const found = `${p.findings.length} finding${p.findings.length === 1 ? '' : 's'}`;
+  const head = p.findings.length
+    ? `${found} in ${sessions} (${p.rules_from})`
+    : `clean: ${sessions}, ${ran} rules (${p.rules_from})`;
+  const rows = p.findings.map(f => [f.session, f.call, f.code, f.rule, f.category, f.message]);
+  return el(
+    'div',
+    { 'data-ctx-check': String(p.findings.length) },
+    el('div', { class: p.findings.length ? 'ctx-head ctx-bad' : 'ctx-head ctx-ok' }, head),
+    rows.length
+      ? el(
+          'div',
+          { 'data-ctx-check-findings': String(rows.length) },
+          sortableTable(['session', 'call', 'code', 'rule', 'category', 'message'], rows)
+        )
+      : el('span'),
+    ...p.notes.map(n => el('div', { class: 'ctx-muted' }, `note: ${n}`))
+  );
+}
+
 function renderCalibrationEvaluation(p: CalibrationEvaluationPayload): HTMLElement {
   const pct = (value: number | null | undefined): string =>
     value === null || value === undefined ? '–' : `${(value * 100).toFixed(1)} %`;
@@ -928,7 +953,8 @@ export const RENDERERS: Renderers = {
   anatomy: renderAnatomy,
   anatomy_session: renderAnatomySession,
   cache: renderCache,
-  policies: renderPolicies
+  policies: renderPolicies,
+  check: renderCheck
 };
 
 export function mimeType(kind: string): string {

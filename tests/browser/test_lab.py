@@ -464,3 +464,19 @@ def test_policies_render_their_chart_costs_and_losses(page, lab: Lab) -> None:
     assert rendered.locator("[data-ctx-policies-table] tbody tr").count() == 3
     assert rendered.locator("[data-ctx-legend] .ctx-legend-item").count() == 3
     rendered.screenshot(path=str(ARTIFACTS / "policies.png"))
+
+
+def test_check_renders_its_findings(page, lab: Lab) -> None:
+    """``%ctx check`` in the lab: the verdict and one row per finding with its code and call."""
+    from ctx_lab.examples import SESSIONS_DIR
+
+    (lab.root / "session.jsonl").write_bytes((SESSIONS_DIR / "coding-session.jsonl").read_bytes())
+    lab.notebook("check.ipynb", ["%load_ext ctx_lab", "%ctx check session.jsonl"])
+    open_lab(page, lab, "check.ipynb")
+    run_all(page, "[data-ctx-kind='check']")
+    rendered = page.locator("[data-ctx-kind='check']").first
+    assert "1 finding in 1 session" in rendered.locator(".ctx-head").inner_text()
+    rows = rendered.locator("[data-ctx-check-findings] tbody tr")
+    assert rows.count() == 1 and "CTX106" in rows.first.inner_text()
+    assert "175" in rows.first.inner_text()
+    rendered.screenshot(path=str(ARTIFACTS / "check.png"))

@@ -160,6 +160,10 @@ def payloads(tmp_path_factory) -> dict[str, list[dict]]:
                 ]
             ),
         ],
+        "check": [
+            payload_of(["check", str(REAL / "marot__spotter" / "tool_heavy.jsonl")]),
+            payload_of(["check", str(SESSIONS / "coding-session.jsonl"), "--model", "gpt-4o"]),
+        ],
         "corpus": [
             payload_of(
                 [

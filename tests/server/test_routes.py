@@ -333,6 +333,10 @@ async def test_every_route_is_its_command_function(jp_fetch, jp_serverapp, proje
                 "chat.jsonl", policy=["recorded", "summary:threshold=300"], root=root
             ),
         ),
+        "check": (
+            [("file", "chat.jsonl"), ("model", "gpt-4o")],
+            lambda: commands.check("chat.jsonl", model="gpt-4o", root=root),
+        ),
     }
     shutil.copy(SESSIONS / "support-chat.jsonl", root / "chat.jsonl")
     for route, (params, call) in cases.items():

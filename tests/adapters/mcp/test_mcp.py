@@ -78,6 +78,7 @@ def test_in_memory_tools_resources_reading_paging_and_errors(project: Path) -> N
             assert set(tools) == {
                 *("read", "page", "budget", "packet", "build", "count_tokens", "anatomy", "cache"),
                 "policies",
+                "check",
             }
             assert tools["read"].input_schema == commands.commands()["read"].input_schema()
             assert "next_cursor" in tools["read"].description
@@ -215,7 +216,9 @@ def test_stdio_server_and_its_call_log(project: Path) -> None:
 
     async def session() -> None:
         async with Client(params) as client:
-            assert len((await client.list_tools()).tools) == 9  # anatomy, cache and policies too
+            assert (
+                len((await client.list_tools()).tools) == 10
+            )  # anatomy, cache, policies, check too
             chunks = await walk(client, "guide.html", 4000)
             assert chunks[-1]["truncated"] is False
             bad = await client.call_tool("read", {"uri": "/etc/passwd"})
@@ -308,6 +311,7 @@ def test_every_tool_declares_its_output_schema_and_annotations(project: Path) ->
                 "anatomy": {"file": "calls.json"},
                 "cache": {"file": "session.jsonl"},
                 "policies": {"file": ["session.jsonl"], "policy": ["recorded", "none"]},
+                "check": {"file": ["session.jsonl"]},
             }
             (project / "calls.json").write_text(
                 json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]})

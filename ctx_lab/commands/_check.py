@@ -1,0 +1,94 @@
+"""``check``: rules over recorded sessions and captures for CI, each finding with a stable code
+and its call — exit 0 clean, 1 for findings, 2 for any error (a bad flag, a missing or malformed
+rules file, an unreadable session)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated
+
+from ..errors import UsageError
+from ..files import confine, display_path
+from . import _params as params
+from ._param import ALL, Param, hidden
+from ._params import Registry
+from ._registry import Command, command
+
+if TYPE_CHECKING:
+    from ..check import CheckReport
+
+__all__ = ["check"]
+
+PathArg = str | os.PathLike[str]
+
+
+def check(
+    file: Annotated[
+        PathArg | Sequence[PathArg],
+        Param(
+            "recorded sessions (Claude Code, Codex, Gemini CLI, OpenAI or Anthropic logs) or "
+            "capture files",
+            positional=True,
+            metavar="FILE",
+            max_length=4096,
+        ),
+    ],
+    *,
+    rules: Annotated[
+        PathArg | None,
+        Param(
+            "a TOML rules file: thresholds, rules turned off (docs/commands.md)",
+            metavar="RULES.toml",
+            max_length=4096,
+            default_text="the default rules",
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        Param(
+            "every call as if sent to this model: its window and budget",
+            metavar="M",
+            max_length=200,
+            default_text="each call's own",
+        ),
+    ] = None,
+    counter: Annotated[str | None, params.counter("bytes/4", model=True)] = None,
+    registry: Registry = None,
+    root: Annotated[PathArg | None, hidden("files must resolve inside it", session="root")] = None,
+) -> CheckReport:
+    """The ``rules`` (default: every rule at its default threshold) over each session: one
+    finding per violation with its code, call, category and numbers (see
+    :mod:`ctx_lab.check`). With ``root`` every file must resolve inside it."""
+    files = [file] if isinstance(file, str | os.PathLike) else list(file)
+    if not files:
+        raise UsageError("nothing to check: give one or more recorded sessions")
+    from ..check import check_files, load_rules
+
+    paths = [confine(root, f, what="file") if root is not None else f for f in files]
+    labels = [display_path(p, root) if root is not None else os.fspath(p) for p in paths]
+    rules_path = confine(root, rules, what="rules file") if root and rules else rules
+    return check_files(
+        paths, load_rules(rules_path), model=model, counter=counter, registry=registry,
+        labels=labels,
+    )  # fmt: skip
+
+
+command(
+    Command(
+        "check",
+        "check recorded sessions against context rules for CI: exit 1 on findings, 2 on errors",
+        check,
+        formats=("text", "json", "junit", "sarif"),
+        surfaces=ALL,
+        agent_help="Checks recorded sessions or captures against context rules with stable "
+        "codes (CTX101 window filled without a compaction, CTX102 low cache hit rate, CTX103 "
+        "oversized tool result, CTX104 tool definitions crowding the input, CTX105 memory file "
+        "dropped, CTX106 over the effective budget, CTX107 large cache miss with its cause); "
+        "each finding names its call, category and numbers.",
+        epilog="examples:\n  ctx-lab check ~/.claude/projects/*/SESSION.jsonl\n"
+        "  ctx-lab check SESSION.jsonl --rules ctx-rules.toml --format sarif -o ctx.sarif\n"
+        "  ctx-lab check calls.db --format junit -o ctx-junit.xml",
+        group="sessions",
+    )
+)
