@@ -119,13 +119,14 @@ def _session(
     made: list[tuple[RequestAnatomy, str]],
     replayed: Sequence[int | None] = (),
     warnings: Sequence[str] = (),
+    transcript: Any = None,
 ) -> SessionAnatomy:
     diffs: list[CallDiff | None] = [None]
     for (before, system_before), (after, system_after) in pairwise(made):
         diffs.append(diff_calls(before, after, [system_before, system_after]))
     return SessionAnatomy(
         source, tuple(a for a, _ in made), tuple(diffs[: len(made)]), tuple(replayed),
-        tuple(warnings),
+        tuple(warnings), transcript,
     )  # fmt: skip
 
 
@@ -373,4 +374,4 @@ def _from_transcript(
             replayed = [by_call.get(c.index) for c in chosen_calls]
         except Exception as exc:  # the anatomy stands without the replay beside it
             notes.append(f"replay not shown ({type(exc).__name__}: {exc})")
-    return _session(name, made, replayed, notes)
+    return _session(name, made, replayed, notes, transcript)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..display import RichResult, csv_text, escape, html_table, text_table
+from ..errors import UsageError
 from ._pieces import CATEGORIES
 from ._request import AnatomyItem, RequestAnatomy
 
@@ -112,6 +113,8 @@ class SessionAnatomy(RichResult):
     diffs: tuple[CallDiff | None, ...]
     replayed: tuple[int | None, ...] = ()
     warnings: tuple[str, ...] = field(default=())
+    # the recorded session it was made from (what ``--format otlp`` exports), when it was one
+    transcript: Any = field(default=None, compare=False, repr=False)
 
     payload_kind = "anatomy_session"
 
@@ -231,10 +234,30 @@ class SessionAnatomy(RichResult):
         return csv_text(columns, [[r[c] for c in columns] for r in rows])
 
     def render(self, fmt: str = "text") -> str:
-        """``text``, ``csv`` or ``json``."""
+        """``text``, ``csv``, ``json`` or ``otlp`` (OpenTelemetry traces, :mod:`._otlp`)."""
         if fmt == "csv":
             return self.to_csv()
+        if fmt == "otlp":
+            return self.to_otlp_json()
         return super().render(fmt)
+
+    def to_otlp(self) -> dict[str, Any]:
+        """The session as OTLP/JSON traces: a span per call with its messages, usage and
+        composition (:func:`ctx_lab.anatomy._otlp.otlp_traces`)."""
+        if self.transcript is None:
+            raise UsageError(
+                f"{self.source}: --format otlp exports a recorded session (a transcript) taken "
+                "apart with --session; a capture file or request bodies are not exported yet"
+            )
+        from ._otlp import otlp_traces
+
+        return otlp_traces(self.transcript, self.calls, self.source)
+
+    def to_otlp_json(self) -> str:
+        """:meth:`to_otlp` as one line of JSON (the OTLP file exporter's shape)."""
+        import json
+
+        return json.dumps(self.to_otlp(), ensure_ascii=False, separators=(",", ":")) + "\n"
 
     def html_body(self) -> str:
         """The per-call table."""

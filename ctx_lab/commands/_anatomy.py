@@ -87,7 +87,7 @@ command(
         "anatomy",
         "show what fills a request or a session: tokens by category, cache breaks, free space",
         anatomy,
-        formats=("text", "json", "csv"),
+        formats=("text", "json", "csv", "otlp"),
         surfaces=ALL,
         agent_help="What fills a model request (or every request of a session): tokens by "
         "category — system prompt, tool definitions, memory files, messages, tool calls and "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Annotated
 
 from ..errors import UsageError
@@ -55,6 +56,17 @@ def check(
     ] = None,
     counter: Annotated[str | None, params.counter("bytes/4", model=True)] = None,
     registry: Registry = None,
+    now: Annotated[
+        datetime | None,
+        Param(
+            "the time (ISO 8601) that dates the report (JUnit's timestamp)",
+            metavar="ISO",
+            parse=params.parse_now,
+            max_length=64,
+            session="now",
+            default_text="now",
+        ),
+    ] = None,
     root: Annotated[PathArg | None, hidden("files must resolve inside it", session="root")] = None,
 ) -> CheckReport:
     """The ``rules`` (default: every rule at its default threshold) over each session: one
@@ -70,7 +82,7 @@ def check(
     rules_path = confine(root, rules, what="rules file") if root and rules else rules
     return check_files(
         paths, load_rules(rules_path), model=model, counter=counter, registry=registry,
-        labels=labels,
+        labels=labels, now=(lambda: now) if now is not None else None,
     )  # fmt: skip
 
 

@@ -287,6 +287,7 @@ TRANSCRIPT_FORMATS = (
     "anthropic-messages",
     "cline",
     "pi",
+    "otlp",
 )
 
 

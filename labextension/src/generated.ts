@@ -1029,6 +1029,8 @@ export interface CheckQuery {
   counter?: string;
   /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
   registry?: string;
+  /** the time (ISO 8601) that dates the report (JUnit's timestamp) (default now) */
+  now?: string;
 }
 
 /** The query of GET /ctx-lab/api/replay (ctx-lab replay). */
@@ -1048,7 +1050,7 @@ export interface ReplayQuery {
   /** where models' limits and prices come from (default builtin) */
   registry?: string;
   /** the file's format (auto: detected) (default auto) */
-  transcript_format?: 'auto' | 'claude-code' | 'codex' | 'gemini-cli' | 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'cline' | 'pi';
+  transcript_format?: 'auto' | 'claude-code' | 'codex' | 'gemini-cli' | 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'cline' | 'pi' | 'otlp';
 }
 
 /** The query of GET /ctx-lab/api/models (ctx-lab models). */

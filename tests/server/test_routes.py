@@ -334,8 +334,10 @@ async def test_every_route_is_its_command_function(jp_fetch, jp_serverapp, proje
             ),
         ),
         "check": (
-            [("file", "chat.jsonl"), ("model", "gpt-4o")],
-            lambda: commands.check("chat.jsonl", model="gpt-4o", root=root),
+            [("file", "chat.jsonl"), ("model", "gpt-4o"), ("now", now)],
+            lambda: commands.check(
+                "chat.jsonl", model="gpt-4o", root=root, now=datetime.fromisoformat(now)
+            ),
         ),
     }
     shutil.copy(SESSIONS / "support-chat.jsonl", root / "chat.jsonl")

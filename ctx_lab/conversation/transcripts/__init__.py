@@ -30,6 +30,7 @@ from ._claude_code import read_claude_code
 from ._cline import is_cline_history, is_cline_ui, read_cline, refuse_ui
 from ._codex import is_legacy_meta, is_rollout, read_codex
 from ._gemini import is_gemini_session, read_gemini
+from ._genai import from_genai, to_genai
 from ._model import (
     IMAGE_PLACEHOLDER,
     Call,
@@ -40,6 +41,7 @@ from ._model import (
     images_cost,
 )
 from ._openai import read_openai
+from ._otlp import is_otlp, read_otlp
 from ._pi import is_pi_session, read_pi
 from ._read import Record, records
 
@@ -49,12 +51,14 @@ __all__ = [
     "Call",
     "Transcript",
     "Usage",
+    "from_genai",
     "image_marks",
     "image_placeholder",
     "images_cost",
     "load_transcript",
     "read_records",
     "records",
+    "to_genai",
 ]
 
 FORMATS = (
@@ -66,6 +70,7 @@ FORMATS = (
     "anthropic-messages",
     "cline",
     "pi",
+    "otlp",
 )
 
 _READERS = {
@@ -77,6 +82,7 @@ _READERS = {
     "anthropic-messages": read_anthropic,
     "cline": read_cline,
     "pi": read_pi,
+    "otlp": read_otlp,
 }
 
 
@@ -88,6 +94,8 @@ def _detect(rows: list[Record]) -> str:
             return "cline" if is_cline_history(record) else "openai-chat"
         if not isinstance(record, Mapping):
             continue
+        if is_otlp(record):
+            return "otlp"
         if is_pi_session(record):
             return "pi"
         if is_rollout(record) or is_legacy_meta(record):
@@ -173,7 +181,7 @@ def read_records(rows: list[Record], format: str = "auto", source: str = "") -> 
         raise TranscriptError(
             f"{source or 'transcript'}: a record of an unexpected shape ({type(exc).__name__})"
         ) from None
-    if not found.messages:
+    if not found.messages and not found.calls:
         raise TranscriptError(
             f"{source or 'transcript'}: read as {chosen} but it holds no messages"
         )
@@ -198,7 +206,7 @@ def load_transcript(
             rows = records(text)
         chosen = _detect(rows) if format == "auto" else format
         found = _READERS[chosen](rows)
-        if not found.messages:
+        if not found.messages and not found.calls:  # (a usage-only trace has calls)
             raise TranscriptError(
                 f"read as {chosen} but it holds no messages: "
                 f"{_likely(rows) or 'not a session ctx_lab can replay'} "

@@ -162,7 +162,8 @@ class Transcript:
     ``skipped`` counts the records that are not conversation, by kind (Claude Code's
     ``progress``, ``system`` … lines, Codex's events, Gemini's ``info`` messages); ``thinking``
     holds the reasoning text each call produced (``(call index, text)``): counted apart, never
-    part of the messages, because providers do not send earlier turns' reasoning again.
+    part of the messages — a file holds a summary, and which earlier thinking a request sends
+    again is the model's rule (:func:`ctx_lab.models.keeps_earlier_thinking`).
     """
 
     format: str

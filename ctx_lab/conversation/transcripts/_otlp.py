@@ -1,0 +1,252 @@
+"""OpenTelemetry traces as a session: OTLP/JSON (the OTLP exporters' and the collector's file
+format — one ``{"resourceSpans": …}`` object, or one per line), every span of an LLM call a
+call. Three ways of writing a call's content are read:
+
+- the GenAI semantic conventions: ``gen_ai.input.messages``, ``gen_ai.output.messages``,
+  ``gen_ai.system_instructions``, ``gen_ai.tool.definitions`` (:mod:`._genai`); usage
+  ``gen_ai.usage.input_tokens`` (which "SHOULD include all types of input tokens, including
+  cached tokens"), ``gen_ai.usage.output_tokens``, ``gen_ai.usage.cache_read.input_tokens``,
+  ``gen_ai.usage.cache_creation.input_tokens``, ``gen_ai.usage.reasoning.output_tokens``;
+- OpenInference's flattened ``llm.input_messages.N.message.*`` / ``llm.output_messages.N…``
+  with ``llm.token_count.*`` and ``llm.model_name``;
+- OpenLLMetry's ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` with
+  ``gen_ai.usage.prompt_tokens`` / ``completion_tokens`` / ``cache_read_input_tokens`` /
+  ``cache_creation_input_tokens``.
+
+A span without content (Claude Code's and Codex's own telemetry, an instrumentation with
+content capture off) is a call with usage only, and the transcript says how many there are.
+Each span's input is the whole request, so the history is rebuilt from them: a span whose
+input extends the one before adds what is new; one that does not starts a segment (a
+compaction, recorded where it happened). ctx_lab's own export (``anatomy --format otlp``)
+carries the original format, timestamps and call numbers in ``ctx_lab.*`` attributes and reads
+back into the same transcript.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from .._messages import Message
+from ._genai import from_genai, genai_text
+from ._model import Call, Transcript, Usage
+from ._read import Record
+
+__all__ = ["is_otlp", "read_otlp"]
+
+_LLM_OPERATIONS = {"chat", "text_completion", "generate_content"}
+
+
+def is_otlp(record: Any) -> bool:
+    """An OTLP/JSON traces object."""
+    return isinstance(record, Mapping) and isinstance(record.get("resourceSpans"), list)
+
+
+def attribute_value(value: Any) -> Any:
+    """An OTLP/JSON ``AnyValue`` as a Python value."""
+    if not isinstance(value, Mapping):
+        return None
+    for key in ("stringValue", "boolValue", "doubleValue"):
+        if key in value:
+            return value[key]
+    if "intValue" in value:
+        return int(value["intValue"])
+    if "arrayValue" in value:
+        return [attribute_value(v) for v in value["arrayValue"].get("values", [])]
+    if "kvlistValue" in value:
+        return attributes(value["kvlistValue"].get("values", []))
+    return None
+
+
+def attributes(items: Any) -> dict[str, Any]:
+    """OTLP/JSON ``KeyValue`` list as a dict."""
+    if not isinstance(items, list):
+        return {}
+    return {str(i["key"]): attribute_value(i.get("value")) for i in items
+            if isinstance(i, Mapping) and "key" in i}  # fmt: skip
+
+
+@dataclass
+class _Span:
+    attrs: dict[str, Any]
+    resource: dict[str, Any]
+    start: int
+    messages: list[Message] | None = None  # the input, None when the span holds no content
+    answer: list[Message] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    system: str = ""
+    tools: tuple[Any, ...] = ()
+
+
+def _spans(rows: list[Record]) -> list[_Span]:
+    found = []
+    for _, record in rows:
+        if not is_otlp(record):
+            continue
+        for resource_spans in record["resourceSpans"]:
+            resource = attributes((resource_spans.get("resource") or {}).get("attributes"))
+            scopes = resource_spans.get("scopeSpans") or resource_spans.get(
+                "instrumentationLibrarySpans", []
+            )
+            for scope in scopes:
+                for span in scope.get("spans", []):
+                    attrs = attributes(span.get("attributes"))
+                    if _is_llm(attrs):
+                        start = int(span.get("startTimeUnixNano") or 0)
+                        found.append(_Span(attrs, resource, start))
+    found.sort(key=lambda s: (s.start, s.attrs.get("ctx_lab.call.index", 0)))
+    return found
+
+
+def _is_llm(attrs: Mapping[str, Any]) -> bool:
+    return (
+        attrs.get("gen_ai.operation.name") in _LLM_OPERATIONS
+        or attrs.get("openinference.span.kind") == "LLM"
+        or attrs.get("llm.request.type") in ("chat", "completion")
+        or "gen_ai.input.messages" in attrs
+        or "gen_ai.usage.input_tokens" in attrs
+    )
+
+
+def _content(span: _Span) -> None:
+    """The span's input, answer, system prompt and tools, in whichever convention it holds."""
+    a = span.attrs
+    if "gen_ai.input.messages" in a:
+        span.messages, _ = from_genai(a["gen_ai.input.messages"])
+        if "gen_ai.output.messages" in a:
+            span.answer, span.reasoning = from_genai(a["gen_ai.output.messages"])
+        system = a.get("gen_ai.system_instructions")
+        if system:
+            parts = json.loads(system) if isinstance(system, str) else system
+            span.system = "\n".join(genai_text(p.get("content")) for p in parts
+                                    if isinstance(p, Mapping))  # fmt: skip
+        tools = a.get("gen_ai.tool.definitions")
+        if tools:
+            span.tools = tuple(json.loads(tools) if isinstance(tools, str) else tools)
+    elif any(k.startswith("llm.input_messages.") for k in a):
+        span.messages = _flat(_indexed(a, "llm.input_messages."), "message.")
+        span.answer = _flat(_indexed(a, "llm.output_messages."), "message.")
+    elif any(k.startswith("gen_ai.prompt.") for k in a):
+        span.messages = _flat(_indexed(a, "gen_ai.prompt."), "")
+        span.answer = _flat(_indexed(a, "gen_ai.completion."), "")
+    if span.messages is not None and not span.system:
+        system = [m for m in span.messages if m.role == "system"]
+        if system:
+            span.system = "\n".join(m.content for m in system)
+            span.messages = [m for m in span.messages if m.role != "system"]
+
+
+def _indexed(attrs: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """``prefix.N.rest = value`` attributes as a list of ``{rest: value}`` by N."""
+    found: dict[int, dict[str, Any]] = {}
+    for key, value in attrs.items():
+        if key.startswith(prefix):
+            number, _, rest = key[len(prefix) :].partition(".")
+            if number.isdigit() and rest:
+                found.setdefault(int(number), {})[rest] = value
+    return [found[n] for n in sorted(found)]
+
+
+def _flat(items: list[dict[str, Any]], inner: str) -> list[Message]:
+    """Flattened messages (OpenInference with ``inner="message."``, OpenLLMetry with "")."""
+    out: list[Message] = []
+    for item in items:
+        role = str(item.get(f"{inner}role") or "user")
+        content = genai_text(item.get(f"{inner}content"))
+        calls = _indexed(item, f"{inner}tool_calls.")
+        if role == "tool":
+            call_id = str(item.get(f"{inner}tool_call_id") or f"call_{len(out)}")
+            out.append(Message("tool_result", content, call_id))
+            continue
+        if content or not calls:
+            out.append(Message(role if role in ("system", "user", "assistant") else "user",
+                               content))  # fmt: skip
+        for number, call in enumerate(calls):
+            name = call.get("tool_call.function.name") or call.get("name") or "tool"
+            arguments = call.get("tool_call.function.arguments", call.get("arguments"))
+            call_id = call.get("tool_call.id") or call.get("id") or f"call_{len(out)}_{number}"
+            out.append(Message("tool_use", "", str(call_id), str(name), arguments))
+    return out
+
+
+def _usage(a: Mapping[str, Any]) -> Usage | None:
+    total = _first(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
+                   "llm.token_count.prompt")  # fmt: skip
+    output = _first(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
+                    "llm.token_count.completion")  # fmt: skip
+    if total is None and output is None:
+        return None
+    read = _first(a, "gen_ai.usage.cache_read.input_tokens",
+                  "gen_ai.usage.cache_read_input_tokens",
+                  "llm.token_count.prompt_details.cache_read") or 0  # fmt: skip
+    written = _first(a, "gen_ai.usage.cache_creation.input_tokens",
+                     "gen_ai.usage.cache_creation_input_tokens",
+                     "llm.token_count.prompt_details.cache_write") or 0  # fmt: skip
+    total = total or 0
+    # the conventions count the cache inside the input; an instrumentation that passes
+    # Anthropic's own input_tokens (the cache apart) reports less than the cache alone
+    fresh = total - read - written if total >= read + written else total
+    return Usage(fresh, output or 0, written, read,
+                 _first(a, "gen_ai.usage.reasoning.output_tokens") or 0,
+                 int(a.get("ctx_lab.usage.cache_write_1h") or 0))  # fmt: skip
+
+
+def _first(a: Mapping[str, Any], *keys: str) -> int | None:
+    for key in keys:
+        if a.get(key) is not None:
+            return int(a[key])
+    return None
+
+
+def _timestamp(span: _Span) -> str | None:
+    given = span.attrs.get("ctx_lab.call.timestamp")
+    if given:
+        return str(given)
+    if not span.start:
+        return None
+    moment = datetime.fromtimestamp(span.start / 1e9, UTC)
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def read_otlp(rows: list[Record]) -> Transcript:
+    """The LLM spans of OTLP/JSON traces as one transcript (see the module docstring)."""
+    spans = _spans(rows)
+    messages: list[Message] = []
+    compactions: list[int] = []
+    calls: list[Call] = []
+    thinking: list[tuple[int, str]] = []
+    system, tools, segment, bare = "", (), 0, 0
+    for span in spans:
+        _content(span)
+        if span.messages is None:
+            bare += 1
+        else:
+            sent = span.messages
+            held = messages[segment:]
+            if sent[: len(held)] == held:
+                messages.extend(sent[len(held) :])
+            else:  # not an extension of the history so far: a compaction (or an edit)
+                segment = len(messages)
+                compactions.append(segment)
+                messages.extend(sent)
+            system, tools = span.system or system, span.tools or tools
+        prompt = len(messages)
+        messages.extend(span.answer)
+        index = len(calls)
+        thinking.extend((index, text) for text in span.reasoning)
+        model = span.attrs.get("gen_ai.response.model") or span.attrs.get(
+            "gen_ai.request.model") or span.attrs.get("llm.model_name")  # fmt: skip
+        calls.append(Call(index, len(messages), str(model) if model else None, _timestamp(span),
+                          _usage(span.attrs), prompt,
+                          bool(span.attrs.get("ctx_lab.call.compacted"))))  # fmt: skip
+    warnings = []
+    if bare:
+        warnings.append(f"{bare} of {len(spans)} calls have no content in the trace (usage only)")
+    resource = spans[0].resource if spans else {}
+    return Transcript(
+        str(resource.get("ctx_lab.transcript.format") or "otlp"), tuple(messages), tuple(calls),
+        system, tools, tuple(compactions), warnings=tuple(warnings), thinking=tuple(thinking),
+    )  # fmt: skip

@@ -1,0 +1,109 @@
+"""OpenTelemetry traces out and in: ``anatomy --session --format otlp`` exports every real
+recorded session so that reading the export back gives the same anatomy; the export parses
+into OpenTelemetry's own protobuf messages; a trace without content reads as calls with usage
+and says so; every command that takes a session reads the export."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf import json_format
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+from paths import SHARED
+
+from ctx_lab.anatomy import anatomy_of
+from ctx_lab.cli import main
+from ctx_lab.conversation.transcripts import load_transcript
+
+REAL = SHARED / "real-data" / "transcripts"
+SESSIONS = sorted(p for p in REAL.rglob("*.json*") if p.is_file()) if REAL.is_dir() else []
+# request bodies and cassettes, taken apart body by body rather than read as a transcript
+BODIES = {"test_anthropic_tool_with_thinking.json", "test_openai_tool_output.jsonl"}
+LONG = REAL / "marot__spotter" / "long" / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+needs_shared = pytest.mark.skipif(not SESSIONS, reason="../shared/real-data is absent")
+
+
+def _export(path: Path, tmp_path: Path) -> tuple[Any, Path]:
+    anatomy = anatomy_of(path, session=True, replay=False)
+    out = tmp_path / f"{path.stem}.otlp.json"
+    out.write_text(anatomy.render("otlp"), encoding="utf-8")
+    return anatomy, out
+
+
+@needs_shared
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name)
+def test_export_then_import_gives_the_same_anatomy(path: Path, tmp_path: Path) -> None:
+    if path.name in BODIES:
+        with pytest.raises(Exception, match="not exported yet"):
+            _export(path, tmp_path)
+        return
+    anatomy, out = _export(path, tmp_path)
+    again = anatomy_of(out, session=True, replay=False, label=anatomy.source)
+    assert again.rows() == anatomy.rows()
+    assert [c.items for c in again.calls] == [c.items for c in anatomy.calls]
+    original, imported = load_transcript(path), load_transcript(out)
+    assert imported.format == original.format and imported.thinking == original.thinking
+    assert [c.usage for c in imported.calls] == [c.usage for c in original.calls]
+
+
+def _as_protobuf(payload: dict[str, Any]) -> Any:
+    """OTLP/JSON to OpenTelemetry's protobuf message (OTLP/JSON writes ids in hex where the
+    protobuf JSON mapping expects base64: converted first, as the OTLP spec describes)."""
+    for resource in payload["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                for key in ("traceId", "spanId"):
+                    span[key] = base64.b64encode(bytes.fromhex(span[key])).decode()
+    return json_format.Parse(json.dumps(payload), trace_service_pb2.ExportTraceServiceRequest())
+
+
+@needs_shared
+def test_the_export_parses_with_opentelemetry_proto(tmp_path: Path) -> None:
+    anatomy, out = _export(LONG, tmp_path)
+    message = _as_protobuf(json.loads(out.read_text()))
+    spans = message.resource_spans[0].scope_spans[0].spans
+    assert len(spans) == len(anatomy.calls) == 143
+    first = {a.key: a.value for a in spans[25].attributes}
+    assert first["gen_ai.usage.input_tokens"].int_value == 132_083  # cache included
+    assert first["gen_ai.operation.name"].string_value == "chat"
+    assert first["ctx_lab.context.counter"].string_value == anatomy.calls[25].counter
+    assert len(spans[25].trace_id) == 16 and len(spans[25].span_id) == 8
+    assert all(e.name == "ctx_lab.context.item" for s in spans for e in s.events)
+
+
+@needs_shared
+def test_a_trace_without_content_reads_as_usage_and_says_so(tmp_path: Path) -> None:
+    _, out = _export(LONG, tmp_path)
+    payload = json.loads(out.read_text())
+    for span in payload["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        span["attributes"] = [a for a in span["attributes"]
+                              if not a["key"].startswith(("gen_ai.input", "gen_ai.output",
+                                                          "gen_ai.system", "ctx_lab."))]  # fmt: skip
+    bare = tmp_path / "usage-only.json"
+    bare.write_text(json.dumps(payload))
+    transcript = load_transcript(bare)
+    original = load_transcript(LONG)
+    assert transcript.messages == () and len(transcript.calls) == 143
+
+    def split(usage: Any) -> tuple[int, ...]:  # (the 1-hour cache write is ctx_lab's own)
+        return (usage.reported_input, usage.output_tokens, usage.cache_read_input_tokens,
+                usage.cache_creation_input_tokens)  # fmt: skip
+
+    assert [split(c.usage) for c in transcript.calls] == [split(c.usage) for c in original.calls]
+    assert "143 of 143 calls have no content in the trace (usage only)" in transcript.warnings
+
+
+@needs_shared
+def test_every_session_command_reads_the_export(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    short = REAL / "marot__spotter" / "tool_heavy.jsonl"
+    out = tmp_path / "trace.json"
+    assert main(["anatomy", str(short), "--session", "--format", "otlp"]) == 0
+    out.write_text(capsys.readouterr().out)
+    for command in (["replay"], ["cache"], ["policies"], ["check"], ["anatomy", "--session"]):
+        assert main([command[0], str(out), *command[1:], "--format", "json"]) in (0, 1), command
+        assert isinstance(json.loads(capsys.readouterr().out), dict)
