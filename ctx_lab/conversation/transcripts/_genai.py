@@ -5,7 +5,8 @@ gen-ai-input-messages.json / gen-ai-output-messages.json, read 2026-11) — one 
 directions: ctx_lab's export writes them, the OTLP reader reads them, whoever wrote them.
 
 A message is ``{"role", "parts": [...]}``; a part is ``text`` (``content``), ``tool_call``
-(``id``, ``name``, ``arguments``), ``tool_call_response`` (``id``, ``response``), ``reasoning``
+(``id``, ``name``, ``arguments`` — JSON text parsed, as every reader here parses OpenAI's),
+``tool_call_response`` (``id``, ``response``), ``reasoning``
 (``content``) or another type (an image, a file: kept as a placeholder naming it). ctx_lab
 writes one part per message and, where a message of its own carries more than the convention
 has room for (a tool result's error flag or tool name), an ``x-ctx-lab`` object beside
@@ -19,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .._messages import Message
+from ._blocks import arguments_of
 
 __all__ = ["EXTRA", "from_genai", "genai_text", "to_genai"]
 
@@ -103,7 +105,8 @@ def _part(role: str, part: Mapping[str, Any], extra: Mapping[str, Any], found: l
     elif kind == "tool_call":
         found.append(Message("tool_use", str(extra.get("content") or ""),
                              str(part.get("id") or f"call_{len(found)}"),
-                             str(part.get("name") or "tool"), part.get("arguments")))  # fmt: skip
+                             str(part.get("name") or "tool"),
+                             arguments_of(part.get("arguments"))))  # fmt: skip
     elif kind == "tool_call_response":
         found.append(Message("tool_result", genai_text(part.get("response")),
                              str(part.get("id") or f"call_{len(found)}"),

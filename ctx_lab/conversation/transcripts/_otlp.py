@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .._messages import Message
+from ._blocks import arguments_of
 from ._genai import from_genai, genai_text
 from ._model import Call, Transcript, Usage
 from ._read import Record
@@ -129,6 +130,8 @@ def _content(span: _Span) -> None:
     elif any(k.startswith("llm.input_messages.") for k in a):
         span.messages = _flat(_indexed(a, "llm.input_messages."), "message.")
         span.answer = _flat(_indexed(a, "llm.output_messages."), "message.")
+        schemas = [t.get("tool.json_schema") for t in _indexed(a, "llm.tools.")]
+        span.tools = tuple(json.loads(s) if isinstance(s, str) else s for s in schemas if s)
     elif any(k.startswith("gen_ai.prompt.") for k in a):
         span.messages = _flat(_indexed(a, "gen_ai.prompt."), "")
         span.answer = _flat(_indexed(a, "gen_ai.completion."), "")
@@ -168,7 +171,7 @@ def _flat(items: list[dict[str, Any]], inner: str) -> list[Message]:
             name = call.get("tool_call.function.name") or call.get("name") or "tool"
             arguments = call.get("tool_call.function.arguments", call.get("arguments"))
             call_id = call.get("tool_call.id") or call.get("id") or f"call_{len(out)}_{number}"
-            out.append(Message("tool_use", "", str(call_id), str(name), arguments))
+            out.append(Message("tool_use", "", str(call_id), str(name), arguments_of(arguments)))
     return out
 
 
@@ -199,6 +202,19 @@ def _first(a: Mapping[str, Any], *keys: str) -> int | None:
         if a.get(key) is not None:
             return int(a[key])
     return None
+
+
+def _model(a: Mapping[str, Any]) -> str | None:
+    """The model the call asked for (as every other reader here takes it from the request),
+    else the one that answered."""
+    asked = a.get("gen_ai.request.model")
+    if not asked and isinstance(a.get("llm.invocation_parameters"), str):
+        try:
+            asked = json.loads(a["llm.invocation_parameters"]).get("model")
+        except (ValueError, AttributeError):
+            asked = None
+    found = asked or a.get("gen_ai.response.model") or a.get("llm.model_name")
+    return str(found) if found else None
 
 
 def _timestamp(span: _Span) -> str | None:
@@ -237,9 +253,8 @@ def read_otlp(rows: list[Record]) -> Transcript:
         messages.extend(span.answer)
         index = len(calls)
         thinking.extend((index, text) for text in span.reasoning)
-        model = span.attrs.get("gen_ai.response.model") or span.attrs.get(
-            "gen_ai.request.model") or span.attrs.get("llm.model_name")  # fmt: skip
-        calls.append(Call(index, len(messages), str(model) if model else None, _timestamp(span),
+        model = _model(span.attrs)
+        calls.append(Call(index, len(messages), model, _timestamp(span),
                           _usage(span.attrs), prompt,
                           bool(span.attrs.get("ctx_lab.call.compacted"))))  # fmt: skip
     warnings = []
