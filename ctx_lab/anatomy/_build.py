@@ -5,83 +5,31 @@ ctx_lab reads (Claude Code, Codex, Gemini CLI …), or a capture file of the rec
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from cachetools import LRUCache
 
-from ..conversation.transcripts import Transcript, Usage, load_transcript, records
+from ..conversation.transcripts import Transcript, load_transcript, otlp_bodies, records
 from ..errors import InputFileError, TranscriptError, UsageError
 from ..files import entry_kind, read_text, real_path
+from ._bodies import (
+    body_anatomy,
+    capture_bodies,
+    from_bodies,
+    server_side_notes,
+    system_text,
+    usage_of,
+)
 from ._capture import CapturedCall, CaptureStore, is_capture
-from ._pieces import Piece, pieces_of, pieces_of_transcript
+from ._pieces import pieces_of, pieces_of_transcript
 from ._request import RequestAnatomy, anatomize
-from ._session import CallDiff, SessionAnatomy, diff_calls
+from ._session import SessionAnatomy, make_session
 
 __all__ = ["anatomy_of", "request_anatomy"]
 
 _RAW = ("openai-chat", "openai-responses", "anthropic-messages")
-
-
-def _usage(response: Any, format: str) -> Usage | None:
-    if not isinstance(response, Mapping) or not isinstance(response.get("usage"), Mapping):
-        return None
-    try:
-        if format == "anthropic-messages":
-            return Usage.from_anthropic(response["usage"])
-        return Usage.from_openai(response["usage"])
-    except TranscriptError:
-        return None
-
-
-def server_side_notes(response: Any) -> list[str]:
-    """What the provider did on its side that the request does not show — a server-side
-    compaction (``usage.iterations`` or a ``compaction`` block) or server tools (``server_tool_use``
-    blocks or usage) — named, because each moves the reported input away from the count."""
-    if not isinstance(response, Mapping):
-        return []
-    usage = response.get("usage")
-    usage = usage if isinstance(usage, Mapping) else {}
-    content = response.get("content")
-    blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
-    iterations = usage.get("iterations")
-    steps = (
-        [i for i in iterations if isinstance(i, Mapping)] if isinstance(iterations, list) else []
-    )
-    notes = []
-    if any(i.get("type") == "compaction" for i in steps) or any(
-        b.get("type") == "compaction" for b in blocks
-    ):
-        notes.append(
-            "the provider compacted this request's history on its side: the reported input is "
-            "the context after the compaction, so the difference is not a counting error"
-        )
-    used = Counter(
-        str(b.get("name") or "server tool") for b in blocks if b.get("type") == "server_tool_use"
-    )
-    requests = usage.get("server_tool_use")
-    if not used and isinstance(requests, Mapping):
-        used = Counter(
-            {
-                str(k): v
-                for k, v in requests.items()
-                if isinstance(v, int) and not isinstance(v, bool) and v > 0
-            }
-        )
-    if used:
-        named = ", ".join(f"{name} ×{n}" for name, n in sorted(used.items()))
-        notes.append(
-            f"the provider ran server tools ({named}): their inputs and results count as input "
-            "tokens the request does not hold, so they are part of the difference"
-        )
-    return notes
-
-
-def _system_text(pieces: Sequence[Piece]) -> str:
-    return "\n".join(p.text for p in pieces if p.category == "system" and p.message == -1)
 
 
 def request_anatomy(
@@ -108,26 +56,10 @@ def request_anatomy(
         model=chosen,
         counter=counter,
         registry=registry,
-        reported=_usage(response, format),
+        reported=usage_of(response, format),
         call=call,
         warnings=server_side_notes(response),
     )
-
-
-def _session(
-    source: str,
-    made: list[tuple[RequestAnatomy, str]],
-    replayed: Sequence[int | None] = (),
-    warnings: Sequence[str] = (),
-    transcript: Any = None,
-) -> SessionAnatomy:
-    diffs: list[CallDiff | None] = [None]
-    for (before, system_before), (after, system_after) in pairwise(made):
-        diffs.append(diff_calls(before, after, [system_before, system_after]))
-    return SessionAnatomy(
-        source, tuple(a for a, _ in made), tuple(diffs[: len(made)]), tuple(replayed),
-        tuple(warnings), transcript,
-    )  # fmt: skip
 
 
 def _raw_calls(path: str) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]:
@@ -190,28 +122,13 @@ def _made(
     body = call.request()
     if body is None:
         return None
-    try:
-        format, pieces = pieces_of(body)
-    except UsageError:
-        return None
-    chosen = model or str(body.get("model") or "")
-    if not chosen:
-        return None
-    warnings = ["the request was cut at the capture limit"] if call.request_truncated else []
     response, notes = call.assembled()
-    made = anatomize(
-        pieces,
-        source=os.path.basename(path),
-        format=format,
-        model=chosen,
-        counter=counter,
-        registry=registry,
-        reported=_usage(response, format),
-        call=call.id,
-        autocompact=call.provider == "anthropic",
-        warnings=[*warnings, *notes, *server_side_notes(response)],
-    )
-    return made, _system_text(pieces)
+    if call.request_truncated:
+        notes = ["the request was cut at the capture limit", *notes]
+    return body_anatomy(
+        (call.id, body, response, call.provider, tuple(notes)), os.path.basename(path),
+        model, counter, registry,
+    )  # fmt: skip
 
 
 def _pick(calls: Sequence[Any], call: int | None, what: str) -> Any:
@@ -251,6 +168,10 @@ def anatomy_of(
         transcript = load_transcript(path)
     except TranscriptError:
         transcript = None
+    if transcript is not None and transcript.format == "otlp":
+        recorded = otlp_bodies(path)
+        if recorded:  # an export of request bodies or captured calls: taken apart as they were
+            return from_bodies(recorded, name, call, session, last, (model, counter, registry))
     if transcript is None or transcript.format in _RAW:
         raw = _raw_calls(os.fspath(path))
         if not raw:
@@ -269,8 +190,9 @@ def anatomy_of(
                 body, response=response, model=model, counter=counter, registry=registry,
                 source=name, call=index,
             )  # fmt: skip
-            made.append((anatomy, _system_text(pieces_of(body)[1])))
-        return _session(name, made)
+            made.append((anatomy, system_text(pieces_of(body)[1])))
+        kept = [(index, body, response, "", ()) for index, (body, response) in chosen]
+        return make_session(name, made, bodies=lambda: kept)
     return _from_transcript(transcript, name, call, session, model, counter, registry, last, replay)
 
 
@@ -291,7 +213,9 @@ def _from_capture(
             made = [m for m in every if m is not None]
             skipped = len(every) - len(made)
             notes = [f"{skipped} captured call(s) are not model requests"] if skipped else []
-            return _session(name, made, (), notes)
+            real_last = last
+            return make_session(name, made, (), notes,
+                            bodies=lambda: capture_bodies(path, real_last))  # fmt: skip
         picked = store.latest(1) if call is None else _as_list(store.call(call))
         if not picked:
             held = store.count()
@@ -374,4 +298,4 @@ def _from_transcript(
             replayed = [by_call.get(c.index) for c in chosen_calls]
         except Exception as exc:  # the anatomy stands without the replay beside it
             notes.append(f"replay not shown ({type(exc).__name__}: {exc})")
-    return _session(name, made, replayed, notes, transcript)
+    return make_session(name, made, replayed, notes, transcript)

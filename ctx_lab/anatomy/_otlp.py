@@ -101,50 +101,110 @@ def _events(anatomy: Any, start: int) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def otlp_traces(transcript: Transcript, calls: Sequence[Any], source: str) -> dict[str, Any]:
-    """``transcript``'s calls that have an anatomy in ``calls`` (by call index) as one
-    OTLP/JSON ``ExportTraceServiceRequest`` (see the module docstring)."""
-    trace = _hex(f"ctx-lab:{source}", 16)
-    provider = _PROVIDERS.get(transcript.format, "anthropic")
-    thinking: dict[int, list[str]] = {}
-    for index, text in transcript.thinking:
-        thinking.setdefault(index, []).append(text)
-    system = [{"type": "text", "content": transcript.system}] if transcript.system else None
-    spans = []
-    by_index = {c.index: c for c in transcript.calls}
-    for anatomy in calls:
-        call = by_index[anatomy.call]
-        start, end = transcript.sent_range(call)
-        begin = _nanos(call.timestamp)
-        attrs = {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.provider.name": provider,
-            "gen_ai.request.model": call.model,
-            **_usage(call.usage),
-            "gen_ai.system_instructions": json.dumps(system, ensure_ascii=False)
-            if system else None,
-            "gen_ai.tool.definitions": json.dumps(list(transcript.tools), ensure_ascii=False)
-            if transcript.tools else None,
-            "gen_ai.input.messages": json.dumps(to_genai(transcript.messages[start:end]),
-                                                ensure_ascii=False),
-            "gen_ai.output.messages": json.dumps(
-                to_genai(transcript.messages[end:call.context], thinking.get(call.index, ())),
-                ensure_ascii=False),
-            "ctx_lab.call.index": call.index,
-            "ctx_lab.call.timestamp": call.timestamp,
-            "ctx_lab.call.compacted": call.compacted or None,
-            **_composition(anatomy),
-        }  # fmt: skip
-        spans.append({
-            "traceId": trace, "spanId": _hex(f"ctx-lab:{source}:{call.index}", 8),
-            "name": f"chat {call.model or 'unknown'}", "kind": _CLIENT,
-            "startTimeUnixNano": str(begin), "endTimeUnixNano": str(begin),
-            "attributes": _attributes(attrs), "events": _events(anatomy, begin),
-            "status": {},
-        })  # fmt: skip
-    resource = {"service.name": "ctx-lab", "ctx_lab.transcript.format": transcript.format,
+def _span(source: str, index: int, model: str | None, begin: int, attrs: dict[str, Any],
+          anatomy: Any) -> dict[str, Any]:  # fmt: skip
+    """One call's span: ``attrs`` with the composition of its ``anatomy``."""
+    named = {"gen_ai.operation.name": "chat", **attrs, **_composition(anatomy)}
+    return {
+        "traceId": _hex(f"ctx-lab:{source}", 16), "spanId": _hex(f"ctx-lab:{source}:{index}", 8),
+        "name": f"chat {model or 'unknown'}", "kind": _CLIENT,
+        "startTimeUnixNano": str(begin), "endTimeUnixNano": str(begin),
+        "attributes": _attributes(named), "events": _events(anatomy, begin), "status": {},
+    }  # fmt: skip
+
+
+def _content(system: str, tools: Sequence[Any], sent: Sequence[Any], answer: Sequence[Any],
+             reasoning: Sequence[str] = ()) -> dict[str, Any]:  # fmt: skip
+    """The GenAI conventions' content attributes."""
+    instructions = [{"type": "text", "content": system}] if system else None
+    return {
+        "gen_ai.system_instructions": _json(instructions) if instructions else None,
+        "gen_ai.tool.definitions": _json(list(tools)) if tools else None,
+        "gen_ai.input.messages": _json(to_genai(sent)),
+        "gen_ai.output.messages": _json(to_genai(answer, reasoning)),
+    }
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _traces(spans: list[dict[str, Any]], source: str, format: str) -> dict[str, Any]:
+    resource = {"service.name": "ctx-lab", "ctx_lab.transcript.format": format,
                 "ctx_lab.transcript.source": source}  # fmt: skip
     return {"resourceSpans": [{
         "resource": {"attributes": _attributes(resource)},
         "scopeSpans": [{"scope": {"name": "ctx_lab", "version": __version__}, "spans": spans}],
     }]}  # fmt: skip
+
+
+def otlp_traces(transcript: Transcript, calls: Sequence[Any], source: str) -> dict[str, Any]:
+    """``transcript``'s calls that have an anatomy in ``calls`` (by call index) as one
+    OTLP/JSON ``ExportTraceServiceRequest`` (see the module docstring)."""
+    provider = _PROVIDERS.get(transcript.format, "anthropic")
+    thinking: dict[int, list[str]] = {}
+    for index, text in transcript.thinking:
+        thinking.setdefault(index, []).append(text)
+    by_index = {c.index: c for c in transcript.calls}
+    spans = []
+    for anatomy in calls:
+        call = by_index[anatomy.call]
+        start, end = transcript.sent_range(call)
+        attrs = {
+            "gen_ai.provider.name": provider,
+            "gen_ai.request.model": call.model,
+            **_usage(call.usage),
+            **_content(transcript.system, transcript.tools, transcript.messages[start:end],
+                       transcript.messages[end:call.context], thinking.get(call.index, ())),
+            "ctx_lab.call.index": call.index,
+            "ctx_lab.call.timestamp": call.timestamp,
+            "ctx_lab.call.compacted": call.compacted or None,
+        }  # fmt: skip
+        spans.append(_span(source, call.index, call.model, _nanos(call.timestamp), attrs, anatomy))
+    return _traces(spans, source, transcript.format)
+
+
+def otlp_body_traces(bodies: Sequence[Any], calls: Sequence[Any], source: str) -> dict[str, Any]:
+    """Recorded request bodies (a request file's, a capture file's: ``(call id, body,
+    response, provider, notes)``) with their anatomies as OTLP/JSON: the conventions' content
+    as the body reads, and the body and response themselves in ``ctx_lab.request.body`` and
+    ``ctx_lab.response.body``, so that reading the export takes them apart the same way."""
+    by_id = {b[0]: b for b in bodies}
+    spans = []
+    for anatomy in calls:
+        call_id, body, response, provider, notes = by_id[anatomy.call]
+        model = str(body.get("model") or anatomy.model or "")
+        attrs = {
+            "gen_ai.provider.name": provider or ("openai" if anatomy.format.startswith("openai")
+                                                 else "anthropic"),
+            "gen_ai.request.model": model or None,
+            **_read_body(body, response),
+            "ctx_lab.call.index": call_id,
+            "ctx_lab.call.provider": provider or None,
+            "ctx_lab.call.notes": list(notes) or None,
+            "ctx_lab.request.body": _json(body),
+            "ctx_lab.response.body": _json(response) if response is not None else None,
+        }  # fmt: skip
+        spans.append(_span(source, call_id, model, 0, attrs, anatomy))
+    return _traces(spans, source, "otlp")
+
+
+def _read_body(body: Any, response: Any) -> dict[str, Any]:
+    """A body's usage and content as the transcript readers read a request and its response
+    (nothing where they cannot)."""
+    from ..conversation.transcripts import read_records
+    from ..errors import CtxLabError
+
+    try:
+        read = read_records([(1, {"request": body, "response": response})])
+    except (CtxLabError, ValueError, TypeError):
+        return {}
+    if not read.calls:
+        return {}
+    call = read.calls[0]
+    start, end = read.sent_range(call)
+    return {
+        **_usage(call.usage),
+        **_content(read.system, read.tools, read.messages[start:end],
+                   read.messages[end:call.context]),
+    }  # fmt: skip

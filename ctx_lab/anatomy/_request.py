@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..display import RichResult, escape, html_table, text_table
+from ..errors import UsageError
 from ..models import cache_prices, get_registry
 from ..plotting import ACCENT, CATEGORY_COLORS
 from ..severity import severity
@@ -172,6 +173,15 @@ class RequestAnatomy(RichResult):
         return [
             [name, tokens, f"{tokens / total:.1%}"] for name, tokens in self.categories().items()
         ]
+
+    def render(self, fmt: str = "text") -> str:
+        """``text`` or ``json``; ``otlp`` exports sessions (``--session``), this says so."""
+        if fmt == "otlp":
+            raise UsageError(
+                f"{self.source}: --format otlp writes a span per call: add --session (a request "
+                "file of one call is a session of one)"
+            )
+        return super().render(fmt)
 
     def to_text(self) -> str:
         """Totals, the category table, per-tool figures and the largest items."""

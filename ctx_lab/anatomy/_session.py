@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from ..display import RichResult, csv_text, escape, html_table, text_table
@@ -17,7 +18,10 @@ from ..errors import UsageError
 from ._pieces import CATEGORIES
 from ._request import AnatomyItem, RequestAnatomy
 
-__all__ = ["CallDiff", "SessionAnatomy", "cache_break", "diff_calls"]
+__all__ = ["Body", "CallDiff", "SessionAnatomy", "cache_break", "diff_calls", "make_session"]
+
+# a recorded request: (call id, body, response, provider, notes) — as a capture file holds it
+Body = tuple[int, Mapping[str, Any], Mapping[str, Any] | None, str, tuple[str, ...]]
 
 _VOLATILE = re.compile(r"\d")  # a prompt that differs only in digits changed a date or time
 
@@ -113,8 +117,10 @@ class SessionAnatomy(RichResult):
     diffs: tuple[CallDiff | None, ...]
     replayed: tuple[int | None, ...] = ()
     warnings: tuple[str, ...] = field(default=())
-    # the recorded session it was made from (what ``--format otlp`` exports), when it was one
+    # what ``--format otlp`` exports: the recorded session it was made from, when it was one,
+    # else a callable giving the request bodies (``Body``) it was made from
     transcript: Any = field(default=None, compare=False, repr=False)
+    bodies: Any = field(default=None, compare=False, repr=False)
 
     payload_kind = "anatomy_session"
 
@@ -244,14 +250,13 @@ class SessionAnatomy(RichResult):
     def to_otlp(self) -> dict[str, Any]:
         """The session as OTLP/JSON traces: a span per call with its messages, usage and
         composition (:func:`ctx_lab.anatomy._otlp.otlp_traces`)."""
-        if self.transcript is None:
-            raise UsageError(
-                f"{self.source}: --format otlp exports a recorded session (a transcript) taken "
-                "apart with --session; a capture file or request bodies are not exported yet"
-            )
-        from ._otlp import otlp_traces
+        from ._otlp import otlp_body_traces, otlp_traces
 
-        return otlp_traces(self.transcript, self.calls, self.source)
+        if self.transcript is not None:
+            return otlp_traces(self.transcript, self.calls, self.source)
+        if self.bodies is not None:
+            return otlp_body_traces(self.bodies(), self.calls, self.source)
+        raise UsageError(f"{self.source}: nothing recorded to export")
 
     def to_otlp_json(self) -> str:
         """:meth:`to_otlp` as one line of JSON (the OTLP file exporter's shape)."""
@@ -276,3 +281,22 @@ class SessionAnatomy(RichResult):
         from ._plots import plot_session
 
         return plot_session(self, ax=ax)
+
+
+def make_session(
+    source: str,
+    made: list[tuple[RequestAnatomy, str]],
+    replayed: Sequence[int | None] = (),
+    warnings: Sequence[str] = (),
+    transcript: Any = None,
+    bodies: Any = None,
+) -> SessionAnatomy:
+    """The calls' anatomies (each with its system prompt text) as a session: each diffed
+    with the one before."""
+    diffs: list[CallDiff | None] = [None]
+    for (before, system_before), (after, system_after) in pairwise(made):
+        diffs.append(diff_calls(before, after, [system_before, system_after]))
+    return SessionAnatomy(
+        source, tuple(a for a, _ in made), tuple(diffs[: len(made)]), tuple(replayed),
+        tuple(warnings), transcript, bodies,
+    )  # fmt: skip

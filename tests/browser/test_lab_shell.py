@@ -47,7 +47,7 @@ def test_ctx_completion_offers_only_commands_flags_and_values(page, lab: Lab) ->
     open_lab(page, lab, "complete.ipynb")
     run_all(page, ".jp-InputPrompt:has-text('[2]')")
     commands = completions(page, "%ctx ")
-    assert {"packet", "read", "page", "tokens"} <= set(commands[:20])
+    assert {"packet", "read", "page", "tokens", "check"} <= set(commands)
     assert not PYTHON_NAMES & set(commands), commands
     page.screenshot(path=str(ARTIFACTS / "completion-commands.png"))
     flags = completions(page, "%ctx packet --")

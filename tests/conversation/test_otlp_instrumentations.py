@@ -1,6 +1,7 @@
 """Traces made by real instrumentation packages read as sessions: the official openai SDK,
 instrumented in turn by OpenTelemetry's own ``opentelemetry-instrumentation-openai-v2`` (the
-GenAI conventions' latest attributes, content on spans), Arize's
+GenAI conventions' latest attributes, content on the spans — and again with the content in log
+records beside them), Arize's
 ``openinference-instrumentation-openai`` (``llm.input_messages.N.message.*``) and Traceloop's
 ``opentelemetry-instrumentation-openai`` (OpenLLMetry), makes pydantic-ai's real recorded calls
 through ``ctx-lab capture`` to a fake upstream, offline; the spans, exported as OTLP/JSON, read
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 from paths import SHARED
 
-from ctx_lab.anatomy import CaptureStore, capture_transcript
+from ctx_lab.anatomy import CaptureStore, anatomy_of, capture_transcript
 from ctx_lab.capture import Answer, CaptureProxy, FakeUpstream, Served
 from ctx_lab.conversation.transcripts import load_transcript
 
@@ -43,7 +44,7 @@ def _recorded(db: Path, count: int) -> None:
         time.sleep(0.02)
 
 
-@pytest.mark.parametrize("kind", ["openai-v2", "openinference", "openllmetry"])
+@pytest.mark.parametrize("kind", ["openai-v2", "openai-v2-events", "openinference", "openllmetry"])
 def test_a_real_instrumentations_trace_reads_as_the_captured_calls(
     kind: str, tmp_path: Path
 ) -> None:
@@ -72,3 +73,9 @@ def test_a_real_instrumentations_trace_reads_as_the_captured_calls(
     assert [m.role for m in traced.messages] == ["user", "tool_use", "tool_result", "tool_use"]
     assert traced.messages[1].name == "get_user_country"
     assert (traced.calls[0].usage.reported_input, traced.calls[1].usage.reported_input) == (68, 89)
+    # the capture file exports too, and reads back to the same anatomy
+    captured_anatomy = anatomy_of(db, session=True, replay=False)
+    exported = tmp_path / "capture.otlp.json"
+    exported.write_text(captured_anatomy.render("otlp"))
+    again = anatomy_of(exported, session=True, replay=False)
+    assert again.rows() == captured_anatomy.rows()

@@ -41,7 +41,7 @@ from ._model import (
     images_cost,
 )
 from ._openai import read_openai
-from ._otlp import is_otlp, read_otlp
+from ._otlp import is_otlp, otlp_bodies, read_otlp
 from ._pi import is_pi_session, read_pi
 from ._read import Record, records
 
@@ -56,6 +56,7 @@ __all__ = [
     "image_placeholder",
     "images_cost",
     "load_transcript",
+    "otlp_bodies",
     "read_records",
     "records",
     "to_genai",

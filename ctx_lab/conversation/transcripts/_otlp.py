@@ -11,7 +11,13 @@ call. Three ways of writing a call's content are read:
   with ``llm.token_count.*`` and ``llm.model_name``;
 - OpenLLMetry's ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` with
   ``gen_ai.usage.prompt_tokens`` / ``completion_tokens`` / ``cache_read_input_tokens`` /
-  ``cache_creation_input_tokens``.
+  ``cache_creation_input_tokens``;
+- the content as an event rather than on the span: the current conventions' log record
+  ``gen_ai.client.inference.operation.details`` (``resourceLogs``, linked by span id; its
+  attributes are the span's content attributes), and the older form (semantic conventions up to
+  1.30): one log record or span event per message — ``gen_ai.system.message``,
+  ``gen_ai.user.message``, ``gen_ai.assistant.message``, ``gen_ai.tool.message`` — and
+  ``gen_ai.choice`` per answer, the content in its body.
 
 A span without content (Claude Code's and Codex's own telemetry, an instrumentation with
 content capture off) is a call with usage only, and the transcript says how many there are.
@@ -25,9 +31,11 @@ back into the same transcript.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from .._messages import Message
@@ -36,14 +44,17 @@ from ._genai import from_genai, genai_text
 from ._model import Call, Transcript, Usage
 from ._read import Record
 
-__all__ = ["is_otlp", "read_otlp"]
+__all__ = ["attributes", "is_otlp", "otlp_bodies", "read_otlp"]
 
 _LLM_OPERATIONS = {"chat", "text_completion", "generate_content"}
 
 
 def is_otlp(record: Any) -> bool:
-    """An OTLP/JSON traces object."""
-    return isinstance(record, Mapping) and isinstance(record.get("resourceSpans"), list)
+    """An OTLP/JSON traces (or logs) object."""
+    return isinstance(record, Mapping) and (
+        isinstance(record.get("resourceSpans"), list)
+        or isinstance(record.get("resourceLogs"), list)
+    )
 
 
 def attribute_value(value: Any) -> Any:
@@ -75,6 +86,7 @@ class _Span:
     attrs: dict[str, Any]
     resource: dict[str, Any]
     start: int
+    events: list[tuple[str, Any]] = field(default_factory=list)  # the older form's messages
     messages: list[Message] | None = None  # the input, None when the span holds no content
     answer: list[Message] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)
@@ -82,10 +94,36 @@ class _Span:
     tools: tuple[Any, ...] = ()
 
 
+_EVENTS = ("gen_ai.system.message", "gen_ai.user.message", "gen_ai.assistant.message",
+           "gen_ai.tool.message", "gen_ai.choice")  # fmt: skip
+_DETAILS = "gen_ai.client.inference.operation.details"
+
+
+def _log_events(rows: list[Record]) -> dict[str, list[tuple[int, str, Any]]]:
+    """The older form's log records by the span they belong to: ``(time, name, body)``."""
+    found: dict[str, list[tuple[int, str, Any]]] = {}
+    for _, record in rows:
+        if not isinstance(record, Mapping) or not isinstance(record.get("resourceLogs"), list):
+            continue
+        for resource_logs in record["resourceLogs"]:
+            for scope in resource_logs.get("scopeLogs", []):
+                for log in scope.get("logRecords", []):
+                    name = log.get("eventName") or attributes(log.get("attributes")).get(
+                        "event.name")  # fmt: skip
+                    if (name in _EVENTS or name == _DETAILS) and log.get("spanId"):
+                        body = (attributes(log.get("attributes")) if name == _DETAILS
+                                else attribute_value(log.get("body")))  # fmt: skip
+                        found.setdefault(str(log["spanId"]), []).append(
+                            (int(log.get("timeUnixNano") or 0), str(name), body)
+                        )
+    return found
+
+
 def _spans(rows: list[Record]) -> list[_Span]:
     found = []
+    logs = _log_events(rows)
     for _, record in rows:
-        if not is_otlp(record):
+        if not is_otlp(record) or not isinstance(record.get("resourceSpans"), list):
             continue
         for resource_spans in record["resourceSpans"]:
             resource = attributes((resource_spans.get("resource") or {}).get("attributes"))
@@ -97,7 +135,23 @@ def _spans(rows: list[Record]) -> list[_Span]:
                     attrs = attributes(span.get("attributes"))
                     if _is_llm(attrs):
                         start = int(span.get("startTimeUnixNano") or 0)
-                        found.append(_Span(attrs, resource, start))
+                        events = [
+                            (
+                                int(e.get("timeUnixNano") or 0),
+                                str(e.get("name")),
+                                attributes(e.get("attributes")),
+                            )
+                            for e in span.get("events", [])
+                            if e.get("name") in _EVENTS
+                        ]
+                        for _, name, body in logs.get(str(span.get("spanId")), []):
+                            if name == _DETAILS and isinstance(body, dict):
+                                attrs = {**body, **attrs}  # the content the span left out
+                        events += [e for e in logs.get(str(span.get("spanId")), [])
+                                   if e[1] != _DETAILS]  # fmt: skip
+                        events.sort(key=lambda e: e[0])
+                        found.append(_Span(attrs, resource, start,
+                                           [(name, body) for _, name, body in events]))  # fmt: skip
     found.sort(key=lambda s: (s.start, s.attrs.get("ctx_lab.call.index", 0)))
     return found
 
@@ -135,6 +189,8 @@ def _content(span: _Span) -> None:
     elif any(k.startswith("gen_ai.prompt.") for k in a):
         span.messages = _flat(_indexed(a, "gen_ai.prompt."), "")
         span.answer = _flat(_indexed(a, "gen_ai.completion."), "")
+    elif span.events:
+        span.messages, span.answer = _from_events(span.events)
     if span.messages is not None and not span.system:
         system = [m for m in span.messages if m.role == "system"]
         if system:
@@ -172,6 +228,36 @@ def _flat(items: list[dict[str, Any]], inner: str) -> list[Message]:
             arguments = call.get("tool_call.function.arguments", call.get("arguments"))
             call_id = call.get("tool_call.id") or call.get("id") or f"call_{len(out)}_{number}"
             out.append(Message("tool_use", "", str(call_id), str(name), arguments_of(arguments)))
+    return out
+
+
+def _from_events(events: list[tuple[str, Any]]) -> tuple[list[Message], list[Message]]:
+    """The older form's messages (the request's) and choices (the answer's)."""
+    sent: list[Message] = []
+    answer: list[Message] = []
+    for name, body in events:
+        body = body if isinstance(body, Mapping) else {}
+        if name == "gen_ai.choice":
+            message = body.get("message")
+            answer += _event_message("assistant", message if isinstance(message, Mapping) else {})
+        else:
+            sent += _event_message(name.split(".")[1], body)
+    return sent, answer
+
+
+def _event_message(role: str, body: Mapping[str, Any]) -> list[Message]:
+    content = genai_text(body.get("content"))
+    if role == "tool":
+        return [Message("tool_result", content, str(body.get("id") or "call"))]
+    out = [Message(role if role in ("system", "user") else "assistant", content)] if (
+        content or not body.get("tool_calls")) else []  # fmt: skip
+    for number, call in enumerate(body.get("tool_calls") or []):
+        if isinstance(call, Mapping):
+            given = call.get("function")
+            function: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+            out.append(Message("tool_use", "", str(call.get("id") or f"call_{number}"),
+                               str(function.get("name") or "tool"),
+                               arguments_of(function.get("arguments"))))  # fmt: skip
     return out
 
 
@@ -265,3 +351,29 @@ def read_otlp(rows: list[Record]) -> Transcript:
         str(resource.get("ctx_lab.transcript.format") or "otlp"), tuple(messages), tuple(calls),
         system, tools, tuple(compactions), warnings=tuple(warnings), thinking=tuple(thinking),
     )  # fmt: skip
+
+
+def otlp_bodies(
+    path: str | os.PathLike[str],
+) -> list[tuple[int, dict[str, Any], dict[str, Any] | None, str, tuple[str, ...]]]:
+    """The request bodies an export of request files or captured calls carried
+    (``ctx_lab.request.body``, ``ctx_lab.response.body``): ``(call id, body, response,
+    provider, notes)`` per call, in order — empty for any other trace."""
+    from ...files import read_text
+    from ._read import records
+
+    found = []
+    for span in _spans(records(read_text(Path(path)))):
+        body = span.attrs.get("ctx_lab.request.body")
+        if not isinstance(body, str):
+            continue
+        request = json.loads(body)
+        answer = span.attrs.get("ctx_lab.response.body")
+        response = json.loads(answer) if isinstance(answer, str) else None
+        notes = span.attrs.get("ctx_lab.call.notes") or ()
+        if isinstance(request, dict):
+            found.append((int(span.attrs.get("ctx_lab.call.index") or 0), request,
+                          response if isinstance(response, dict) else None,
+                          str(span.attrs.get("ctx_lab.call.provider") or ""),
+                          tuple(str(n) for n in notes)))  # fmt: skip
+    return found
