@@ -8,8 +8,9 @@ usage ``gen_ai.usage.input_tokens`` â€” cache included, as the conventions say â
 ``cache_read.input_tokens``, ``cache_creation.input_tokens``; the content
 ``gen_ai.system_instructions``, ``gen_ai.tool.definitions``, ``gen_ai.input.messages``,
 ``gen_ai.output.messages``) and the composition in ``ctx_lab.context.*``: tokens by category,
-the counter and whether it is exact, the window, the reported input beside the count. Each item
-of at least :data:`LARGE_ITEM` tokens is an event. Reading the export
+the counter and whether it is exact, the window, the reported input beside the count, and (for a
+recorded session) the cache model's predicted read and write beside the reported ones, with the
+cause of a miss. Each item of at least :data:`LARGE_ITEM` tokens is an event. Reading the export
 (:mod:`ctx_lab.conversation.transcripts`) gives the same session, hence the same anatomy.
 """
 
@@ -146,6 +147,7 @@ def otlp_traces(transcript: Transcript, calls: Sequence[Any], source: str) -> di
     for index, text in transcript.thinking:
         thinking.setdefault(index, []).append(text)
     by_index = {c.index: c for c in transcript.calls}
+    predicted = _predicted(transcript)
     spans = []
     for anatomy in calls:
         call = by_index[anatomy.call]
@@ -159,9 +161,34 @@ def otlp_traces(transcript: Transcript, calls: Sequence[Any], source: str) -> di
             "ctx_lab.call.index": call.index,
             "ctx_lab.call.timestamp": call.timestamp,
             "ctx_lab.call.compacted": call.compacted or None,
+            **predicted.get(call.index, {}),
         }  # fmt: skip
         spans.append(_span(source, call.index, call.model, _nanos(call.timestamp), attrs, anatomy))
     return _traces(spans, source, transcript.format)
+
+
+def _predicted(transcript: Transcript) -> dict[int, dict[str, Any]]:
+    """Per call index, the cache model's prediction beside the reported split
+    (``ctx-lab cache``: the providers' rules on the recorded sizes); nothing where the session
+    cannot be simulated."""
+    from ..conversation import simulate_cache
+    from ..errors import CtxLabError
+
+    try:
+        if any(c.usage for c in transcript.calls):
+            report = simulate_cache(transcript, sizes="usage")
+        else:
+            report = simulate_cache(transcript, sizes="counts")
+    except (CtxLabError, ValueError):
+        return {}
+    return {
+        c.call - 1: {
+            "ctx_lab.context.cache_read.predicted": c.cache_read,
+            "ctx_lab.context.cache_write.predicted": c.cache_write,
+            "ctx_lab.context.cache_miss.cause": c.miss_cause,
+        }
+        for c in report.calls
+    }
 
 
 def otlp_body_traces(bodies: Sequence[Any], calls: Sequence[Any], source: str) -> dict[str, Any]:

@@ -175,7 +175,13 @@ class RequestAnatomy(RichResult):
         ]
 
     def render(self, fmt: str = "text") -> str:
-        """``text`` or ``json``; ``otlp`` exports sessions (``--session``), this says so."""
+        """``text``, ``json`` or ``csv`` (a row per item); ``otlp`` exports sessions
+        (``--session``), this says so."""
+        if fmt == "csv":
+            from ..display import csv_text
+
+            columns = ["category", "name", "tokens", "exact", "message", "breakpoint", "note"]
+            return csv_text(columns, [[getattr(i, c) for c in columns] for i in self.items])
         if fmt == "otlp":
             raise UsageError(
                 f"{self.source}: --format otlp writes a span per call: add --session (a request "

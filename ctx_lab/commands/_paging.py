@@ -352,9 +352,11 @@ def _prepare_read(kwargs: dict[str, Any], inv: Invocation) -> dict[str, Any]:
             )
         if _cursor_key(kwargs) not in inv.state:
             raise UsageError(f"--cursor @last: no earlier read of {kwargs.get('uri')} here")
-        value: Any = inv.state[_cursor_key(kwargs)]
+        value, size = inv.state[_cursor_key(kwargs)]
         if value is None:
             raise UsageError(f"--cursor @last: the last read of {kwargs.get('uri')} was its end")
+        if size is not None and kwargs.get("max_chars") in (None, DEFAULT_MAX_CHARS):
+            kwargs = {**kwargs, "max_chars": size}  # the chunks go on at the same size
     else:
         if inv.namespace is None or name not in inv.namespace:
             raise UsageError(f"--cursor @{name}: no variable {name} in this kernel")
@@ -366,10 +368,14 @@ def _prepare_read(kwargs: dict[str, Any], inv: Invocation) -> dict[str, Any]:
 
 
 def _remember_read(kwargs: dict[str, Any], result: Any, inv: Invocation) -> Any:
-    """Keep the read's next cursor, for ``--cursor @last``; the result names the path as typed
-    and its next chunk's line repeats what @last needs (``--root``) and the chunk size."""
-    if inv.state is not None:
-        inv.state[_cursor_key(kwargs)] = getattr(result, "next_cursor", None)
+    """Keep the read's next cursor, for ``--cursor @last`` (in a kernel); the result names the
+    path as typed and its next chunk's line — ``%ctx … --cursor @last`` in a kernel, the whole
+    ``ctx-lab read … --cursor CURSOR`` in a shell — repeats ``--root`` and the chunk size."""
+    if inv.state is not None:  # the cursor and the chunk size it was cut at
+        inv.state[_cursor_key(kwargs)] = (
+            getattr(result, "next_cursor", None),
+            getattr(result, "max_chars", None),
+        )
     from ..read import ReadResult
 
     if not isinstance(result, ReadResult):
@@ -382,7 +388,8 @@ def _remember_read(kwargs: dict[str, Any], result: Any, inv: Invocation) -> Any:
         again += ["--max-chars", str(result.max_chars)]
     typed = given.get("uri")
     uri = typed if isinstance(typed, str) and typed else result.uri
-    return replace(result, uri=uri, next_flags=tuple(again))
+    via = "%ctx" if inv.state is not None else "ctx-lab"
+    return replace(result, uri=uri, next_flags=tuple(again), next_via=via)
 
 
 command(

@@ -117,6 +117,8 @@ class Command:
     description: str = ""
     epilog: str = ""
     prepare: Callable[[dict[str, Any], Invocation], dict[str, Any]] | None = None
+    # runs after every call of the command line or the magic (``inv.state`` is None outside a
+    # kernel)
     remember: Callable[[dict[str, Any], RichResult, Invocation], RichResult | None] | None = None
     surfaces: frozenset[str] = frozenset({"cli"})
     group: str = "other"
@@ -184,7 +186,7 @@ class Command:
                 f"{what}: it is outside {where}; pass {roots[0].flag} DIR (a folder that holds "
                 "it) to allow it"
             ) from None
-        if self.remember is not None and invocation.state is not None:
+        if self.remember is not None:
             result = self.remember(kwargs, result, invocation) or result
         return result
 

@@ -106,19 +106,27 @@ class PageResult(RichResult):
             if self.truncated
             else ""
         )
+        shown = page_range(self).replace("-", "–", 1) if self.lines else page_range(self)
         head = (
-            f"<h4 data-ctx-page>{escape(self.artifact_id)} — lines {self.start_line}–"
-            f"{self.end_line} of {self.total_lines} ({self.tokens} tokens){more}</h4>"
+            f"<h4 data-ctx-page>{escape(self.artifact_id)} — {escape(shown)} "
+            f"({self.tokens} tokens){more}</h4>"
         )
         budget = budget_html(PagingBudget.from_dict(self.budget)) if self.budget else ""
         return head + view + budget
 
 
+def page_range(result: PageResult) -> str:
+    """``lines A-B of N`` — or, for a request past the last line, that it is past the end
+    (never a range that runs backwards)."""
+    if result.start_line > result.total_lines:
+        return f"nothing at line {result.start_line}: past the end ({result.total_lines} lines)"
+    return f"lines {result.start_line}-{result.end_line} of {result.total_lines}"
+
+
 def format_page_result(result: PageResult) -> str:
     """Human-readable: artifact, line range, tokens, then the content."""
     head = (
-        f"{result.artifact_id}: lines {result.start_line}-{result.end_line} of "
-        f"{result.total_lines} ({result.lines} lines, {result.tokens} tokens)"
+        f"{result.artifact_id}: {page_range(result)} ({result.lines} lines, {result.tokens} tokens)"
     )
     if result.truncated:
         head += f" — truncated by the token quota; next: --lines {result.next_start_line}-"

@@ -55,7 +55,15 @@ class ReadResult(RichResult):
         metadata=wire("what was done instead of what was asked (a page past the end: the last)"),
     )
     # flags the next chunk's line repeats (--root, --max-chars): what the line is made of
-    next_flags: tuple[str, ...] = field(default=(), metadata=wire(exclude=True))
+    next_flags: tuple[str, ...] = field(
+        default=(), metadata=wire("the flags the next chunk's line repeats (--root, --max-chars)")
+    )
+    # how the next chunk is asked for: "%ctx" (a kernel: @last) or "ctx-lab" (a shell)
+    next_via: str = field(
+        default="%ctx",
+        metadata=wire("how the next chunk is asked for: %ctx (a kernel) or ctx-lab (a shell)",
+                      enum=("%ctx", "ctx-lab")),
+    )  # fmt: skip
 
     payload_kind = "read"
 
@@ -97,9 +105,11 @@ class ReadResult(RichResult):
         return f"{head}\n\n{self.content}{tail}"
 
     def next_line(self) -> str:
-        """The ``%ctx`` line that reads the next chunk (``@last``: this read's cursor)."""
-        words = [shlex.quote(self.uri), *map(shlex.quote, self.next_flags), "--cursor", "@last"]
-        return "%ctx read " + " ".join(words)
+        """The line that reads the next chunk: ``%ctx read … --cursor @last`` in a kernel,
+        ``ctx-lab read … --cursor CURSOR`` in a shell (where @last means nothing)."""
+        cursor = "@last" if self.next_via == "%ctx" else shlex.quote(self.next_cursor or "")
+        words = [shlex.quote(self.uri), *map(shlex.quote, self.next_flags), "--cursor", cursor]
+        return f"{self.next_via} read " + " ".join(words)
 
     def html_body(self) -> str:
         """Kind, page info, position bar, and the chunk as text."""

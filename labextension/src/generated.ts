@@ -831,6 +831,8 @@ export type ReadPayload = {
   max_chars: number | null;
   max_chars_asked: number | null;
   note: string | null;
+  next_flags: string[];
+  next_via: "%ctx" | "ctx-lab";
   next_line: string | null;
   version: 1;
 };

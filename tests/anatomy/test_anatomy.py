@@ -277,3 +277,15 @@ def test_an_image_with_its_bytes_is_priced_for_its_size_everywhere(tmp_path: Pat
     report = replay_report(transcript, models=["claude-sonnet-4-5", "gpt-4o"], counter="bytes/4")
     rows = {row["model"]: row["context_tokens"] for row in report.rows}  # each model's last call
     assert rows["claude-sonnet-4-5"] - rows["gpt-4o"] == 640 - 765  # only the image differs
+
+
+def test_one_calls_csv_is_a_row_per_item() -> None:
+    """``anatomy FILE --format csv`` for one call: its items as CSV, not the text table."""
+    import csv
+    import io
+
+    path = REAL / "marot__spotter" / "tool_heavy.jsonl"
+    result = invoke(["anatomy", str(path)]).result
+    rows = list(csv.DictReader(io.StringIO(result.render("csv"))))
+    assert len(rows) == len(result.items) and rows[0].keys() >= {"category", "name", "tokens"}
+    assert sum(int(r["tokens"]) for r in rows) == result.total

@@ -72,6 +72,12 @@ def test_the_export_parses_with_opentelemetry_proto(tmp_path: Path) -> None:
     assert first["gen_ai.operation.name"].string_value == "chat"
     assert first["ctx_lab.context.counter"].string_value == anatomy.calls[25].counter
     assert len(spans[25].trace_id) == 16 and len(spans[25].span_id) == 8
+    # the cache model's prediction beside the reported split (as ctx-lab cache gives it)
+    from ctx_lab.conversation import simulate_cache
+
+    predicted = simulate_cache(load_transcript(LONG)).calls[25]
+    assert first["ctx_lab.context.cache_read.predicted"].int_value == predicted.cache_read
+    assert first["ctx_lab.context.cache_read.reported"].int_value == anatomy.calls[25].cache_read
     assert all(e.name == "ctx_lab.context.item" for s in spans for e in s.events)
 
 
@@ -114,3 +120,13 @@ def test_a_single_request_says_to_export_sessions(tmp_path: Path) -> None:
         pytest.skip("../shared/real-data is absent")
     body = REAL / "pydantic__pydantic-ai" / "test_anthropic_tool_with_thinking.json"
     assert main(["anatomy", str(body), "--format", "otlp"]) == 2
+
+
+@needs_shared
+def test_calibrate_reads_the_export_as_it_reads_the_session(tmp_path: Path) -> None:
+    from ctx_lab.conversation import calibrate
+
+    session = REAL / "marot__spotter" / "subagent.jsonl"
+    _, out = _export(session, tmp_path)
+    fitted, again = calibrate([session], "bytes/4"), calibrate([out], "bytes/4")
+    assert (again.model, again.ratio, again.calls) == (fitted.model, fitted.ratio, fitted.calls)

@@ -28,6 +28,13 @@ def test_page_line_forms(run_cli, root: Path) -> None:
         assert code == 0 and json.loads(out)["content"] == expected
 
 
+def test_a_range_past_the_end_says_so(run_cli, root: Path) -> None:
+    """Lines 7-9 of a five-line file: "past the end (5 lines)", never "lines 7-6"."""
+    code, out, _ = run_cli("page", "five.txt", "--root", str(root), "--lines", "7-9")
+    assert code == 0 and "nothing at line 7: past the end (5 lines)" in out
+    assert "7-6" not in out
+
+
 def test_page_state_file_holds_budget_and_limits(run_cli, root: Path) -> None:
     state = root / "state.json"
     args = ("page", "five.txt", "--root", str(root), "--state", str(state))
