@@ -17,10 +17,10 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
 # [notebook]: pandas, matplotlib, widgets; [dask]: notebook 07's LocalCluster and Parquet output;
-# [capture]: notebook 08's recording proxy
-echo "==> installing ctx-lab with the notebook, dask and capture extras"
+# [capture]: notebook 08's recording proxy; [mcp]: ctx-lab mcp serve, for an agent beside the lab
+echo "==> installing ctx-lab with the notebook, dask, capture and mcp extras"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -c scripts/constraints.txt -e ".[notebook,dask,capture]"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -c scripts/constraints.txt -e ".[notebook,dask,capture,mcp]"
 
 # scripts/lab.sh [DIR]: serve DIR (default: this repository, where the notebooks and the example
 # project are). Hidden files are served and shown so .context/ is visible; the clutter a checkout

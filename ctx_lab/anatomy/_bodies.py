@@ -74,7 +74,9 @@ def server_side_notes(response: Any) -> list[str]:
 
 
 def system_text(pieces: Sequence[Piece]) -> str:
-    return "\n".join(p.text for p in pieces if p.category == "system" and p.message == -1)
+    """The system prompt's text, wherever the format puts it (a ``system`` field, the
+    instructions, or role-``system``/``developer`` messages)."""
+    return "\n".join(p.text for p in pieces if p.category == "system")
 
 
 def body_anatomy(

@@ -48,6 +48,12 @@ def _prefix_items(items: Sequence[AnatomyItem]) -> list[AnatomyItem]:
     return [i for i in items if not (i.category == "framing" and i.name == "reply")]
 
 
+def _system(items: Sequence[AnatomyItem]) -> list[AnatomyItem]:
+    """The system prompt: Anthropic's ``system`` and Responses' instructions (before the
+    messages), or Chat Completions' role-``system``/``developer`` messages."""
+    return [i for i in items if i.category == "system"]
+
+
 def _front(items: Sequence[AnatomyItem], category: str) -> list[AnatomyItem]:
     return [i for i in items if i.message == -1 and i.category == category]
 
@@ -76,7 +82,7 @@ def cache_break(before: RequestAnatomy, after: RequestAnatomy, texts: Sequence[s
                  if removed else ""]  # fmt: skip
         changed = ", ".join(p for p in parts if p) or "a definition changed"
         return f"the tool definitions changed ({changed})"
-    if [s.digest for s in _front(a, "system")] != [s.digest for s in _front(b, "system")]:
+    if [s.digest for s in _system(a)] != [s.digest for s in _system(b)]:
         if len(texts) == 2 and _VOLATILE.sub("0", texts[0]) == _VOLATILE.sub("0", texts[1]):
             return "a timestamp (or other number) in the system prompt changed"
         return "the system prompt changed"

@@ -16,16 +16,42 @@ from ..errors import CtxLabError, UsageError
 __all__ = ["main"]
 
 
+_EXAMPLES = """examples:
+  ctx-lab mcp serve --root .                      # stdio: an agent starts it (claude mcp add …)
+  ctx-lab mcp serve --root ~/project --model gpt-4o --max-pages 20
+  ctx-lab mcp serve --transport http --port 8765  # Streamable HTTP at http://127.0.0.1:8765/mcp
+  ctx-lab mcp serve --transport http --host 0.0.0.0 --token "$CTX_LAB_MCP_TOKEN"
+
+needs the [mcp] extra: pip install "ctx-lab[mcp]"; the tools and their parameters: docs/agents.md"""
+
+
+def _description() -> str:
+    import textwrap
+
+    from ..commands import mcp_tools
+
+    tools = ", ".join(sorted(mcp_tools()))
+    return textwrap.fill(
+        f"Serve ctx-lab's tools ({tools}) and the project's packet and .context/ files to "
+        "agents over the Model Context Protocol, confined to --root.",
+        width=78,
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ctx-lab mcp",
-        description="Serve ctx-lab's read, page, budget, packet, build and count_tokens tools and "
-        "the project's packet and .context/ files to agents over the Model Context Protocol.",
+        description=_description(),
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="mcp_action", metavar="ACTION", required=True)
     serve = sub.add_parser(
         "serve",
         help="run the MCP server (stdio by default)",
+        description=_description(),
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         argument_default=argparse.SUPPRESS,
     )
     add_declared(serve, mcp_serve)  # the flags of commands.mcp_serve's declaration

@@ -289,3 +289,25 @@ def test_one_calls_csv_is_a_row_per_item() -> None:
     rows = list(csv.DictReader(io.StringIO(result.render("csv"))))
     assert len(rows) == len(result.items) and rows[0].keys() >= {"category", "name", "tokens"}
     assert sum(int(r["tokens"]) for r in rows) == result.total
+
+
+def test_a_timestamp_in_an_openai_system_message_is_named_as_such() -> None:
+    """Chat Completions keep the system prompt in message 0 (role ``system``): a changed date
+    there is "a timestamp … in the system prompt", not an edited history."""
+    from ctx_lab.anatomy import diff_calls, request_anatomy
+
+    def body(day: str) -> dict:
+        return {"model": "gpt-4o", "messages": [
+            {"role": "system", "content": f"You are helpful. Today is 2026-11-{day}."},
+            {"role": "user", "content": "hello"}]}  # fmt: skip
+
+    before, after = request_anatomy(body("27")), request_anatomy(body("28"))
+    texts = ["You are helpful. Today is 2026-11-27.", "You are helpful. Today is 2026-11-28."]
+    assert diff_calls(before, after, texts).cache_break == (
+        "a timestamp (or other number) in the system prompt changed"
+    )
+    edited = request_anatomy({**body("27"), "messages": [
+        {"role": "system", "content": "You are terse."}, {"role": "user", "content": "hello"}]})  # fmt: skip
+    assert diff_calls(before, edited, [texts[0], "You are terse."]).cache_break == (
+        "the system prompt changed"
+    )

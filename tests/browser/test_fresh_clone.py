@@ -39,6 +39,22 @@ class ClonedLab:
         self.clone, self.url, self.token, self.log = clone, url, token, log
 
 
+def _as_a_user(venv: Path) -> dict[str, str]:
+    """The environment of a user's shell with ``venv`` activated: none of this test run's
+    virtual environment (on PATH, ``jupyter`` finds its ``jupyter-server`` there), Python path
+    or Jupyter directories."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("VIRTUAL_ENV", "CTX_LAB_VENV", "PYTHONPATH", "IPYTHONDIR")
+        and not k.startswith("JUPYTER_")
+    }
+    ours = str(Path(sys.prefix) / "bin")
+    rest = [p for p in env.get("PATH", "").split(os.pathsep) if p and p != ours]
+    env.update(PATH=os.pathsep.join([str(venv / "bin"), *rest]), VIRTUAL_ENV=str(venv))
+    return env
+
+
 def _git(*args: str, cwd: Path) -> str:
     return subprocess.run(
         ["git", *args], cwd=cwd, capture_output=True, text=True, check=True, timeout=300
@@ -186,16 +202,34 @@ def test_the_lab_never_changes_the_notebooks_the_tests_compare(
     # the install check holds in a venv under a folder named ctx_lab
     from test_install import extension_states
 
+    user = _as_a_user(clone / ".venv")
     listing_text = subprocess.run(
         [str(clone / ".venv" / "bin" / "python"), "-m", "jupyter", "server", "extension", "list"],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+        env=user,  # not this test run's venv or Jupyter paths
     )
-    states = extension_states(listing_text.stdout + listing_text.stderr)
-    [venv_config] = [d for d in states if d.startswith(str(clone / ".venv"))]
+    listed = listing_text.stdout + listing_text.stderr
+    states = extension_states(listed)
+    found = [d for d in states if d.startswith(str(clone / ".venv"))]
+    assert len(found) == 1, listed[-3000:]
+    [venv_config] = found
     assert "/ctx_lab/.venv/" in venv_config and states[venv_config]["ctx_lab"] is True
+
+    # the lab's venv has what README says it has: the proxy and the MCP server beside the lab
+    for words in (["mcp", "serve", "--help"], ["capture", "--help"]):
+        served = subprocess.run(
+            [str(clone / ".venv" / "bin" / "ctx-lab"), *words],
+            capture_output=True, text=True, timeout=120, check=False, env=user,
+        )  # fmt: skip
+        assert served.returncode == 0, served.stderr[-2000:]
+    imports = subprocess.run(
+        [str(clone / ".venv" / "bin" / "python"), "-c", "import mcp, aiohttp"],
+        capture_output=True, text=True, timeout=120, check=False, env=user,
+    )  # fmt: skip
+    assert imports.returncode == 0, imports.stderr[-2000:]
 
     # and the test command's checks of the fixtures pass on the clone's notebooks
     done = subprocess.run(

@@ -33,6 +33,18 @@ def test_every_help_prints_help(words: tuple[str, ...], capsys: pytest.CaptureFi
     assert "Traceback" not in out + err and err == ""
 
 
+def test_mcp_serve_help_says_what_it_serves_with_examples(capsys: pytest.CaptureFixture) -> None:
+    """``ctx-lab mcp serve --help``: a description naming every tool, examples, the extra."""
+    assert main(["mcp", "serve", "--help"]) == 0
+    out = capsys.readouterr().out
+    from ctx_lab.commands import mcp_tools
+
+    flat = " ".join(out.split())
+    assert all(name in flat for name in mcp_tools())
+    assert "examples:" in out and "ctx-lab mcp serve --transport http" in out
+    assert 'pip install "ctx-lab[mcp]"' in out
+
+
 def test_a_percent_in_help_is_literal(capsys: pytest.CaptureFixture) -> None:
     """The read command's --cursor help names ``%ctx``: argparse must not read it as a format."""
     assert main(["read", "--help"]) == 0

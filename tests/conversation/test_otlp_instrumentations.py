@@ -73,6 +73,12 @@ def test_a_real_instrumentations_trace_reads_as_the_captured_calls(
     assert [m.role for m in traced.messages] == ["user", "tool_use", "tool_result", "tool_use"]
     assert traced.messages[1].name == "get_user_country"
     assert (traced.calls[0].usage.reported_input, traced.calls[1].usage.reported_input) == (68, 89)
+    # ctx-lab check reads the capture file: the two tool definitions are 43 of the first
+    # call's 71 counted tokens (60.6 %, over the default 50 %), found once
+    from ctx_lab.check import check_files
+
+    found = check_files([db]).findings
+    assert [(f.code, round(f.value, 1)) for f in found] == [("CTX104", 60.6)]
     # the capture file exports too, and reads back to the same anatomy
     captured_anatomy = anatomy_of(db, session=True, replay=False)
     exported = tmp_path / "capture.otlp.json"
