@@ -10,13 +10,20 @@ from typing import Any
 
 from ..conversation.transcripts import Usage
 from ..errors import TranscriptError, UsageError
-from ._capture import CaptureStore
+from ._capture import CapturedCall, CaptureStore
 from ._pieces import Piece, pieces_of
 from ._request import RequestAnatomy, anatomize
 from ._session import Body, SessionAnatomy, make_session
 
-__all__ = ["body_anatomy", "capture_bodies", "from_bodies", "server_side_notes", "system_text",
-           "usage_of"]  # fmt: skip
+__all__ = [
+    "body_anatomy",
+    "capture_bodies",
+    "captured_body",
+    "from_bodies",
+    "server_side_notes",
+    "system_text",
+    "usage_of",
+]
 
 
 def usage_of(response: Any, format: str) -> Usage | None:
@@ -107,19 +114,22 @@ def body_anatomy(
     return made, system_text(pieces)
 
 
+def captured_body(call: CapturedCall) -> Body | None:
+    """A captured call as a recorded body (None when its request is not JSON), with what the
+    capture says of it (cut at the limit, the stream assembled)."""
+    body = call.request()
+    if body is None:
+        return None
+    response, notes = call.assembled()
+    if call.request_truncated:
+        notes = ["the request was cut at the capture limit", *notes]
+    return (call.id, body, response, call.provider, tuple(notes))
+
+
 def capture_bodies(path: str | os.PathLike[str], last: int | None) -> list[Body]:
     """The captured calls' bodies (the newest ``last``), read again for an export."""
     with CaptureStore(path, readonly=True) as store:
-        found: list[Body] = []
-        for call in store.latest(last):
-            body = call.request()
-            if body is None:
-                continue
-            response, notes = call.assembled()
-            if call.request_truncated:
-                notes = ["the request was cut at the capture limit", *notes]
-            found.append((call.id, body, response, call.provider, tuple(notes)))
-        return found
+        return [b for call in store.latest(last) if (b := captured_body(call)) is not None]
 
 
 def from_bodies(

@@ -17,6 +17,7 @@ from ..files import entry_kind, read_text, real_path
 from ._bodies import (
     body_anatomy,
     capture_bodies,
+    captured_body,
     from_bodies,
     server_side_notes,
     system_text,
@@ -119,16 +120,10 @@ def _captured(
 def _made(
     path: str, call: CapturedCall, model: str | None, counter: str | None, registry: str | None
 ) -> tuple[RequestAnatomy, str] | None:
-    body = call.request()
-    if body is None:
+    recorded = captured_body(call)
+    if recorded is None:
         return None
-    response, notes = call.assembled()
-    if call.request_truncated:
-        notes = ["the request was cut at the capture limit", *notes]
-    return body_anatomy(
-        (call.id, body, response, call.provider, tuple(notes)), os.path.basename(path),
-        model, counter, registry,
-    )  # fmt: skip
+    return body_anatomy(recorded, os.path.basename(path), model, counter, registry)
 
 
 def _pick(calls: Sequence[Any], call: int | None, what: str) -> Any:
