@@ -79,6 +79,7 @@ __all__ = [
     "SummarizerError",
     "TranscriptError",
     "UnknownCounterError",
+    "UnknownModelError",
     "UnknownRegistryError",
     "UnsupportedContent",
     "UsageError",
@@ -125,6 +126,25 @@ class UnknownRegistryError(UsageError):
     def __init__(self, name: str, valid: Iterable[str]) -> None:
         self.name = name
         super().__init__(f"unknown registry {name!r}; valid registries: {_names(valid)}")
+
+
+class UnknownModelError(UsageError):
+    """A model name no registry knows (a typo would otherwise size everything against the
+    default 8,192-token window); the message names close matches, or the registry that knows
+    it, and the flag that uses it anyway."""
+
+    def __init__(self, name: str, close: Iterable[str] = (), elsewhere: str | None = None) -> None:
+        self.name = name
+        self.close = tuple(close)
+        hint = ""
+        if elsewhere:
+            hint = f"; the {elsewhere} registry knows it: add --registry {elsewhere}"
+        elif self.close:
+            hint = "; did you mean " + " or ".join(f"'{c}'" for c in self.close) + "?"
+        super().__init__(
+            f"unknown model {name!r}{hint} (`ctx-lab models` lists the known ones; "
+            "--allow-unknown-model uses it anyway with the default 8,192-token window)"
+        )
 
 
 class InvalidPageRequest(UsageError):

@@ -13,6 +13,7 @@ __all__ = [
     "SECTION_COLORS",
     "SEGMENT_COLORS",
     "SERIES_COLORS",
+    "WINDOW_COLORS",
     "figure_axes",
     "section_color",
 ]
@@ -73,6 +74,17 @@ CATEGORY_COLORS = {
     "image": "#65a30d",
     "document": "#84cc16",
     "framing": "#d1d5db",
+}
+# The window view's blocks beyond the categories: every message category as one block, what a
+# file lacks (inferred from the reported input), and the spaces the window keeps.
+WINDOW_COLORS = {
+    "messages": "#2563eb",
+    "hidden": "#94a3b8",
+    "free": "#f8fafc",
+    "margin": "#e5e7eb",
+    "reserve": "#cbd5e1",
+    "autocompact": "#fde68a",
+    "over": "#dc2626",
 }
 # One line per model, in turn.
 SERIES_COLORS = ("#2563eb", "#d97706", "#059669", "#7c3aed", "#dc2626", "#0891b2")

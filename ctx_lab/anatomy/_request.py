@@ -13,7 +13,6 @@ from typing import Any
 from ..display import RichResult, escape, html_table, text_table
 from ..errors import UsageError
 from ..models import cache_prices, get_registry
-from ..plotting import ACCENT, CATEGORY_COLORS
 from ..severity import severity
 from ..tokens import get_counter, resolve_counter
 from ._pieces import CATEGORIES, Piece
@@ -84,9 +83,39 @@ class RequestAnatomy(RichResult):
         return sum(i.tokens for i in self.items)
 
     @property
+    def hidden(self) -> int:
+        """Reported input the file does not hold — a transcript's system prompt and tools —
+        inferred from the report (0 without one)."""
+        from ._window import hidden_tokens
+
+        return hidden_tokens(self)
+
+    @property
+    def used(self) -> int:
+        """What the request takes of the window: the counted tokens plus :attr:`hidden`."""
+        return self.total + self.hidden
+
+    @property
+    def limit(self) -> int:
+        """Where the request's room ends: the agent's autocompact point where it has one (as
+        its own context view draws it), else the effective input budget."""
+        return self.budget if self.autocompact_at is None else self.autocompact_at
+
+    @property
     def free(self) -> int:
-        """What is left of the effective input budget (negative: over it)."""
-        return self.budget - self.total
+        """What is left up to :attr:`limit` after :attr:`used` (negative: over it)."""
+        return self.limit - self.used
+
+    def _limit_name(self) -> str:
+        if self.autocompact_at is None:
+            return "input budget"
+        return f"where the agent compacts; input budget {self.budget:,}"
+
+    def window_view(self) -> list[Any]:
+        """The whole window as blocks (:func:`ctx_lab.anatomy._window.window_blocks`)."""
+        from ._window import window_blocks
+
+        return window_blocks(self)
 
     @property
     def difference(self) -> int | None:
@@ -124,12 +153,15 @@ class RequestAnatomy(RichResult):
             "counter": self.counter,
             "exact": self.exact,
             "total": self.total,
+            "hidden": self.hidden,
+            "used": self.used,
             "window": self.window,
             "output_reserve": self.output_reserve,
             "budget": self.budget,
+            "limit": self.limit,
             "free": self.free,
             "autocompact_at": self.autocompact_at,
-            "severity": severity(self.total, self.budget),
+            "severity": severity(self.used, self.limit),
             "categories": self.categories(),
             "tools": self.by_name("tools"),
             "mcp_tools": self.by_name("mcp_tools"),
@@ -142,6 +174,7 @@ class RequestAnatomy(RichResult):
             "cache_write": self.cache_write,
             "cost_usd": self.cost_usd,
             "breakpoints": sum(1 for i in self.items if i.breakpoint),
+            "window_view": [block.to_dict() for block in self.window_view()],
             "items": [i.to_dict() for i in self.items],
             "warnings": list(self.warnings),
         }
@@ -192,11 +225,13 @@ class RequestAnatomy(RichResult):
     def to_text(self) -> str:
         """Totals, the category table, per-tool figures and the largest items."""
         exact = "exact" if self.exact else "estimate"
+        counted = f"{self.total:,} tokens ({self.counter}, {exact})"
+        if self.hidden:
+            counted += f" + {self.hidden:,} not in the file (inferred from the reported input)"
         head = (
             f"{self.source}{f' call {self.call}' if self.call is not None else ''} · "
-            f"{self.model} · {self.total:,} tokens ({self.counter}, {exact}) of "
-            f"{self.budget:,} (window {self.window:,}, output reserve {self.output_reserve:,}) · "
-            f"free {self.free:,}"
+            f"{self.model} · {counted} of {self.limit:,} ({self._limit_name()}; window "
+            f"{self.window:,}, output reserve {self.output_reserve:,}) · free {self.free:,}"
         )
         if self.reported_input is not None:
             head += f"\nreported input {self.reported_input:,} · difference {self.difference:+,}"
@@ -204,7 +239,13 @@ class RequestAnatomy(RichResult):
                 head += f" · cache read {self.cache_read:,}, written {self.cache_write or 0:,}"
         if self.cost_usd is not None:
             head += f" · input ${self.cost_usd:.4f}"
-        parts = [head, "", text_table(["category", "tokens", "share"], self._rows())]
+        window = " · ".join(f"{b.label} {b.tokens:,} ({b.share:.1%})" for b in self.window_view())
+        parts = [
+            head,
+            f"window: {window}",
+            "",
+            text_table(["category", "tokens", "share"], self._rows()),
+        ]
         for label, category in (
             ("tool definitions", "tools"),
             ("MCP tools", "mcp_tools"),
@@ -219,18 +260,13 @@ class RequestAnatomy(RichResult):
         return "\n".join(parts)
 
     def html_body(self) -> str:
-        """A bar of the categories against the budget, and the category table."""
-        total = max(self.budget, self.total, 1)
-        cells = []
-        for name, tokens in self.categories().items():
-            color = CATEGORY_COLORS.get(name, ACCENT["other"])
-            cells.append(
-                f'<div title="{escape(name)}: {tokens:,}" style="display:inline-block;'
-                f'height:14px;width:{tokens / total * 100:.2f}%;background:{color}"></div>'
-            )
-        bar = f'<div style="width:100%;border:1px solid #999">{"".join(cells)}</div>'
+        """The window view (every block of the model's window, labelled), and the category
+        table."""
+        from ._window import window_html
+
         head = f"<h4 data-ctx-anatomy>{escape(self.to_text().splitlines()[0])}</h4>"
-        return head + bar + html_table(["category", "tokens", "share"], self._rows(), numeric=(1,))
+        table = html_table(["category", "tokens", "share"], self._rows(), numeric=(1,))
+        return head + window_html(self) + table
 
     def ledger(self) -> Any:
         """A DataFrame: one row per item."""

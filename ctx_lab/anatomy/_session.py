@@ -138,6 +138,8 @@ class SessionAnatomy(RichResult):
                 "call": call.call if call.call is not None else i,
                 "model": call.model,
                 "total": call.total,
+                "hidden": call.hidden,
+                "used": call.used,
                 "budget": call.budget,
                 "window": call.window,
                 "autocompact_at": call.autocompact_at,

@@ -15,6 +15,7 @@ from ..tokens import MIN_CALLS, CalibrationList, forget_calibration, list_calibr
 from ..validate import choice
 from ._analysis import CORPUS_OUTPUT, NoWorkerTimeout, Progress, Scheduler, Ship, Workers
 from ._param import CLI, Param, hidden
+from ._params import AllowUnknownModel
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -38,8 +39,11 @@ def history(
     *,
     model: Annotated[
         str | None,
-        Param("evaluate against this model instead of the saved one", metavar="M"),
+        Param(
+            "evaluate against this model instead of the saved one", metavar="M", names_model=True
+        ),
     ] = None,
+    allow_unknown_model: AllowUnknownModel = False,
     check: Annotated[bool, Param("exit 1 unless the context fits")] = False,
     root: Root = None,
 ) -> HistoryReport:
@@ -97,8 +101,10 @@ def replay(
             metavar="M",
             flag="--model",
             default_text="for one file: the models it was recorded with",
+            names_model=True,
         ),
     ] = (),
+    allow_unknown_model: AllowUnknownModel = False,
     counter: Annotated[
         str | None,
         Param(

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from ..validate import choice
 from ._param import Param
+from ._params import AllowUnknownModel
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -17,7 +18,13 @@ __all__ = ["models"]
 def models(
     name: Annotated[
         str | None,
-        Param("a model name; omit to list models", positional=True, metavar="NAME", max_length=200),
+        Param(
+            "a model name; omit to list models",
+            positional=True,
+            metavar="NAME",
+            max_length=200,
+            names_model=True,
+        ),
     ] = None,
     *,
     registry: Annotated[
@@ -28,6 +35,7 @@ def models(
             max_length=200,
         ),
     ] = "builtin",
+    allow_unknown_model: AllowUnknownModel = False,
     reserve: Annotated[
         int | None,
         Param(

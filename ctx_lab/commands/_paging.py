@@ -14,7 +14,7 @@ from ..instructions import PAGE_INSTRUCTIONS, READ_INSTRUCTIONS
 from ..limits import DEFAULT_MAX_CHARS, DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS, MAX_CHARS_LIMIT
 from . import _params as params
 from ._param import ALL, CLI, SERVED, Param, hidden
-from ._params import AllowPrivate, AllowRemote, parse_lines
+from ._params import AllowPrivate, AllowRemote, AllowUnknownModel, parse_lines
 from ._registry import Command, Invocation, command
 from ._session import local_reader
 
@@ -95,8 +95,12 @@ def page(
     end_line: Annotated[int, Param("last line (inclusive); 0 means to the end", metavar="N")] = 0,
     counter: Annotated[str | None, params.counter("bytes/4", model=True)] = None,
     model: Annotated[
-        str | None, Param("count with this model's own tokenizer", metavar="M", max_length=200)
+        str | None,
+        Param(
+            "count with this model's own tokenizer", metavar="M", max_length=200, names_model=True
+        ),
     ] = None,
+    allow_unknown_model: AllowUnknownModel = False,
     budget_id: BudgetId = None,
     max_pages: Annotated[
         int | None,

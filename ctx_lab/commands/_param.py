@@ -72,7 +72,8 @@ class Param:
     must still be given (a task, where no file or cell body can stand in for it);
     ``flag_help`` is the CLI's wording where a flag says the opposite of the parameter
     (``--no-caching``); ``path`` marks a local path, which the CLI takes from the working
-    directory.
+    directory. ``names_model`` marks a model name the caller types: the command layer refuses
+    one no registry knows (with "did you mean") unless the call allows unknown models.
     """
 
     help: str
@@ -92,6 +93,7 @@ class Param:
     needed: frozenset[str] = frozenset()
     flag_help: str | None = None
     path: bool = False
+    names_model: bool = False
 
 
 _EMPTY = inspect.Parameter.empty

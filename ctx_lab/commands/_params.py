@@ -18,6 +18,7 @@ __all__ = [
     "RELEVANCE_CHOICES",
     "AllowPrivate",
     "AllowRemote",
+    "AllowUnknownModel",
     "Budget",
     "Model",
     "Now",
@@ -113,6 +114,14 @@ Model = Annotated[
         exclusive="size",
         max_length=200,
         session="model",
+        names_model=True,
+    ),
+]
+AllowUnknownModel = Annotated[
+    bool,
+    Param(
+        "use a model name no registry knows, with the default 8,192 / 4,096 limits (without it "
+        "such a name is refused with the names it is close to)"
     ),
 ]
 Now = Annotated[

@@ -13,7 +13,7 @@ from ..files import confine, display_path
 from . import _params as params
 from ._analysis import CORPUS_OUTPUT, NoWorkerTimeout, Progress, Scheduler, Ship, Workers
 from ._param import ALL, Param, hidden
-from ._params import Registry
+from ._params import AllowUnknownModel, Registry
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -58,8 +58,10 @@ def policies(
             metavar="M",
             max_length=200,
             default_text="each call's own",
+            names_model=True,
         ),
     ] = None,
+    allow_unknown_model: AllowUnknownModel = False,
     policy: Annotated[
         Sequence[str],
         Param(

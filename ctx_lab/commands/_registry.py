@@ -167,7 +167,7 @@ class Command:
             kwargs = self.prepare(kwargs, invocation)
         accepted = inspect.signature(self.function).parameters
         try:
-            result = self.function(**{k: v for k, v in kwargs.items() if k in accepted})
+            result = self.run({k: v for k, v in kwargs.items() if k in accepted})
         except PathOutsideRoot as exc:
             if not roots:
                 raise
@@ -189,6 +189,20 @@ class Command:
         if self.remember is not None:
             result = self.remember(kwargs, result, invocation) or result
         return result
+
+    def run(self, kwargs: Mapping[str, Any]) -> RichResult:
+        """Call the function with ``kwargs`` (every surface ends here) after the checks a
+        declaration asks for: each model name the caller typed must be one a registry knows
+        (``--registry``'s, else the built-in table), unless ``allow_unknown_model``."""
+        if not kwargs.get(ALLOW_UNKNOWN_MODEL):
+            for spec in self.specs():
+                value = kwargs.get(spec.name)
+                if spec.param.names_model and value:
+                    from ..models import check_model_name
+
+                    for name in [value] if isinstance(value, str) else value:
+                        check_model_name(name, kwargs.get("registry"))
+        return self.function(**kwargs)
 
     def check_arguments(self, given: Mapping[str, Any], surface: str) -> None:
         """Unknown names and missing required parameters of one call, as usage errors naming
@@ -314,10 +328,17 @@ class Outcome:
 _COMMANDS: dict[str, Command] = {}
 
 
+ALLOW_UNKNOWN_MODEL = "allow_unknown_model"
+
+
 def command(cmd: Command) -> Command:
-    """Register a command (its module calls this once at import)."""
+    """Register a command (its module calls this once at import). A command that takes a model
+    name must also take ``allow_unknown_model`` (the way past the name check)."""
     if cmd.name in _COMMANDS:
         raise ValueError(f"command {cmd.name!r} is declared twice")
+    names = {spec.name for spec in cmd.specs()}
+    if any(spec.param.names_model for spec in cmd.specs()) and ALLOW_UNKNOWN_MODEL not in names:
+        raise TypeError(f"command {cmd.name!r} takes a model name but not {ALLOW_UNKNOWN_MODEL}")
     _COMMANDS[cmd.name] = cmd
     return cmd
 

@@ -143,7 +143,7 @@ class Session:
                 value = query_values(spec, query[spec.name])
                 if value is not None:
                     values[spec.name] = value
-        return command.function(**self.complete(command, values))
+        return command.run(self.complete(command, values))
 
     def call_json(
         self, name: str, arguments: Mapping[str, Any], *, connection_budget: str | None = None
@@ -163,7 +163,7 @@ class Session:
             s.name: s.from_json(given[s.name]) for s in command.specs("mcp") if s.name in given
         }
         extra = {} if connection_budget is None else {"budget_id": connection_budget}
-        result = command.function(**self.complete(command, values, extra))
+        result = command.run(self.complete(command, values, extra))
         return Outcome(result, chosen, None, tuple(result.warnings))
 
 

@@ -11,6 +11,7 @@ from ..errors import UsageError
 from ..files import confine, display_path
 from . import _params as params
 from ._param import ALL, SERVED, Param, hidden
+from ._params import AllowUnknownModel
 from ._registry import Command, Invocation, command
 
 if TYPE_CHECKING:
@@ -38,8 +39,12 @@ def tokens(
     ] = None,
     counter: Annotated[str | None, params.counter("cl100k", allow_all=True, model=True)] = None,
     model: Annotated[
-        str | None, Param("count with this model's own tokenizer", metavar="M", max_length=200)
+        str | None,
+        Param(
+            "count with this model's own tokenizer", metavar="M", max_length=200, names_model=True
+        ),
     ] = None,
+    allow_unknown_model: AllowUnknownModel = False,
     label: Annotated[str, hidden("how text is named in the report")] = STDIN,
     root: Annotated[
         PathArg | None, hidden("every path must resolve inside it", session="root")

@@ -10,8 +10,10 @@ group. :func:`describe_model` and :func:`list_models` are the ``models`` command
 from __future__ import annotations
 
 from ._cache_rules import CACHE_RULES, CachePrices, CacheRule, cache_prices, cache_rule
+from ._names import check_model_name, is_known_model, similar_models
 from ._registry import (
     BUILTIN_MODELS,
+    DEFAULT_ANTHROPIC_MODEL,
     DEFAULT_LIMITS,
     MODEL_SOURCE_ENTRY_POINTS,
     REGISTRY_NAMES,
@@ -32,6 +34,7 @@ from ._thinking_rules import THINKING_DOC, keeps_earlier_thinking
 __all__ = [
     "BUILTIN_MODELS",
     "CACHE_RULES",
+    "DEFAULT_ANTHROPIC_MODEL",
     "DEFAULT_LIMITS",
     "MODEL_SOURCE_ENTRY_POINTS",
     "REGISTRY_NAMES",
@@ -49,10 +52,13 @@ __all__ = [
     "ResolvedModelLimits",
     "cache_prices",
     "cache_rule",
+    "check_model_name",
     "describe_model",
     "get_registry",
+    "is_known_model",
     "keeps_earlier_thinking",
     "list_models",
     "registry_names",
+    "similar_models",
     "tokenizer_for",
 ]

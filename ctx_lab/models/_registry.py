@@ -20,6 +20,7 @@ from ..errors import ModelSourceError, UnknownRegistryError, UsageError
 
 __all__ = [
     "BUILTIN_MODELS",
+    "DEFAULT_ANTHROPIC_MODEL",
     "DEFAULT_LIMITS",
     "KnownModel",
     "ModelLimits",
@@ -72,6 +73,13 @@ class ModelLimits:
 
 
 DEFAULT_LIMITS = ModelLimits(8192, 4096)
+
+# The one place that names the Claude model ctx_lab uses when none is given (the anthropic
+# counter, README and notebook examples): an active model. Anthropic's model deprecations page
+# (platform.claude.com/docs/en/about-claude/model-deprecations) names Sonnet 4.6 as the
+# replacement of the retired Sonnet 4 and Sonnet 4.5; a test fails once the default resolves to
+# no row of the built-in table or the README names another default.
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-6"
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,9 @@ BUILTIN_MODELS: tuple[KnownModel, ...] = (
     _row("claude-opus-4-5", 200_000, 64_000, "2025-11-01", 5, 25, 0.5, 6.25),
     _row("claude-opus-4-1", 200_000, 32_000, "2025-08-05", 15, 75, 1.5, 18.75),
     _row("claude-sonnet-4-5", 200_000, 64_000, "2025-09-29", 3, 15, 0.3, 3.75),
+    # prices from models.dev; the window is the standard 200k (models.dev lists the 1M
+    # long-context window, which a request asks for)
+    _row("claude-sonnet-4-6", 200_000, 64_000, "2026-03-13", 3, 15, 0.3, 3.75),
     _row("claude-haiku-4-5", 200_000, 64_000, "2025-10-15", 1, 5, 0.1, 1.25),
     _row("claude-3-7-sonnet", 200_000, 64_000, "2025-02-19", 3, 15, 0.3, 3.75),
     _row("claude-3-5-haiku", 200_000, 8192, "2024-10-22", 0.8, 4, 0.08, 1),

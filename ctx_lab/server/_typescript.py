@@ -13,7 +13,7 @@ from typing import Any
 
 from ..display import PAYLOAD_VERSION, TITLE_MARKUP
 from ..packet import SECTION_LABELS, SECTION_TITLES
-from ..plotting import ACCENT, CATEGORY_COLORS, SECTION_COLORS, SERIES_COLORS
+from ..plotting import ACCENT, CATEGORY_COLORS, SECTION_COLORS, SERIES_COLORS, WINDOW_COLORS
 from ..severity import SEVERITIES
 from ._payloads import payload_schemas
 
@@ -99,6 +99,10 @@ def render_typescript(schemas: dict[str, dict[str, Any]] | None = None) -> str:
         "/** One colour per category of a request's anatomy, shared with the Python plots. */",
         "export const CATEGORY_COLORS: Record<string, string> = "
         + json.dumps(CATEGORY_COLORS, ensure_ascii=False, indent=2)
+        + ";",
+        "/** The window view's blocks beyond the categories, shared with the Python plots. */",
+        "export const WINDOW_COLORS: Record<string, string> = "
+        + json.dumps(WINDOW_COLORS, ensure_ascii=False, indent=2)
         + ";",
         "/** One colour per model line (replay plots), shared with the Python plots. */",
         "export const SERIES_COLORS: readonly string[] = " + json.dumps(list(SERIES_COLORS)) + ";",

@@ -18,10 +18,10 @@ from typing import Any
 from cachetools import LRUCache
 
 from ..errors import CounterUnavailableError
+from ..models import DEFAULT_ANTHROPIC_MODEL
 
 __all__ = ["DEFAULT_ANTHROPIC_MODEL", "AnthropicCounter"]
 
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
 MODEL_VARIABLE = "CTX_LAB_ANTHROPIC_MODEL"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
 TIMEOUT_SECONDS = 30.0
@@ -29,7 +29,7 @@ TIMEOUT_SECONDS = 30.0
 
 class AnthropicCounter:
     """Counts with Anthropic's token-counting endpoint for ``model`` (default: the
-    ``CTX_LAB_ANTHROPIC_MODEL`` variable, else ``claude-sonnet-4-5``)."""
+    ``CTX_LAB_ANTHROPIC_MODEL`` variable, else :data:`ctx_lab.models.DEFAULT_ANTHROPIC_MODEL`)."""
 
     exact = True
 

@@ -4,10 +4,57 @@
  * the categories over a session's calls with the window, budget and autocompact lines.
  */
 import { el, fmt, sortableTable, svg } from './dom';
-import { ACCENT, AnatomyPayload, AnatomySessionPayload, CATEGORY_COLORS } from './generated';
+import { ACCENT, AnatomyPayload, AnatomySessionPayload, CATEGORY_COLORS, WINDOW_COLORS } from './generated';
 
 function color(category: string): string {
-  return CATEGORY_COLORS[category] ?? ACCENT.other;
+  return CATEGORY_COLORS[category] ?? WINDOW_COLORS[category] ?? ACCENT.other;
+}
+
+const HIDDEN_LABEL = 'not in the file (inferred from reported input)';
+
+/** A swatch and its label, for the legends of the bar and the charts. */
+function swatch(key: string, text: string, attrs: Record<string, string> = {}): HTMLElement {
+  return el(
+    'span',
+    { class: 'ctx-legend-item', ...attrs },
+    el('span', { class: 'ctx-swatch', style: `background:${color(key)}` }),
+    text
+  );
+}
+
+/** The model's whole window as one labelled bar: the request's blocks, what the file lacks
+ * (inferred from the reported input), free space, and what the window keeps — the blocks the
+ * engine computed (ctx_lab.anatomy._window), so every surface draws the same numbers. */
+export function windowView(p: AnatomyPayload): HTMLElement {
+  const bar = el('div', { class: 'ctx-window-bar' });
+  const legend = el('div', { class: 'ctx-legend', 'data-ctx-window-legend-box': '' });
+  for (const block of p.window_view) {
+    const pct = `${(block.share * 100).toFixed(1)}%`;
+    const text = `${block.label} ${fmt(block.tokens)} (${pct})`;
+    const cell = el('div', {
+      class: `ctx-window-block ctx-window-${block.basis}`,
+      title: block.note ? `${text} — ${block.note}` : text,
+      style: `flex:0 0 ${(Math.min(block.share, 1) * 100).toFixed(3)}%;background:${color(block.key)}`,
+      'data-ctx-window-block': block.key,
+      'data-ctx-tokens': block.tokens
+    });
+    if (block.share >= 0.08) {
+      cell.textContent = block.label;
+    }
+    bar.append(cell);
+    legend.append(
+      swatch(block.key, `${text}${block.basis === 'inferred' ? ' · inferred' : ''}`, {
+        'data-ctx-window-legend': block.key
+      })
+    );
+  }
+  return el(
+    'div',
+    { class: 'ctx-window-view', 'data-ctx-window-view': p.used },
+    el('div', { class: 'ctx-muted' }, `${p.model} · window ${fmt(p.window)} tokens · ${fmt(p.used)} used`),
+    bar,
+    legend
+  );
 }
 
 /** The headline: tokens against the budget, the counter, and the reported input beside it. */
@@ -18,7 +65,9 @@ export function anatomyHead(p: AnatomyPayload): HTMLElement {
     { class: 'ctx-head', 'data-ctx-anatomy-head': '' },
     `${p.model}${p.call !== null && p.call !== undefined ? ` · call ${p.call}` : ''}: `,
     el('b', { 'data-ctx-anatomy-total': p.total }, fmt(p.total)),
-    ` of ${fmt(p.budget)} tokens (${p.counter}, ${exact}) · window ${fmt(p.window)} · free ${fmt(p.free)}`
+    ` tokens (${p.counter}, ${exact})`,
+    p.hidden ? ` + ${fmt(p.hidden)} not in the file (inferred from the reported input)` : '',
+    ` of ${fmt(p.limit)} (${p.autocompact_at ? 'where the agent compacts' : 'input budget'}) · window ${fmt(p.window)} · free ${fmt(p.free)}`
   );
   if (p.reported_input !== null && p.reported_input !== undefined) {
     head.append(
@@ -44,12 +93,16 @@ export function icicle(p: AnatomyPayload): HTMLElement {
   for (const [category, tokens] of Object.entries(p.categories)) {
     const width = `${((tokens / scale) * 100).toFixed(2)}%`;
     top.append(
-      el('div', {
-        class: 'ctx-icicle-cell',
-        title: `${category}: ${fmt(tokens)}`,
-        style: `width:${width};background:${color(category)}`,
-        'data-ctx-category': category
-      })
+      el(
+        'div',
+        {
+          class: 'ctx-icicle-cell',
+          title: `${category}: ${fmt(tokens)}`,
+          style: `width:${width};background:${color(category)}`,
+          'data-ctx-category': category
+        },
+        tokens / scale >= 0.08 ? category : ''
+      )
     );
     const named = new Map<string, number>();
     for (const item of p.items.filter(i => i.category === category)) {
@@ -57,15 +110,31 @@ export function icicle(p: AnatomyPayload): HTMLElement {
     }
     for (const [name, size] of [...named.entries()].sort((a, b) => b[1] - a[1])) {
       parts.append(
-        el('div', {
-          class: 'ctx-icicle-cell ctx-icicle-part',
-          title: `${category}${name ? ` ${name}` : ''}: ${fmt(size)}`,
-          style: `width:${((size / scale) * 100).toFixed(2)}%;background:${color(category)}`
-        })
+        el(
+          'div',
+          {
+            class: 'ctx-icicle-cell ctx-icicle-part',
+            title: `${category}${name ? ` ${name}` : ''}: ${fmt(size)}`,
+            style: `width:${((size / scale) * 100).toFixed(2)}%;background:${color(category)}`
+          },
+          name && size / scale >= 0.08 ? name : ''
+        )
       );
     }
   }
-  return el('div', { class: 'ctx-icicle' }, top, parts);
+  const legend = el(
+    'div',
+    { class: 'ctx-legend', 'data-ctx-icicle-legend': '' },
+    ...Object.entries(p.categories).map(([category, tokens]) => swatch(category, `${category} ${fmt(tokens)}`))
+  );
+  return el(
+    'div',
+    { class: 'ctx-icicle' },
+    el('div', { class: 'ctx-muted' }, 'the request by category (top) and by name within each (bottom)'),
+    top,
+    parts,
+    legend
+  );
 }
 
 export function renderAnatomy(p: AnatomyPayload): HTMLElement {
@@ -85,6 +154,7 @@ export function renderAnatomy(p: AnatomyPayload): HTMLElement {
     'div',
     { 'data-ctx-anatomy': '' },
     anatomyHead(p),
+    windowView(p),
     icicle(p),
     sortableTable(['category', 'tokens', 'share'], rows, { 'data-ctx-anatomy-table': '' }),
     named('tool definitions', p.tools),
@@ -98,15 +168,40 @@ export function renderAnatomy(p: AnatomyPayload): HTMLElement {
 type SessionRow = AnatomySessionPayload['rows'][number];
 const CATEGORY_ORDER = Object.keys(CATEGORY_COLORS);
 
-/** The categories over the calls, stacked, with the window, budget and autocompact lines. */
-export function timeline(rows: readonly SessionRow[]): SVGElement {
+/** Tokens as axis labels: 0, 850, 12k, 1.2M. */
+export function tick(value: number): string {
+  if (value >= 1e6) {
+    return `${(value / 1e6).toFixed(value % 1e6 ? 1 : 0)}M`;
+  }
+  return value >= 1000 ? `${Math.round(value / 1000)}k` : String(Math.round(value));
+}
+
+/** A round step near range / 4 (1, 2, 2.5 or 5 × a power of ten). */
+export function niceStep(range: number): number {
+  const raw = Math.max(range, 1) / 4;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].find(m => m * power >= raw) ?? 10;
+  return step * power;
+}
+
+/** A line's legend entry: a short stroke in its colour and dash. */
+function lineKey(stroke: string, dash: string, text: string, name: string): HTMLElement {
+  const mark = svg('svg', { width: 22, height: 8, class: 'ctx-line-key' });
+  mark.appendChild(svg('line', { x1: 0, y1: 4, x2: 22, y2: 4, stroke, 'stroke-dasharray': dash, 'stroke-width': 2 }));
+  return el('span', { class: 'ctx-legend-item', 'data-ctx-legend-line': name }, mark as unknown as HTMLElement, text);
+}
+
+/** The categories over the calls, stacked (what a file lacks on top, inferred from the
+ * reported input), with a call axis, a token axis, the budget and autocompact lines and a
+ * legend naming every colour and line. */
+export function timeline(rows: readonly SessionRow[]): HTMLElement {
   const width = 640;
-  const height = 200;
-  const pad = { left: 56, right: 12, top: 10, bottom: 24 };
+  const height = 220;
+  const pad = { left: 52, right: 12, top: 10, bottom: 34 };
   const n = Math.max(rows.length - 1, 1);
-  // the budget line shows when it is near the calls' sizes; far above them it would flatten them
-  const tops = rows.map(r => Math.max(r.total, Math.min(r.budget, 2 * r.total), r.replayed ?? 0));
-  const top = Math.max(1, ...tops);
+  // the scale holds every call and the lines that bound it: the budget and the autocompact point
+  const tops = rows.map(r => Math.max(r.used ?? r.total, r.budget, r.autocompact_at ?? 0, r.replayed ?? 0));
+  const top = Math.max(1, ...tops) * 1.05;
   const x = (i: number) => pad.left + (i / n) * (width - pad.left - pad.right);
   const y = (tokens: number) => height - pad.bottom - (Math.min(tokens, top) / top) * (height - pad.top - pad.bottom);
   const root = svg('svg', {
@@ -114,9 +209,10 @@ export function timeline(rows: readonly SessionRow[]): SVGElement {
     class: 'ctx-timeline',
     'data-ctx-timeline': rows.length
   });
+  const legend = el('div', { class: 'ctx-legend', 'data-ctx-timeline-legend': '' });
   const base = rows.map(() => 0);
   const value = (r: SessionRow, category: string): number => Number((r as Record<string, unknown>)[category] ?? 0);
-  for (const category of CATEGORY_ORDER) {
+  for (const category of [...CATEGORY_ORDER, 'hidden']) {
     if (!rows.some(r => value(r, category))) {
       continue;
     }
@@ -127,8 +223,11 @@ export function timeline(rows: readonly SessionRow[]): SVGElement {
     ].join(' ');
     root.appendChild(svg('polygon', { points, fill: color(category), opacity: 0.85, 'data-ctx-area': category }));
     upper.forEach((v, i) => (base[i] = v));
+    legend.append(
+      swatch(category, category === 'hidden' ? HIDDEN_LABEL : category, { 'data-ctx-legend-area': category })
+    );
   }
-  const line = (values: number[], stroke: string, dash: string, name: string): void => {
+  const line = (values: number[], stroke: string, dash: string, name: string, text: string): void => {
     const points = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
     root.appendChild(
       svg('polyline', {
@@ -136,37 +235,44 @@ export function timeline(rows: readonly SessionRow[]): SVGElement {
         fill: 'none',
         stroke,
         'stroke-dasharray': dash,
-        'stroke-width': 1,
+        'stroke-width': 1.5,
         'data-ctx-line': name
       })
     );
+    legend.append(lineKey(stroke, dash, text, name));
   };
-  if (rows.some(r => r.budget <= top)) {
+  if (rows.length) {
+    const last = rows[rows.length - 1];
     line(
       rows.map(r => r.budget),
       ACCENT.budget,
       '5 4',
-      'budget'
+      'budget',
+      `input budget ${fmt(last.budget)}`
     );
-  }
-  if (rows.some(r => r.autocompact_at && r.autocompact_at <= top)) {
-    line(
-      rows.map(r => r.autocompact_at ?? 0),
-      ACCENT.outline,
-      '2 3',
-      'autocompact'
-    );
+    if (rows.some(r => r.autocompact_at)) {
+      line(
+        rows.map(r => r.autocompact_at ?? 0),
+        ACCENT.outline,
+        '2 3',
+        'autocompact',
+        `autocompact at ${fmt(last.autocompact_at)}`
+      );
+    }
   }
   if (rows.some(r => r.replayed !== null && r.replayed !== undefined)) {
     line(
       rows.map(r => r.replayed ?? 0),
       ACCENT.used,
       '1 2',
-      'replayed'
+      'replayed',
+      'ctx_lab would send'
     );
   }
+  let breaks = 0;
   rows.forEach((r, i) => {
     if (r.cache_break) {
+      breaks += 1;
       const mark = svg('line', {
         x1: x(i),
         y1: pad.top,
@@ -181,10 +287,72 @@ export function timeline(rows: readonly SessionRow[]): SVGElement {
       root.appendChild(mark);
     }
   });
-  const label = svg('text', { x: 4, y: pad.top + 8, 'font-size': 10, fill: 'currentColor' });
-  label.textContent = fmt(top);
-  root.appendChild(label);
-  return root;
+  if (breaks) {
+    legend.append(lineKey(ACCENT.outline, '', `cache break (${breaks})`, 'cache-break'));
+  }
+  axes(root, rows, { width, height, pad, top, x, y });
+  return el('div', { class: 'ctx-chart', 'data-ctx-chart': 'timeline' }, root, legend);
+}
+
+interface Frame {
+  width: number;
+  height: number;
+  pad: { left: number; right: number; top: number; bottom: number };
+  top: number;
+  x: (i: number) => number;
+  y: (tokens: number) => number;
+}
+
+function text(root: SVGElement, attrs: Record<string, string | number>, content: string): void {
+  const node = svg('text', { 'font-size': 10, fill: 'currentColor', ...attrs });
+  node.textContent = content;
+  root.appendChild(node);
+}
+
+/** The call axis along the bottom and the token axis on the left, with their ticks. */
+function axes(root: SVGElement, rows: readonly SessionRow[], f: Frame): void {
+  const bottom = f.height - f.pad.bottom;
+  const xAxis = svg('g', { 'data-ctx-axis': 'x' });
+  xAxis.appendChild(
+    svg('line', { x1: f.pad.left, y1: bottom, x2: f.width - f.pad.right, y2: bottom, stroke: 'currentColor' })
+  );
+  const every = Math.max(1, Math.ceil(rows.length / 8));
+  rows.forEach((r, i) => {
+    if (i % every === 0 || i === rows.length - 1) {
+      xAxis.appendChild(svg('line', { x1: f.x(i), y1: bottom, x2: f.x(i), y2: bottom + 4, stroke: 'currentColor' }));
+      text(
+        xAxis as SVGElement,
+        { x: f.x(i), y: bottom + 14, 'text-anchor': 'middle', 'data-ctx-tick': r.call },
+        String(r.call)
+      );
+    }
+  });
+  text(
+    xAxis as SVGElement,
+    { x: (f.pad.left + f.width - f.pad.right) / 2, y: f.height - 4, 'text-anchor': 'middle' },
+    'call'
+  );
+  root.appendChild(xAxis);
+  const yAxis = svg('g', { 'data-ctx-axis': 'y' });
+  yAxis.appendChild(svg('line', { x1: f.pad.left, y1: f.pad.top, x2: f.pad.left, y2: bottom, stroke: 'currentColor' }));
+  const step = niceStep(f.top);
+  for (let v = 0; v <= f.top; v += step) {
+    yAxis.appendChild(
+      svg('line', { x1: f.pad.left - 4, y1: f.y(v), x2: f.pad.left, y2: f.y(v), stroke: 'currentColor' })
+    );
+    text(yAxis as SVGElement, { x: f.pad.left - 6, y: f.y(v) + 3, 'text-anchor': 'end', 'data-ctx-tick': v }, tick(v));
+  }
+  text(
+    yAxis as SVGElement,
+    {
+      x: 10,
+      y: (f.pad.top + bottom) / 2,
+      'text-anchor': 'middle',
+      transform: `rotate(-90 10 ${(f.pad.top + bottom) / 2})`
+    },
+    'input tokens'
+  );
+  root.appendChild(yAxis);
 }
 
 export function renderAnatomySession(p: AnatomySessionPayload): HTMLElement {

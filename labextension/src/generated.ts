@@ -49,6 +49,16 @@ export const CATEGORY_COLORS: Record<string, string> = {
   "document": "#84cc16",
   "framing": "#d1d5db"
 };
+/** The window view's blocks beyond the categories, shared with the Python plots. */
+export const WINDOW_COLORS: Record<string, string> = {
+  "messages": "#2563eb",
+  "hidden": "#94a3b8",
+  "free": "#f8fafc",
+  "margin": "#e5e7eb",
+  "reserve": "#cbd5e1",
+  "autocompact": "#fde68a",
+  "over": "#dc2626"
+};
 /** One colour per model line (replay plots), shared with the Python plots. */
 export const SERIES_COLORS: readonly string[] = ["#2563eb", "#d97706", "#059669", "#7c3aed", "#dc2626", "#0891b2"];
 /** The lines and outlines every plot shares (ctx_lab.plotting.ACCENT). */
@@ -84,9 +94,12 @@ export type AnatomyPayload = {
   counter: string;
   exact: boolean;
   total: number;
+  hidden: number;
+  used: number;
   window: number;
   output_reserve: number;
   budget: number;
+  limit: number;
   free: number;
   autocompact_at?: number | null;
   severity?: "ok" | "warn" | "bad";
@@ -102,6 +115,14 @@ export type AnatomyPayload = {
   cache_write?: number | null;
   cost_usd?: number | null;
   breakpoints?: number;
+  window_view: ({
+    key: string;
+    label: string;
+    tokens: number;
+    share: number;
+    basis: "exact" | "estimate" | "inferred" | "space";
+    note: string;
+  })[];
   items: {
     category: string;
     name: string;
@@ -123,6 +144,8 @@ export type AnatomySessionPayload = {
     call: number;
     model: string;
     total: number;
+    hidden: number;
+    used: number;
     budget: number;
     window: number;
     autocompact_at?: number | null;
@@ -169,9 +192,12 @@ export type AnatomySessionPayload = {
     counter: string;
     exact: boolean;
     total: number;
+    hidden?: number;
+    used?: number;
     window: number;
     output_reserve: number;
     budget: number;
+    limit?: number;
     free: number;
     autocompact_at?: number | null;
     severity?: "ok" | "warn" | "bad";
@@ -187,6 +213,14 @@ export type AnatomySessionPayload = {
     cache_write?: number | null;
     cost_usd?: number | null;
     breakpoints?: number;
+    window_view?: ({
+      key: string;
+      label: string;
+      tokens: number;
+      share: number;
+      basis: "exact" | "estimate" | "inferred" | "space";
+      note: string;
+    })[];
     items: {
       category: string;
       name: string;
@@ -981,6 +1015,8 @@ export interface AnatomyQuery {
   last?: number;
   /** count and size against this model (default the request's own) */
   model?: string;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else bytes/4) */
   counter?: string;
   /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
@@ -1001,6 +1037,8 @@ export interface BuildQuery {
   budget?: number;
   /** use the model's effective input budget */
   model?: string;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else chars/3) */
   counter?: string;
 }
@@ -1013,6 +1051,8 @@ export interface CacheQuery {
   sizes?: 'usage' | 'counts';
   /** every call as if sent to this model: its caching rules and prices (default each call's own) */
   model?: string;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one; `ctx-lab counters` lists them (default bytes/4) */
   counter?: string;
   /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
@@ -1027,6 +1067,8 @@ export interface CheckQuery {
   rules?: string;
   /** every call as if sent to this model: its window and budget (default each call's own) */
   model?: string;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else bytes/4) */
   counter?: string;
   /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
@@ -1041,6 +1083,8 @@ export interface ReplayQuery {
   file: string[];
   /** replay on this model (repeatable) (default for one file: the models it was recorded with) */
   model?: string[];
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (each model's own tokenizer, or its stored calibration); `ctx-lab counters` lists them (default model) */
   counter?: string;
   /** newest messages always kept as originals (default 4) */
@@ -1061,6 +1105,8 @@ export interface ModelsQuery {
   name?: string;
   /** builtin prefix table, the offline models.dev data, or an installed model source (default builtin) */
   registry?: string;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
   /** tokens to reserve for output instead of the model's max output (default the model's max output) */
   reserve?: number;
 }
@@ -1075,6 +1121,8 @@ export interface PacketQuery {
   budget?: number;
   /** use the model's effective input budget */
   model?: string;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
   /** the current time (ISO 8601) that dates the packet and the entries' ages (default now) */
   now?: string;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else bytes/4) */
@@ -1105,6 +1153,8 @@ export interface EntriesQuery {
   budget?: number;
   /** use the model's effective input budget */
   model?: string;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
   /** the current time (ISO 8601) that dates the packet and the entries' ages (default now) */
   now?: string;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else bytes/4) */
@@ -1147,6 +1197,8 @@ export interface PageQuery {
   counter?: string;
   /** count with this model's own tokenizer */
   model?: string;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
   /** the budget_id of an earlier page result: spend from that quota (default a new quota) */
   budget_id?: string;
   /** page quota of a new budget (default 10) */
@@ -1185,6 +1237,8 @@ export interface PoliciesQuery {
   file: string[];
   /** every call as if sent to this model: its window, caching rules and prices (default each call's own) */
   model?: string;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
   /** a policy, NAME or NAME:key=value,… (repeatable): recorded, none, claude-code, summary, clear-tool-uses, clear-thinking, observation-masking, sliding-window, codex, ctx-lab (default all of them) */
   policy?: string[];
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one; `ctx-lab counters` lists them (default bytes/4) */
@@ -1203,6 +1257,8 @@ export interface TokensQuery {
   counter?: string;
   /** count with this model's own tokenizer */
   model?: string;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
 }
 
 /** The query of GET /ctx-lab/api/counters (ctx-lab counters). */
@@ -1211,29 +1267,39 @@ export type CountersQuery = Record<string, never>;
 /** Each query's defaults, from the commands' signatures (never restated). */
 export const QUERY_DEFAULTS = {
   "anatomy": {
-    "session": false
+    "session": false,
+    "allow_unknown_model": false
   },
   "build": {
-    "task_boost": true
+    "task_boost": true,
+    "allow_unknown_model": false
   },
   "cache": {
-    "sizes": "usage"
+    "sizes": "usage",
+    "allow_unknown_model": false
+  },
+  "check": {
+    "allow_unknown_model": false
   },
   "replay": {
+    "allow_unknown_model": false,
     "preserve_recent": 4,
     "caching": true,
     "transcript_format": "auto"
   },
   "models": {
-    "registry": "builtin"
+    "registry": "builtin",
+    "allow_unknown_model": false
   },
   "packet": {
     "example": false,
+    "allow_unknown_model": false,
     "relevance": "auto",
     "profile": "design"
   },
   "entries": {
     "example": false,
+    "allow_unknown_model": false,
     "relevance": "auto",
     "profile": "design",
     "offset": 0
@@ -1244,10 +1310,17 @@ export const QUERY_DEFAULTS = {
   "page": {
     "start_line": 1,
     "end_line": 0,
+    "allow_unknown_model": false,
     "browse": false
   },
   "read": {
     "max_chars": 8000
+  },
+  "policies": {
+    "allow_unknown_model": false
+  },
+  "tokens": {
+    "allow_unknown_model": false
   }
 } as const;
 /** A new paging quota's limits and a read chunk's size (ctx_lab.limits). */

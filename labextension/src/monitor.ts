@@ -5,9 +5,9 @@
  */
 import { Widget } from '@lumino/widgets';
 
-import { renderAnatomy, timeline } from './anatomy';
+import { renderAnatomy, timeline, windowView } from './anatomy';
 import { ctxlab } from './api';
-import { el, fmt, meter } from './dom';
+import { el, fmt } from './dom';
 import { AnatomyPayload, AnatomySessionPayload } from './generated';
 
 /** How many of the latest calls the timeline shows. */
@@ -109,14 +109,19 @@ export class ContextMonitor extends Widget {
     const last = session.calls[session.calls.length - 1] as AnatomyPayload;
     this.status.textContent = `${rows.length} call${rows.length === 1 ? '' : 's'} · latest: call ${last.call} (${last.model})`;
     this.fill.textContent = '';
-    this.fill.append(
-      meter(
-        last.total,
-        last.budget,
-        `${fmt(last.total)} of ${fmt(last.budget)} tokens · window ${fmt(last.window)}`,
-        last.severity ?? 'ok'
-      )
-    );
+    this.fill.append(windowView(last));
+    if (rows.length > 1) {
+      const grew = (rows[rows.length - 1].used ?? 0) - (rows[rows.length - 2].used ?? 0);
+      this.fill.append(
+        el(
+          'div',
+          { class: grew > 0 ? 'ctx-head' : 'ctx-muted', 'data-ctx-monitor-grew': grew },
+          grew >= 0
+            ? `grew by ${fmt(grew)} tokens since the last call`
+            : `shrank by ${fmt(-grew)} tokens since the last call (compacted or trimmed)`
+        )
+      );
+    }
     this.cache.textContent = '';
     if (last.reported_input) {
       const read = last.cache_read ?? 0;

@@ -51,7 +51,7 @@ def test_real_sessions_add_up_and_show_the_reported_difference(name: str) -> Non
         if call.reported_input is not None:  # where usage is recorded, the difference is shown
             assert row["difference"] == call.reported_input - call.total
         payload = call.to_dict()
-        assert payload["free"] == payload["budget"] - payload["total"]
+        assert payload["free"] == payload["limit"] - payload["used"]
 
 
 def test_claude_code_sessions_name_tool_results_by_their_tool() -> None:

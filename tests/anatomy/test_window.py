@@ -1,0 +1,84 @@
+"""The window view: the model's whole window as labelled blocks — the request's own, what the
+file lacks (inferred from the reported input), free space to the limit, and what the window
+keeps — summing to the window, on real recordings, with the charts' axes and legends."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from paths import REPO
+
+from ctx_lab.anatomy import anatomy_of
+
+REAL = REPO.parent / "shared" / "real-data" / "transcripts"
+LONG = sorted((REAL / "marot__spotter" / "long").glob("*.jsonl"))
+RECORDED = REAL / "pydantic__pydantic-ai" / "test_anthropic_tool_with_thinking.json"
+
+
+def _blocks(anatomy) -> dict[str, int]:
+    return {b.key: b.tokens for b in anatomy.window_view()}
+
+
+def test_a_claude_code_call_shows_its_hidden_prefix_and_free_space_from_the_report() -> None:
+    call = anatomy_of(str(LONG[0]), call=5)
+    assert call.reported_input and call.reported_input > call.total  # the file lacks its prefix
+    blocks = _blocks(call)
+    assert blocks["hidden"] == call.reported_input - call.total
+    labels = {b.key: b.label for b in call.window_view()}
+    assert labels["hidden"] == "system prompt + tools (not in the file)"
+    assert {b.basis for b in call.window_view() if b.key == "hidden"} == {"inferred"}
+    # free space runs from the reported total to where Claude Code compacts
+    assert call.autocompact_at is not None
+    assert blocks["free"] == call.autocompact_at - call.reported_input == call.free
+    assert blocks["autocompact"] == call.window - call.autocompact_at
+    assert sum(blocks.values()) == call.window
+    text = call.to_text()
+    assert f"+ {blocks['hidden']:,} not in the file" in text and f"free {call.free:,}" in text
+    payload = call.to_dict()
+    assert payload["used"] == call.reported_input and payload["hidden"] == blocks["hidden"]
+    assert [b["key"] for b in payload["window_view"]] == list(blocks)
+
+
+def test_a_request_with_its_system_prompt_and_tools_keeps_the_output_reserve() -> None:
+    request = anatomy_of(str(RECORDED))
+    blocks = _blocks(request)
+    assert blocks["system"] > 0 and blocks["tools"] > 0
+    assert blocks["reserve"] == request.output_reserve
+    assert blocks["margin"] == request.window - request.output_reserve - request.budget
+    assert blocks["free"] == request.budget - request.used == request.free
+    assert sum(blocks.values()) == request.window
+    assert "hidden" not in blocks or request.reported_input > request.total
+    html = request.html_body()
+    assert html.count("data-ctx-window-block=") == len(blocks)
+    assert html.count("data-ctx-window-legend=") == len(blocks)
+
+
+def test_a_request_over_its_budget_eats_into_what_the_window_keeps() -> None:
+    request = anatomy_of(str(RECORDED))
+    used = request.used
+    tight = replace(request, budget=100, output_reserve=50, window=used + 30)
+    blocks = _blocks(tight)
+    assert "free" not in blocks and "margin" not in blocks
+    assert blocks["reserve"] == 30 and sum(blocks.values()) == tight.window
+    assert tight.free == 100 - used
+    beyond = replace(request, budget=100, output_reserve=50, window=used - 10)
+    blocks = _blocks(beyond)
+    assert blocks["over"] == 10 and "reserve" not in blocks
+    assert {b.label for b in beyond.window_view() if b.key == "over"} == {"over the window"}
+
+
+def test_the_session_chart_has_a_call_axis_a_token_axis_and_a_legend(tmp_path: Path) -> None:
+    session = anatomy_of(str(LONG[0]), session=True)
+    figure = session.plot()
+    ax = figure.axes[0]
+    assert ax.get_xlabel() == "call" and ax.get_ylabel() == "input tokens"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "not in the file (inferred from reported input)" in labels
+    assert {"input budget", "autocompact", "tool_result"} <= set(labels)
+    peak = max(r["used"] for r in session.rows())
+    low, high = ax.get_ylim()
+    assert low == 0 and peak <= high <= 1.2 * max(peak, session.calls[0].autocompact_at or 0)
+    request = session.calls[40].plot().axes[0]
+    assert request.get_xlabel().startswith("tokens") and request.get_legend() is not None
+    assert any("input budget" in t.get_text() for t in request.get_legend().get_texts())
