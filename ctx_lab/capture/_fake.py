@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Answer", "FakeUpstream", "sse_from_response"]
+__all__ = ["Answer", "FakeUpstream", "send", "sse_from_response"]
 
 
 @dataclass(frozen=True)
@@ -139,24 +139,29 @@ class FakeUpstream:
 
     async def handle(self, request: Any) -> Any:
         """The next canned answer."""
-        from aiohttp import web
-
         body = await request.read()
         self.received.append((request.raw_path, body))
         answer = self.answers[min(len(self.received) - 1, len(self.answers) - 1)]
-        if not answer.events:
-            return web.Response(
-                status=answer.status,
-                body=answer.body,
-                content_type="application/json",
-                headers=dict(answer.headers),
-            )
-        response = web.StreamResponse(status=answer.status, headers=dict(answer.headers))
-        response.content_type = "text/event-stream"
-        await response.prepare(request)
-        for event in answer.events:
-            await response.write(event)
-            if answer.delay:
-                await asyncio.sleep(answer.delay)
-        await response.write_eof()
-        return response
+        return await send(request, answer)
+
+
+async def send(request: Any, answer: Answer) -> Any:
+    """Write ``answer`` to an aiohttp ``request``: a JSON response, or its events one by one."""
+    from aiohttp import web
+
+    if not answer.events:
+        return web.Response(
+            status=answer.status,
+            body=answer.body,
+            content_type="application/json",
+            headers=dict(answer.headers),
+        )
+    response = web.StreamResponse(status=answer.status, headers=dict(answer.headers))
+    response.content_type = "text/event-stream"
+    await response.prepare(request)
+    for event in answer.events:
+        await response.write(event)
+        if answer.delay:
+            await asyncio.sleep(answer.delay)
+    await response.write_eof()
+    return response

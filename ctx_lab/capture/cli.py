@@ -18,6 +18,8 @@ EXAMPLES = """examples:
       then: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
   ctx-lab capture --provider openai --db calls.db --port 8788
       then: OPENAI_BASE_URL=http://127.0.0.1:8788/v1 codex
+  ctx-lab capture --provider anthropic --db demo.db --fake recorded.db
+      a demo without a key: every call is answered from recorded.db's answers
   ctx-lab anatomy calls.db --session"""
 
 
@@ -52,16 +54,24 @@ def main(argv: Sequence[str]) -> int:
         from ..anatomy import CaptureStore
         from ._proxy import CaptureProxy
 
+        fake = None
+        if options.fake is not None:
+            from ._replay import RecordedUpstream, recorded_answers
+
+            fake = RecordedUpstream(recorded_answers(options.fake))
         store = CaptureStore(options.db)
-        proxy = CaptureProxy(
-            options.provider,
-            options.upstream,
-            store,
-            max_body=options.max_body,
-            max_concurrent=options.max_concurrent,
-            allow_origins=options.allow_origins,
-        )
-        return _serve(proxy, options, f"{options.upstream}, recording to {options.db}")
+
+        def proxy_to(upstream: str) -> Any:
+            return CaptureProxy(
+                options.provider,
+                upstream,
+                store,
+                max_body=options.max_body,
+                max_concurrent=options.max_concurrent,
+                allow_origins=options.allow_origins,
+            )
+
+        return _serve(proxy_to, options, fake)
     except CtxLabError as exc:
         print(f"ctx-lab capture: error: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -72,9 +82,22 @@ def main(argv: Sequence[str]) -> int:
         return 0
 
 
-def _serve(proxy: Any, options: Any, where: str) -> int:
+async def _start_fake(fake: Any) -> tuple[Any, Any, str]:
+    """The recorded answers served on a free port of 127.0.0.1: (runner, server, URL)."""
+    from aiohttp import web
+
+    from ._proxy import listen
+
+    runner = web.AppRunner(fake.app(), access_log=None)
+    await runner.setup()
+    server = await listen(runner, 0)
+    return runner, server, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+
+
+def _serve(proxy_to: Any, options: Any, fake: Any = None) -> int:
     """Serve until SIGTERM or SIGINT; then stop accepting, let calls in flight finish within
-    the grace period (each is committed before its last bytes go out), close the file, exit 0."""
+    the grace period (each is committed before its last bytes go out), close the file, exit 0.
+    With ``fake`` (recorded answers) the proxy forwards to them, served on 127.0.0.1."""
     import asyncio
     import signal
 
@@ -85,6 +108,19 @@ def _serve(proxy: Any, options: Any, where: str) -> int:
     _return_large_buffers()
 
     async def run() -> int:
+        fake_runner: Any = None
+        fake_server: Any = None
+        upstream = options.upstream
+        where = f"{upstream}, recording to {options.db}"
+        if fake is not None:
+            from ._replay import describe
+
+            fake_runner, fake_server, upstream = await _start_fake(fake)
+            where = (
+                f"{describe(fake.recorded)} from {options.fake} (no provider is called), "
+                f"recording to {options.db}"
+            )
+        proxy = proxy_to(upstream)
         runner = web.AppRunner(proxy.app(), access_log=None, shutdown_timeout=options.grace)
         await runner.setup()
         server = await listen(runner, options.port, options.header_timeout)
@@ -101,6 +137,9 @@ def _serve(proxy: Any, options: Any, where: str) -> int:
             finished = await proxy.drain(options.grace)
             await runner.cleanup()  # the last rows are committed before the file closes
             proxy.store.close()
+            if fake_runner is not None:
+                fake_server.close()
+                await fake_runner.cleanup()
         left = "" if finished else f" ({proxy.active} call(s) still in flight were cut)"
         print(f"ctx-lab capture: stopped; {proxy.calls} call(s) recorded{left}", file=sys.stderr)
         return 0

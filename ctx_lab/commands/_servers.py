@@ -175,6 +175,7 @@ class CaptureOptions:
     max_concurrent: int = 64
     grace: float = 30.0
     header_timeout: float = 10.0
+    fake: PathArg | None = None
 
 
 def capture_serve(
@@ -199,6 +200,17 @@ def capture_serve(
             metavar="URL",
             surfaces=CLI,
             default_text="the provider's API: https://api.anthropic.com or https://api.openai.com",
+        ),
+    ] = None,
+    fake: Annotated[
+        PathArg | None,
+        Param(
+            "answer every call from FILE's recorded answers instead of a provider — a capture "
+            "file, or recorded calls as JSON ({request, response} objects, JSON Lines, a VCR "
+            "cassette): a demo upstream that needs no key or network",
+            metavar="FILE",
+            surfaces=CLI,
+            path=True,
         ),
     ] = None,
     port: Annotated[
@@ -261,6 +273,9 @@ def capture_serve(
     """The options of ``ctx-lab capture``, checked (the proxy itself is the adapter's)."""
     from urllib.parse import urlsplit
 
+    if fake is not None and upstream is not None:
+        raise UsageError("give either --upstream or --fake, not both")
+
     chosen = (upstream or UPSTREAMS[provider]).rstrip("/")
     parts = urlsplit(chosen)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -277,5 +292,5 @@ def capture_serve(
         if found.scheme not in ("http", "https") or not found.hostname or found.path.strip("/"):
             raise UsageError(f"--allow-origin must be scheme://host[:port], not {origin!r}")
     return CaptureOptions(
-        provider, chosen, port, db, max_body, origins, max_concurrent, grace, header_timeout
+        provider, chosen, port, db, max_body, origins, max_concurrent, grace, header_timeout, fake
     )
