@@ -111,6 +111,12 @@ class RequestAnatomy(RichResult):
             return "input budget"
         return f"where the agent compacts; input budget {self.budget:,}"
 
+    def advice(self) -> list[Any]:
+        """The avoidable costs, the largest saving first (:mod:`ctx_lab.anatomy._advice`)."""
+        from ._advice import request_advice
+
+        return request_advice(self)
+
     def window_view(self) -> list[Any]:
         """The whole window as blocks (:func:`ctx_lab.anatomy._window.window_blocks`)."""
         from ._window import window_blocks
@@ -175,6 +181,7 @@ class RequestAnatomy(RichResult):
             "cost_usd": self.cost_usd,
             "breakpoints": sum(1 for i in self.items if i.breakpoint),
             "window_view": [block.to_dict() for block in self.window_view()],
+            "advice": [a.to_dict() for a in self.advice()],
             "items": [i.to_dict() for i in self.items],
             "warnings": list(self.warnings),
         }
@@ -257,6 +264,9 @@ class RequestAnatomy(RichResult):
             if named:
                 shown = ", ".join(f"{n or '?'} {t:,}" for n, t in list(named.items())[:8])
                 parts.append(f"{label}: {shown}")
+        advice = self.advice()
+        if advice:
+            parts.append(f"largest avoidable cost: {advice[0].line()}")
         return "\n".join(parts)
 
     def html_body(self) -> str:
@@ -266,7 +276,7 @@ class RequestAnatomy(RichResult):
 
         head = f"<h4 data-ctx-anatomy>{escape(self.to_text().splitlines()[0])}</h4>"
         table = html_table(["category", "tokens", "share"], self._rows(), numeric=(1,))
-        return head + window_html(self) + table
+        return head + window_html(self) + _advice_html(self.advice()) + table
 
     def ledger(self) -> Any:
         """A DataFrame: one row per item."""
@@ -280,6 +290,13 @@ class RequestAnatomy(RichResult):
         from ._plots import plot_request
 
         return plot_request(self, ax=ax)
+
+
+def _advice_html(advice: Sequence[Any]) -> str:
+    if not advice:
+        return ""
+    rows = "".join(f"<li>{escape(a.line())}</li>" for a in advice)
+    return f"<div data-ctx-advice><b>largest avoidable cost first</b><ul>{rows}</ul></div>"
 
 
 def anatomize(

@@ -183,6 +183,13 @@ class SessionAnatomy(RichResult):
             if r["cache_break"]
         ]
 
+    def advice(self) -> list[Any]:
+        """The avoidable costs of the session, the largest saving first
+        (:func:`ctx_lab.anatomy._advice.session_advice`)."""
+        from ._advice import session_advice
+
+        return session_advice(self)
+
     def to_dict(self) -> dict[str, Any]:
         """The rows, the breaks, the largest items, and every call's anatomy. Hand-written: rows,
         breaks and the largest items are computed across the calls."""
@@ -191,6 +198,7 @@ class SessionAnatomy(RichResult):
             "rows": self.rows(),
             "breaks": self.breaks(),
             "largest": self.largest(),
+            "advice": [a.to_dict() for a in self.advice()],
             "calls": [c.to_dict() for c in self.calls],
             "warnings": list(self.warnings),
         }
@@ -233,6 +241,10 @@ class SessionAnatomy(RichResult):
             for x in self.largest(5)
         )
         parts.append(f"largest items: {largest}")
+        advice = self.advice()
+        if advice:
+            parts.append(f"largest avoidable cost: {advice[0].line()}")
+            parts.extend(f"  then: {a.line()}" for a in advice[1:3])
         priced = [c.cost_usd for c in self.calls if c.cost_usd is not None]
         if priced:
             parts.append(

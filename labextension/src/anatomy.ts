@@ -57,6 +57,36 @@ export function windowView(p: AnatomyPayload): HTMLElement {
   );
 }
 
+type AdviceRow = AnatomyPayload['advice'][number];
+
+/** The avoidable costs, the largest saving first: what addresses each, and the saving where
+ * ctx_lab can estimate it (the engine's advice, ctx_lab.anatomy._advice). */
+export function adviceList(advice: readonly AdviceRow[] | undefined): HTMLElement | null {
+  if (!advice || !advice.length) {
+    return null;
+  }
+  const items = advice.map((a, i) => {
+    const saving = a.saving_usd
+      ? ` — saves ~$${a.saving_usd.toFixed(4)}${a.saving_tokens ? ` (${fmt(a.saving_tokens)} tokens)` : ''}`
+      : a.saving_tokens
+        ? ` — saves ~${fmt(a.saving_tokens)} tokens`
+        : '';
+    return el(
+      'li',
+      { 'data-ctx-advice-item': i, title: a.basis },
+      `${a.cost}: ${a.action}: `,
+      el('code', {}, a.command),
+      saving
+    );
+  });
+  return el(
+    'div',
+    { class: 'ctx-advice', 'data-ctx-advice': advice.length },
+    el('b', {}, 'Largest avoidable cost first'),
+    el('ul', {}, ...items)
+  );
+}
+
 /** The headline: tokens against the budget, the counter, and the reported input beside it. */
 export function anatomyHead(p: AnatomyPayload): HTMLElement {
   const exact = p.exact ? 'exact' : 'estimate';
@@ -155,6 +185,7 @@ export function renderAnatomy(p: AnatomyPayload): HTMLElement {
     { 'data-ctx-anatomy': '' },
     anatomyHead(p),
     windowView(p),
+    adviceList(p.advice),
     icicle(p),
     sortableTable(['category', 'tokens', 'share'], rows, { 'data-ctx-anatomy-table': '' }),
     named('tool definitions', p.tools),
@@ -377,6 +408,7 @@ export function renderAnatomySession(p: AnatomySessionPayload): HTMLElement {
       `${p.source}: ${p.rows.length} calls · ${p.breaks.length} cache break${p.breaks.length === 1 ? '' : 's'}`
     ),
     timeline(p.rows),
+    adviceList(p.advice),
     sortableTable(
       [
         'call',

@@ -123,6 +123,15 @@ export type AnatomyPayload = {
     basis: "exact" | "estimate" | "inferred" | "space";
     note: string;
   })[];
+  advice: ({
+    cost: string;
+    tokens: number;
+    action: string;
+    command: string;
+    saving_tokens: number | null;
+    saving_usd: number | null;
+    basis: string;
+  })[];
   items: {
     category: string;
     name: string;
@@ -184,6 +193,15 @@ export type AnatomySessionPayload = {
     name: string;
     tokens: number;
   })[];
+  advice: ({
+    cost: string;
+    tokens: number;
+    action: string;
+    command: string;
+    saving_tokens: number | null;
+    saving_usd: number | null;
+    basis: string;
+  })[];
   calls: ({
     source: string;
     call?: number | null;
@@ -220,6 +238,15 @@ export type AnatomySessionPayload = {
       share: number;
       basis: "exact" | "estimate" | "inferred" | "space";
       note: string;
+    })[];
+    advice?: ({
+      cost: string;
+      tokens: number;
+      action: string;
+      command: string;
+      saving_tokens: number | null;
+      saving_usd: number | null;
+      basis: string;
     })[];
     items: {
       category: string;

@@ -5,7 +5,7 @@
  */
 import { Widget } from '@lumino/widgets';
 
-import { renderAnatomy, timeline, windowView } from './anatomy';
+import { adviceList, renderAnatomy, timeline, windowView } from './anatomy';
 import { ctxlab } from './api';
 import { el, fmt } from './dom';
 import { AnatomyPayload, AnatomySessionPayload } from './generated';
@@ -140,6 +140,10 @@ export class ContextMonitor extends Widget {
     }
     this.chart.textContent = '';
     this.chart.append(timeline(rows));
+    const advice = adviceList(session.advice);
+    if (advice) {
+      this.chart.append(advice);
+    }
     this.latest.textContent = '';
     this.latest.append(renderAnatomy(last));
   }
