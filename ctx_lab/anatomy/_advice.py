@@ -27,6 +27,9 @@ __all__ = ["PAGE_TOKENS", "Advice", "request_advice", "session_advice"]
 
 # one page of a file: a read chunk of 8,000 characters is ~2,000 tokens (bytes/4)
 PAGE_TOKENS = 2_000
+# what is worth advice without a saving in dollars: this many tokens, and this share of the request
+MATERIAL_TOKENS = 1_000
+MATERIAL_SHARE = 0.10
 _FILE_TOOLS = ("read", "view", "cat", "open", "file", "fetch", "webfetch", "get")
 
 
@@ -127,14 +130,21 @@ def _fixed(anatomy: RequestAnatomy) -> Advice | None:
     )
 
 
-def _ranked(found: Iterable[Advice | None]) -> list[Advice]:
-    kept = [a for a in found if a is not None]
+def _ranked(found: Iterable[Advice | None], used: int) -> list[Advice]:
+    """The material costs (≥ 1,000 tokens and ≥ 10 % of ``used``, or a saving in dollars),
+    the largest saving first."""
+    kept = [
+        a
+        for a in found
+        if a is not None
+        and (a.saving_usd or (a.tokens >= MATERIAL_TOKENS and a.tokens >= used * MATERIAL_SHARE))
+    ]
     return sorted(kept, key=lambda a: (-(a.saving_usd or 0), -(a.saving_tokens or 0), -a.tokens))
 
 
 def request_advice(anatomy: RequestAnatomy) -> list[Advice]:
     """The avoidable costs of one request, the largest saving first."""
-    return _ranked([_tool_results(anatomy), _memory(anatomy), _fixed(anatomy)])
+    return _ranked([_tool_results(anatomy), _memory(anatomy), _fixed(anatomy)], anatomy.used)
 
 
 def _policies(session: SessionAnatomy) -> Advice | None:
@@ -195,4 +205,4 @@ def session_advice(session: SessionAnatomy) -> list[Advice]:
     and the largest request's own — the largest saving first."""
     largest = max(session.calls, key=lambda c: c.used, default=None)
     own = request_advice(largest) if largest is not None else []
-    return _ranked([_policies(session), _breaks(session), *own[:1]])
+    return _ranked([_policies(session), _breaks(session), *own[:1]], 0)

@@ -246,7 +246,11 @@ class RequestAnatomy(RichResult):
                 head += f" · cache read {self.cache_read:,}, written {self.cache_write or 0:,}"
         if self.cost_usd is not None:
             head += f" · input ${self.cost_usd:.4f}"
-        window = " · ".join(f"{b.label} {b.tokens:,} ({b.share:.1%})" for b in self.window_view())
+        from ._window import share_text
+
+        window = " · ".join(
+            f"{b.label} {b.tokens:,} ({share_text(b.share)})" for b in self.window_view()
+        )
         parts = [
             head,
             f"window: {window}",

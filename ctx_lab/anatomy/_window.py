@@ -119,6 +119,11 @@ def window_blocks(anatomy: RequestAnatomy) -> list[WindowBlock]:
     ]
 
 
+def share_text(share: float) -> str:
+    """``12.8%``; a share too small to show at one decimal is ``<0.1%``, never ``0.0%``."""
+    return "<0.1%" if 0 < share < 0.0005 else f"{share:.1%}"
+
+
 def _color(key: str) -> str:
     return CATEGORY_COLORS.get(key) or WINDOW_COLORS.get(key, ACCENT["other"])
 
@@ -128,7 +133,7 @@ def window_html(anatomy: RequestAnatomy) -> str:
     blocks = window_blocks(anatomy)
     cells, legend = [], []
     for block in blocks:
-        text = f"{block.label}: {block.tokens:,} ({block.share:.1%})"
+        text = f"{block.label}: {block.tokens:,} ({share_text(block.share)})"
         if block.note:
             text += f" — {block.note}"
         border = "border-left:1px solid #fff;" if block.basis != "space" else ""
@@ -147,7 +152,7 @@ def window_html(anatomy: RequestAnatomy) -> str:
             f'<span data-ctx-window-legend="{escape(block.key)}" style="margin-right:12px;'
             f'white-space:nowrap"><span style="display:inline-block;width:10px;height:10px;'
             f'background:{_color(block.key)};border:1px solid #999;margin-right:4px"></span>'
-            f"{escape(block.label)} {block.tokens:,} ({block.share:.1%})"
+            f"{escape(block.label)} {block.tokens:,} ({share_text(block.share)})"
             f"{' · inferred' if block.basis == 'inferred' else ''}</span>"
         )
     title = (

@@ -3,6 +3,7 @@
  * (…anatomy_session+json): an icicle of categories and their parts, the category table, and
  * the categories over a session's calls with the window, budget and autocompact lines.
  */
+import { areaKey, axes, callTicks, frame, legendBox, lineKey } from './chart';
 import { el, fmt, sortableTable, svg } from './dom';
 import { ACCENT, AnatomyPayload, AnatomySessionPayload, CATEGORY_COLORS, WINDOW_COLORS } from './generated';
 
@@ -12,14 +13,9 @@ function color(category: string): string {
 
 const HIDDEN_LABEL = 'not in the file (inferred from reported input)';
 
-/** A swatch and its label, for the legends of the bar and the charts. */
+/** A swatch of a category's (or a window block's) colour and its label. */
 function swatch(key: string, text: string, attrs: Record<string, string> = {}): HTMLElement {
-  return el(
-    'span',
-    { class: 'ctx-legend-item', ...attrs },
-    el('span', { class: 'ctx-swatch', style: `background:${color(key)}` }),
-    text
-  );
+  return areaKey(color(key), text, attrs);
 }
 
 /** The model's whole window as one labelled bar: the request's blocks, what the file lacks
@@ -29,7 +25,7 @@ export function windowView(p: AnatomyPayload): HTMLElement {
   const bar = el('div', { class: 'ctx-window-bar' });
   const legend = el('div', { class: 'ctx-legend', 'data-ctx-window-legend-box': '' });
   for (const block of p.window_view) {
-    const pct = `${(block.share * 100).toFixed(1)}%`;
+    const pct = block.share > 0 && block.share < 0.0005 ? '<0.1%' : `${(block.share * 100).toFixed(1)}%`;
     const text = `${block.label} ${fmt(block.tokens)} (${pct})`;
     const cell = el('div', {
       class: `ctx-window-block ctx-window-${block.basis}`,
@@ -199,48 +195,20 @@ export function renderAnatomy(p: AnatomyPayload): HTMLElement {
 type SessionRow = AnatomySessionPayload['rows'][number];
 const CATEGORY_ORDER = Object.keys(CATEGORY_COLORS);
 
-/** Tokens as axis labels: 0, 850, 12k, 1.2M. */
-export function tick(value: number): string {
-  if (value >= 1e6) {
-    return `${(value / 1e6).toFixed(value % 1e6 ? 1 : 0)}M`;
-  }
-  return value >= 1000 ? `${Math.round(value / 1000)}k` : String(Math.round(value));
-}
-
-/** A round step near range / 4 (1, 2, 2.5 or 5 × a power of ten). */
-export function niceStep(range: number): number {
-  const raw = Math.max(range, 1) / 4;
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].find(m => m * power >= raw) ?? 10;
-  return step * power;
-}
-
-/** A line's legend entry: a short stroke in its colour and dash. */
-function lineKey(stroke: string, dash: string, text: string, name: string): HTMLElement {
-  const mark = svg('svg', { width: 22, height: 8, class: 'ctx-line-key' });
-  mark.appendChild(svg('line', { x1: 0, y1: 4, x2: 22, y2: 4, stroke, 'stroke-dasharray': dash, 'stroke-width': 2 }));
-  return el('span', { class: 'ctx-legend-item', 'data-ctx-legend-line': name }, mark as unknown as HTMLElement, text);
-}
-
 /** The categories over the calls, stacked (what a file lacks on top, inferred from the
  * reported input), with a call axis, a token axis, the budget and autocompact lines and a
  * legend naming every colour and line. */
 export function timeline(rows: readonly SessionRow[]): HTMLElement {
-  const width = 640;
-  const height = 220;
-  const pad = { left: 52, right: 12, top: 10, bottom: 34 };
-  const n = Math.max(rows.length - 1, 1);
   // the scale holds every call and the lines that bound it: the budget and the autocompact point
   const tops = rows.map(r => Math.max(r.used ?? r.total, r.budget, r.autocompact_at ?? 0, r.replayed ?? 0));
-  const top = Math.max(1, ...tops) * 1.05;
-  const x = (i: number) => pad.left + (i / n) * (width - pad.left - pad.right);
-  const y = (tokens: number) => height - pad.bottom - (Math.min(tokens, top) / top) * (height - pad.top - pad.bottom);
+  const f = frame(640, 220, 0, Math.max(rows.length - 1, 1), Math.max(1, ...tops) * 1.05);
+  const { x, y } = f;
   const root = svg('svg', {
-    viewBox: `0 0 ${width} ${height}`,
+    viewBox: `0 0 ${f.width} ${f.height}`,
     class: 'ctx-timeline',
     'data-ctx-timeline': rows.length
   });
-  const legend = el('div', { class: 'ctx-legend', 'data-ctx-timeline-legend': '' });
+  const legend = legendBox('timeline');
   const base = rows.map(() => 0);
   const value = (r: SessionRow, category: string): number => Number((r as Record<string, unknown>)[category] ?? 0);
   for (const category of [...CATEGORY_ORDER, 'hidden']) {
@@ -306,9 +274,9 @@ export function timeline(rows: readonly SessionRow[]): HTMLElement {
       breaks += 1;
       const mark = svg('line', {
         x1: x(i),
-        y1: pad.top,
+        y1: f.pad.top,
         x2: x(i),
-        y2: height - pad.bottom,
+        y2: f.height - f.pad.bottom,
         stroke: ACCENT.outline,
         'data-ctx-cache-break': r.call
       });
@@ -321,69 +289,10 @@ export function timeline(rows: readonly SessionRow[]): HTMLElement {
   if (breaks) {
     legend.append(lineKey(ACCENT.outline, '', `cache break (${breaks})`, 'cache-break'));
   }
-  axes(root, rows, { width, height, pad, top, x, y });
+  // ticks name the calls; the plot is indexed by position (a capture's calls may skip numbers)
+  const ticks = callTicks(rows.map((_, i) => i)).map(([i]): [number, string] => [i, String(rows[i].call)]);
+  axes(root, f, ticks, 'call', 'input tokens');
   return el('div', { class: 'ctx-chart', 'data-ctx-chart': 'timeline' }, root, legend);
-}
-
-interface Frame {
-  width: number;
-  height: number;
-  pad: { left: number; right: number; top: number; bottom: number };
-  top: number;
-  x: (i: number) => number;
-  y: (tokens: number) => number;
-}
-
-function text(root: SVGElement, attrs: Record<string, string | number>, content: string): void {
-  const node = svg('text', { 'font-size': 10, fill: 'currentColor', ...attrs });
-  node.textContent = content;
-  root.appendChild(node);
-}
-
-/** The call axis along the bottom and the token axis on the left, with their ticks. */
-function axes(root: SVGElement, rows: readonly SessionRow[], f: Frame): void {
-  const bottom = f.height - f.pad.bottom;
-  const xAxis = svg('g', { 'data-ctx-axis': 'x' });
-  xAxis.appendChild(
-    svg('line', { x1: f.pad.left, y1: bottom, x2: f.width - f.pad.right, y2: bottom, stroke: 'currentColor' })
-  );
-  const every = Math.max(1, Math.ceil(rows.length / 8));
-  rows.forEach((r, i) => {
-    if (i % every === 0 || i === rows.length - 1) {
-      xAxis.appendChild(svg('line', { x1: f.x(i), y1: bottom, x2: f.x(i), y2: bottom + 4, stroke: 'currentColor' }));
-      text(
-        xAxis as SVGElement,
-        { x: f.x(i), y: bottom + 14, 'text-anchor': 'middle', 'data-ctx-tick': r.call },
-        String(r.call)
-      );
-    }
-  });
-  text(
-    xAxis as SVGElement,
-    { x: (f.pad.left + f.width - f.pad.right) / 2, y: f.height - 4, 'text-anchor': 'middle' },
-    'call'
-  );
-  root.appendChild(xAxis);
-  const yAxis = svg('g', { 'data-ctx-axis': 'y' });
-  yAxis.appendChild(svg('line', { x1: f.pad.left, y1: f.pad.top, x2: f.pad.left, y2: bottom, stroke: 'currentColor' }));
-  const step = niceStep(f.top);
-  for (let v = 0; v <= f.top; v += step) {
-    yAxis.appendChild(
-      svg('line', { x1: f.pad.left - 4, y1: f.y(v), x2: f.pad.left, y2: f.y(v), stroke: 'currentColor' })
-    );
-    text(yAxis as SVGElement, { x: f.pad.left - 6, y: f.y(v) + 3, 'text-anchor': 'end', 'data-ctx-tick': v }, tick(v));
-  }
-  text(
-    yAxis as SVGElement,
-    {
-      x: 10,
-      y: (f.pad.top + bottom) / 2,
-      'text-anchor': 'middle',
-      transform: `rotate(-90 10 ${(f.pad.top + bottom) / 2})`
-    },
-    'input tokens'
-  );
-  root.appendChild(yAxis);
 }
 
 export function renderAnatomySession(p: AnatomySessionPayload): HTMLElement {

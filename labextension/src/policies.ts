@@ -4,6 +4,7 @@
  * and fresh input, the policies' table and what each lost — all open-loop, and said so.
  */
 import { details, el, fmt, sortableTable, svg } from './dom';
+import { axes, callTicks } from './chart';
 import { ACCENT, PoliciesPayload, SERIES_COLORS } from './generated';
 
 type Policy = PoliciesPayload['policies'][number];
@@ -20,7 +21,7 @@ const colorOf = (i: number): string => SERIES_COLORS[i % SERIES_COLORS.length];
 export function inputChart(p: PoliciesPayload): SVGElement {
   const width = 640;
   const height = 220;
-  const pad = { left: 60, right: 12, top: 12, bottom: 30 };
+  const pad = { left: 52, right: 12, top: 12, bottom: 34 };
   const calls = Math.max(1, ...p.policies.map(q => q.calls.length));
   const peak = Math.max(1, ...p.policies.map(q => q.peak));
   const top = Math.max(peak, Math.min(p.window, 1.25 * peak));
@@ -31,22 +32,6 @@ export function inputChart(p: PoliciesPayload): SVGElement {
     class: 'ctx-policies-chart',
     'data-ctx-policies-chart': p.policies.length
   });
-  root.appendChild(
-    svg('line', {
-      x1: pad.left,
-      y1: height - pad.bottom,
-      x2: width - pad.right,
-      y2: height - pad.bottom,
-      stroke: ACCENT.outline
-    })
-  );
-  root.appendChild(
-    svg('line', { x1: pad.left, y1: pad.top, x2: pad.left, y2: height - pad.bottom, stroke: ACCENT.outline })
-  );
-  root.appendChild(text(pad.left - 4, y(top) + 8, fmt(top), 'end'));
-  root.appendChild(text(pad.left - 4, height - pad.bottom, '0', 'end'));
-  root.appendChild(text(pad.left, height - 8, 'call 1'));
-  root.appendChild(text(width - pad.right, height - 8, `call ${calls}`, 'end'));
   if (p.window <= top) {
     root.appendChild(
       svg('line', {
@@ -76,6 +61,8 @@ export function inputChart(p: PoliciesPayload): SVGElement {
       );
     }
   });
+  const callNumbers = [...new Set(p.policies.flatMap(q => q.calls.map(c => c.call)))].sort((a, b) => a - b);
+  axes(root, { width, height, pad, top, x, y }, callTicks(callNumbers), 'call', 'input tokens');
   p.policies.forEach((q, i) => {
     const points = q.calls.map(c => `${x(c.call).toFixed(1)},${y(c.input).toFixed(1)}`).join(' ');
     const line = svg('polyline', {

@@ -3,6 +3,7 @@
  */
 import { renderAnatomy, renderAnatomySession } from './anatomy';
 import { renderPolicies } from './policies';
+import { areaKey, axes, callTicks, frame, legendBox, lineKey } from './chart';
 import { details, el, fmt, meter, sortableTable, svg } from './dom';
 import {
   ACCENT,
@@ -596,50 +597,30 @@ function renderCounters(p: CountersPayload): HTMLElement {
 
 const MODEL_COLORS = SERIES_COLORS;
 
-/** Context tokens per call for each model, its budget dashed, summarizations as triangles. */
-function replayChart(p: ReplayPayload): SVGElement {
-  const width = 640;
-  const height = 200;
-  const pad = { left: 56, right: 12, top: 10, bottom: 24 };
+/** Context tokens per call for each model, its budget dashed, summarizations as triangles,
+ * recorded compactions dotted — with a call axis, a token axis and a legend. */
+function replayChart(p: ReplayPayload): HTMLElement {
   const rows = p.rows ?? [];
-  const calls = Math.max(1, ...rows.map(r => r.call));
-  const top = Math.max(1, ...rows.map(r => Math.max(r.context_tokens, Math.min(r.budget, 2 * r.context_tokens))));
-  const x = (call: number) => pad.left + (call / calls) * (width - pad.left - pad.right);
-  const y = (tokens: number) => height - pad.bottom - (Math.min(tokens, top) / top) * (height - pad.top - pad.bottom);
+  const callNumbers = [...new Set(rows.map(r => r.call))].sort((a, b) => a - b);
+  const first = callNumbers.length ? callNumbers[0] : 0;
+  const last = callNumbers.length ? callNumbers[callNumbers.length - 1] : 1;
+  const budgets = rows.map(r => r.budget);
+  const top = Math.max(1, ...rows.map(r => r.context_tokens), ...budgets) * 1.05;
+  const f = frame(640, 220, first, Math.max(last, first + 1), top);
   const root = svg('svg', {
-    viewBox: `0 0 ${width} ${height}`,
+    viewBox: `0 0 ${f.width} ${f.height}`,
     width: '100%',
     role: 'img',
     'data-ctx-replay-chart': ''
   });
-  root.appendChild(
-    svg('line', {
-      x1: pad.left,
-      y1: height - pad.bottom,
-      x2: width - pad.right,
-      y2: height - pad.bottom,
-      stroke: 'currentColor',
-      'stroke-opacity': 0.3
-    })
-  );
-  for (const tick of [0, 0.5, 1]) {
-    const label = svg('text', {
-      x: pad.left - 4,
-      y: y(top * tick) + 4,
-      'text-anchor': 'end',
-      'font-size': 10,
-      fill: 'currentColor'
-    });
-    label.textContent = fmt(Math.round(top * tick));
-    root.appendChild(label);
-  }
+  const keys: HTMLElement[] = [];
   for (const call of p.recorded_compactions ?? []) {
     root.appendChild(
       svg('line', {
-        x1: x(call),
-        y1: pad.top,
-        x2: x(call),
-        y2: height - pad.bottom,
+        x1: f.x(call),
+        y1: f.pad.top,
+        x2: f.x(call),
+        y2: f.height - f.pad.bottom,
         stroke: ACCENT.outline,
         'stroke-dasharray': '2 3',
         'data-ctx-compaction': call
@@ -649,27 +630,28 @@ function replayChart(p: ReplayPayload): SVGElement {
   p.models.forEach((model, i) => {
     const color = MODEL_COLORS[i % MODEL_COLORS.length];
     const mine = rows.filter(r => r.model === model);
-    const points = mine.map(r => `${x(r.call).toFixed(1)},${y(r.context_tokens).toFixed(1)}`).join(' ');
+    const points = mine.map(r => `${f.x(r.call).toFixed(1)},${f.y(r.context_tokens).toFixed(1)}`).join(' ');
     root.appendChild(
       svg('polyline', { points, fill: 'none', stroke: color, 'stroke-width': 1.4, 'data-ctx-model': model })
     );
+    keys.push(lineKey(color, '', model, `model-${i}`));
     const budget = mine.length ? mine[mine.length - 1].budget : 0;
-    if (budget <= top) {
-      root.appendChild(
-        svg('line', {
-          x1: pad.left,
-          y1: y(budget),
-          x2: width - pad.right,
-          y2: y(budget),
-          stroke: color,
-          'stroke-dasharray': '5 4',
-          'stroke-width': 1
-        })
-      );
-    }
+    root.appendChild(
+      svg('line', {
+        x1: f.pad.left,
+        y1: f.y(budget),
+        x2: f.width - f.pad.right,
+        y2: f.y(budget),
+        stroke: color,
+        'stroke-dasharray': '5 4',
+        'stroke-width': 1,
+        'data-ctx-line': `budget-${i}`
+      })
+    );
+    keys.push(lineKey(color, '5 4', `${model} budget ${fmt(budget)}`, `budget-${i}`));
     for (const r of mine.filter(r => r.summarized_tokens > 0)) {
-      const cx = x(r.call);
-      const cy = y(r.context_tokens);
+      const cx = f.x(r.call);
+      const cy = f.y(r.context_tokens);
       root.appendChild(
         svg('path', {
           d: `M${cx - 4},${cy - 6} L${cx + 4},${cy - 6} L${cx},${cy} Z`,
@@ -679,18 +661,17 @@ function replayChart(p: ReplayPayload): SVGElement {
       );
     }
   });
-  return root;
+  if (rows.some(r => r.summarized_tokens > 0)) {
+    keys.push(el('span', { class: 'ctx-legend-item', 'data-ctx-legend-line': 'summarized' }, '▼ summarized'));
+  }
+  if ((p.recorded_compactions ?? []).length) {
+    keys.push(lineKey(ACCENT.outline, '2 3', 'recorded compaction', 'compaction'));
+  }
+  axes(root, f, callTicks(callNumbers), 'call', 'context tokens');
+  return el('div', { class: 'ctx-chart', 'data-ctx-chart': 'replay' }, root, legendBox('replay', ...keys));
 }
 
 function renderReplay(p: ReplayPayload): HTMLElement {
-  const legend = el(
-    'div',
-    { class: 'ctx-muted' },
-    ...p.models.map((m, i) =>
-      el('span', { style: `color:${MODEL_COLORS[i % MODEL_COLORS.length]};margin-right:1em` }, `■ ${m}`)
-    ),
-    'dashed: budget · ▼ summarized · dotted: recorded compaction'
-  );
   const events = (p.rows ?? []).filter(r => r.event);
   return el(
     'div',
@@ -715,8 +696,7 @@ function renderReplay(p: ReplayPayload): HTMLElement {
       ]),
       { 'data-ctx-replay-summary': '' }
     ),
-    replayChart(p) as unknown as HTMLElement,
-    legend,
+    replayChart(p),
     events.length
       ? details(
           `${events.length} calls with events`,
@@ -889,6 +869,64 @@ function renderCorpus(p: CorpusPayload): HTMLElement {
 const usd = (value: number | null | undefined): string =>
   value === null || value === undefined ? '?' : `$${value.toFixed(4)}`;
 
+const CACHE_PARTS: Array<[string, string, string]> = [
+  ['cache_read', 'read from the cache', SERIES_COLORS[2]],
+  ['cache_write', 'written to the cache', SERIES_COLORS[1]],
+  ['input', 'fresh input', SERIES_COLORS[0]]
+];
+
+/** Each call's input as the caching rules predict it — read, written, fresh, stacked — with
+ * the reported read marked, a call axis, a token axis and a legend. */
+function cacheChart(p: CachePayload): HTMLElement {
+  const calls = p.calls;
+  const totals = calls.map(c => c.cache_read + c.cache_write + c.input);
+  const f = frame(640, 200, 0, Math.max(calls.length - 1, 1), Math.max(1, ...totals) * 1.05);
+  const root = svg('svg', { viewBox: `0 0 ${f.width} ${f.height}`, class: 'ctx-timeline', 'data-ctx-cache-chart': '' });
+  const step = calls.length > 1 ? f.x(1) - f.x(0) : 40;
+  const bar = Math.max(Math.min(step * 0.8, 24), 1);
+  calls.forEach((c, i) => {
+    let base = 0;
+    for (const [key, , color] of CACHE_PARTS) {
+      const value = Number((c as Record<string, unknown>)[key] ?? 0);
+      if (value > 0) {
+        root.appendChild(
+          svg('rect', {
+            x: f.x(i) - bar / 2,
+            y: f.y(base + value),
+            width: bar,
+            height: Math.max(f.y(base) - f.y(base + value), 0.5),
+            fill: color,
+            'data-ctx-cache-part': key
+          })
+        );
+      }
+      base += value;
+    }
+    if (c.reported) {
+      root.appendChild(
+        svg('line', {
+          x1: f.x(i) - bar / 2,
+          x2: f.x(i) + bar / 2,
+          y1: f.y(c.reported.cache_read),
+          y2: f.y(c.reported.cache_read),
+          stroke: ACCENT.edge,
+          'stroke-width': 2,
+          'data-ctx-reported-read': c.call
+        })
+      );
+    }
+  });
+  const ticks = callTicks(calls.map((_, i) => i)).map(([i]): [number, string] => [i, String(calls[i].call)]);
+  axes(root, f, ticks, 'call', 'input tokens');
+  const keys = CACHE_PARTS.map(([key, text, color]) =>
+    areaKey(color, `${text} (predicted)`, { 'data-ctx-legend-area': key })
+  );
+  if (calls.some(c => c.reported)) {
+    keys.push(lineKey(ACCENT.edge, '', 'reported cache read', 'reported'));
+  }
+  return el('div', { class: 'ctx-chart', 'data-ctx-chart': 'cache' }, root, legendBox('cache', ...keys));
+}
+
 function renderCache(p: CachePayload): HTMLElement {
   const matched = p.matched === null ? 'no usage to compare' : `${(p.matched * 100).toFixed(1)} %`;
   const hidden =
@@ -918,6 +956,7 @@ function renderCache(p: CachePayload): HTMLElement {
       { class: 'ctx-muted', 'data-ctx-cache-cost': '' },
       `input cost ${usd(p.cost.actual)} · no cache ${usd(p.cost.no_cache)} · ideal ${usd(p.cost.ideal)} · ${misses.length} misses`
     ),
+    cacheChart(p),
     sortableTable(['call', 'read', 'write', 'fresh', 'reported read', 'reported write', 'miss'], rows, {
       'data-ctx-cache-calls': ''
     })

@@ -53,8 +53,9 @@ def test_a_request_whose_file_read_fills_it_is_told_to_page(tmp_path) -> None:
     assert "data-ctx-advice" in anatomy.html_body()
 
 
-def test_a_small_result_is_named_without_a_made_up_saving() -> None:
-    advice = request_anatomy(_body(200)).advice()
+def test_nothing_material_gets_no_advice_and_no_made_up_saving() -> None:
+    assert request_anatomy(_body(200)).advice() == []  # ~250 tokens: not worth a word
+    advice = request_anatomy(_body(1_200)).advice()  # one page: named, with no saving
     assert advice and advice[0].saving_tokens is None and advice[0].saving_usd is None
 
 
