@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ..choices import PacketProfile
 from ..errors import UsageError
@@ -156,6 +156,9 @@ def packet(
         ctx = load_context(found, root=root)
         if note:
             extra_warnings.append(note)
+
+    if _is_example(ctx.context_dir, EXAMPLE_DIR):
+        now = now or EXAMPLE_NOW  # the shipped example, however it is opened: its own date
     if display_dir is None and root is not None:  # never an absolute path over REST
         display_dir = ".context" if example else display_path(ctx.context_dir, root)
     if compare is not None:
@@ -244,6 +247,17 @@ def entries(
     )
     assert isinstance(made, Packet)
     return EntriesReport(made, offset=offset, limit=limit)
+
+
+def _is_example(context_dir: Any, example_dir: Any) -> bool:
+    """True when ``context_dir`` is the shipped example's ``.context/`` (by its real path), so
+    the example is dated the same however it is opened."""
+    from pathlib import Path
+
+    try:
+        return Path(context_dir).resolve() == (Path(example_dir) / ".context").resolve()
+    except OSError:
+        return False
 
 
 def _nearest_context() -> str:

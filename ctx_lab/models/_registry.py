@@ -22,6 +22,7 @@ __all__ = [
     "BUILTIN_MODELS",
     "DEFAULT_ANTHROPIC_MODEL",
     "DEFAULT_LIMITS",
+    "MODEL_OWNERS",
     "KnownModel",
     "ModelLimits",
     "ModelPrices",
@@ -372,6 +373,10 @@ _OWNERS: tuple[tuple[str, str], ...] = (
     ("glm", "zai"),
     ("llama", "llama"),
 )
+
+
+# The providers that own a family, in the order a picker lists them (resellers after them).
+MODEL_OWNERS: tuple[str, ...] = tuple(dict.fromkeys(owner for _, owner in _OWNERS))
 
 
 class ModelsDevRegistry(ModelRegistry):

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..display import PAYLOAD_VERSION, TITLE_MARKUP
+from ..models import MODEL_OWNERS
 from ..packet import SECTION_LABELS, SECTION_TITLES
 from ..plotting import ACCENT, CATEGORY_COLORS, SECTION_COLORS, SERIES_COLORS, WINDOW_COLORS
 from ..severity import SEVERITIES
@@ -104,6 +105,9 @@ def render_typescript(schemas: dict[str, dict[str, Any]] | None = None) -> str:
         "export const WINDOW_COLORS: Record<string, string> = "
         + json.dumps(WINDOW_COLORS, ensure_ascii=False, indent=2)
         + ";",
+        "/** The providers that own a model family, in the order the model picker lists them "
+        "(ctx_lab.models.MODEL_OWNERS); resellers follow. */",
+        "export const MODEL_OWNERS: readonly string[] = " + json.dumps(list(MODEL_OWNERS)) + ";",
         "/** One colour per model line (replay plots), shared with the Python plots. */",
         "export const SERIES_COLORS: readonly string[] = " + json.dumps(list(SERIES_COLORS)) + ";",
         "/** The lines and outlines every plot shares (ctx_lab.plotting.ACCENT). */",

@@ -45,7 +45,8 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}/;
 export function sortableTable(
   headers: string[],
   rows: (string | number | null | undefined)[][],
-  attrs: Record<string, string> = {}
+  attrs: Record<string, string> = {},
+  cellAttrs: (column: number) => Record<string, string> = () => ({})
 ): HTMLElement {
   const table = el('table', { class: 'ctx-table', ...attrs });
   const head = el('thead');
@@ -72,11 +73,14 @@ export function sortableTable(
     }
     for (const row of sorted) {
       const tr = el('tr', { 'data-ctx-row': '' });
-      row.forEach(cell => {
+      row.forEach((cell, column) => {
         tr.appendChild(
           el(
             'td',
-            { class: typeof cell === 'number' ? 'ctx-num' : ISO_DATE.test(String(cell ?? '')) ? 'ctx-nowrap' : '' },
+            {
+              class: typeof cell === 'number' ? 'ctx-num' : ISO_DATE.test(String(cell ?? '')) ? 'ctx-nowrap' : '',
+              ...cellAttrs(column)
+            },
             typeof cell === 'number' ? fmt(cell, Number.isInteger(cell) ? 0 : 2) : (cell ?? '')
           )
         );

@@ -59,6 +59,8 @@ export const WINDOW_COLORS: Record<string, string> = {
   "autocompact": "#fde68a",
   "over": "#dc2626"
 };
+/** The providers that own a model family, in the order the model picker lists them (ctx_lab.models.MODEL_OWNERS); resellers follow. */
+export const MODEL_OWNERS: readonly string[] = ["openai", "anthropic", "google", "mistral", "xai", "deepseek", "alibaba", "cohere", "moonshotai", "zai", "llama"];
 /** One colour per model line (replay plots), shared with the Python plots. */
 export const SERIES_COLORS: readonly string[] = ["#2563eb", "#d97706", "#059669", "#7c3aed", "#dc2626", "#0891b2"];
 /** The lines and outlines every plot shares (ctx_lab.plotting.ACCENT). */

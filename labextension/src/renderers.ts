@@ -4,6 +4,7 @@
 import { renderAnatomy, renderAnatomySession } from './anatomy';
 import { renderPolicies } from './policies';
 import { areaKey, axes, callTicks, frame, legendBox, lineKey } from './chart';
+import { exercise } from './exercise';
 import { details, el, fmt, meter, sortableTable, svg } from './dom';
 import {
   ACCENT,
@@ -146,7 +147,9 @@ function ledgerTable(rows: readonly LedgerRow[]): HTMLElement {
       }
       return cells;
     }),
-    { 'data-ctx-ledger': '' }
+    { 'data-ctx-ledger': '' },
+    // the action and its reason are the entry's fate: what exercise mode hides
+    (column): Record<string, string> => (column === 5 || column === 6 ? { 'data-ctx-fate': '' } : {})
   );
 }
 
@@ -229,16 +232,23 @@ function renderPacket(p: PacketPayload): HTMLElement {
   const more = Object.entries(counted)
     .map(([k, v]) => `${v} more ${k}`)
     .join(', ');
-  return el(
+  const root = el(
     'div',
     {},
     head,
     allocationBar(p.allocation ?? [], p.budget, p.tokens_used),
+    el(
+      'div',
+      { class: 'ctx-exercise-note ctx-muted' },
+      'Exercise: predict each entry’s fate, then click its “?” to reveal it.'
+    ),
     body,
     more ? el('div', { class: 'ctx-muted' }, `Counted only: ${more}`) : null,
     details(`Ledger (${(p.ledger ?? []).length} items)`, false, ledgerTable(p.ledger ?? [])),
     details('Markdown', false, el('pre', {}, p.markdown ?? ''))
   );
+  head.append(' ', exercise(root));
+  return root;
 }
 
 function renderEntries(p: EntriesPayload): HTMLElement {
