@@ -153,20 +153,20 @@ def _policies(session: SessionAnatomy) -> Advice | None:
     from ..conversation import run_policies
 
     report = run_policies(session.transcript, source=session.source)
-    priced = [p for p in report.policies if p.cost is not None]
-    recorded = next((p for p in priced if p.name == "recorded"), None)
-    if recorded is None or not priced:
+    costs = {p.name: p.cost for p in report.policies if p.cost is not None}
+    recorded = next((p for p in report.policies if p.name == "recorded"), None)
+    if recorded is None or "recorded" not in costs:
         return None
-    best = min(priced, key=lambda p: p.cost)
-    if best.name == "recorded" or best.cost >= recorded.cost:
+    best = min(costs, key=lambda name: costs[name])
+    if best == "recorded" or costs[best] >= costs["recorded"]:
         return None
     return Advice(
-        f"the recorded context policy: ${recorded.cost:.4f} of input",
+        f"the recorded context policy: ${costs['recorded']:.4f} of input",
         recorded.mean,
-        f"run the {best.name} policy instead (${best.cost:.4f}, {len(priced)} compared)",
-        f"ctx-lab policies {session.source} --policy recorded --policy {best.name}",
+        f"run the {best} policy instead (${costs[best]:.4f}, {len(costs)} compared)",
+        f"ctx-lab policies {session.source} --policy recorded --policy {best}",
         None,
-        round(recorded.cost - best.cost, 6),
+        round(costs["recorded"] - costs[best], 6),
         "the policy lab, open-loop, priced with the cache model",
     )
 

@@ -254,9 +254,12 @@ def _is_example(context_dir: Any, example_dir: Any) -> bool:
     the example is dated the same however it is opened."""
     from pathlib import Path
 
+    from ..errors import InputFileError
+    from ..files import real_path
+
     try:
-        return Path(context_dir).resolve() == (Path(example_dir) / ".context").resolve()
-    except OSError:
+        return real_path(context_dir) == real_path(Path(example_dir) / ".context")
+    except InputFileError:
         return False
 
 
