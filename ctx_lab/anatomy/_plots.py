@@ -57,6 +57,7 @@ def plot_request(anatomy: RequestAnatomy, ax: Any = None) -> Any:
     ax.axvline(anatomy.budget, color=ACCENT["budget"], linestyle="--", linewidth=1,
                label=f"input budget {anatomy.budget:,}")  # fmt: skip
     ax.set_yticks([0, 1], ["parts", "categories"])
+    ax.set_ylabel("the request")
     ax.set_xlim(0, scale * 1.02)
     ax.xaxis.set_major_formatter(_thousands())
     ax.set_xlabel(f"tokens ({anatomy.counter})")

@@ -25,6 +25,7 @@ def plot_blocks(result: BuildResult, ax: Any = None) -> Any:
     ax.set_yticks(y, [b.block for b in blocks], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel(f"tokens ({result.counter})")
+    ax.set_ylabel("block")
     ax.set_title(f"Blocks before/after: {result.tokens} of {result.budget} tokens")
     ax.legend(
         handles=[Patch(color=c, label=name) for name, c in POLICY_COLORS.items()],
@@ -57,6 +58,7 @@ def plot_policy_sweep(frame: Any, ax: Any = None) -> Any:
         range(len(table.columns)), [str(c) for c in table.columns], rotation=45, fontsize=8
     )
     ax.set_xlabel("budget (tokens)")
+    ax.set_ylabel("block")
     ax.set_title("Each block's policy as the budget shrinks")
     ax.legend(
         handles=[Patch(color=c, label=n) for n, c in POLICY_COLORS.items()],

@@ -13,13 +13,21 @@ __all__ = ["plot_allocation", "plot_profiles", "plot_sweep"]
 
 
 def plot_allocation(packet: Packet, ax: Any = None) -> Any:
-    """Horizontal bars of tokens used per section (the shared section palette) over their caps
-    (outlines), the budget as a line, each bar labelled with its tokens and — where items were
-    left out — full / summary / counted. Returns the Figure."""
+    """The whole packet as one stacked bar against the budget line (how full it is), then a
+    bar per section (the shared section palette) over its cap (outlines), each labelled with its
+    tokens and — where items were left out — full / summary / counted. Returns the Figure."""
     rows = [r for r in packet.allocation_rows]
-    fig, ax = figure_axes(ax, (8, max(2.6, 0.38 * len(rows) + 1.2)))
+    fig, ax = figure_axes(ax, (8, max(2.8, 0.38 * len(rows) + 1.6)))
     names = [r.section.replace("_", " ") for r in rows]
-    y = list(range(len(rows)))
+    y = [i + 1.3 for i in range(len(rows))]
+    start = 0
+    for row in rows:  # the whole packet: its sections end to end
+        ax.barh(0, row.used, left=start, color=section_color(row.section),
+                edgecolor=ACCENT["edge"], linewidth=0.3)  # fmt: skip
+        start += row.used
+    share = packet.tokens_used / packet.budget if packet.budget else 0
+    ax.annotate(f"{packet.tokens_used:,} ({share:.0%} of the budget)", (start, 0), xytext=(4, 0),
+                textcoords="offset points", va="center", fontsize=8, weight="bold")  # fmt: skip
     caps = [r.cap if r.cap is not None else 0 for r in rows]
     ax.barh(y, caps, color="none", edgecolor=ACCENT["outline"], linestyle="--", label="cap")
     ax.barh(y, [r.used for r in rows], color=[section_color(r.section) for r in rows])
@@ -56,8 +64,10 @@ def plot_allocation(packet: Packet, ax: Any = None) -> Any:
             fontsize=8,
         )
     ax.set_xlim(0, widest * 1.45)  # room for the labels right of the bars
-    ax.set_yticks(y, names, fontsize=8)
+    ax.set_yticks([0, *y], ["whole packet", *names], fontsize=8)
+    ax.get_yticklabels()[0].set_fontweight("bold")
     ax.invert_yaxis()
+    ax.set_ylabel("section")
     ax.set_xlabel(f"tokens ({packet.counter}); labels: used (full / summary / counted)")
     state = " — OVER BUDGET" if packet.over_budget or packet.tokens_used > packet.budget else ""
     ax.set_title(f"Token allocation: {packet.tokens_used:,} of {packet.budget:,} used{state}")
@@ -113,6 +123,7 @@ def plot_profiles(frame: Any, ax: Any = None) -> Any:
             )
             bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
     ax.set_xticks(range(len(sections)), [f"{s}\n(design | ctx)" for s in sections], fontsize=8)
+    ax.set_xlabel("section (left bar: design profile, right bar: ctx-0.8)")
     ax.set_ylabel("items")
     differing = int(frame["rule"].notna().sum())
     ax.set_title(f"design vs ctx-0.8: {differing} of {len(frame)} items differ")
