@@ -116,9 +116,11 @@ export class ContextMonitor extends Widget {
         el(
           'div',
           { class: grew > 0 ? 'ctx-head' : 'ctx-muted', 'data-ctx-monitor-grew': grew },
-          grew >= 0
+          grew > 0
             ? `grew by ${fmt(grew)} tokens since the last call`
-            : `shrank by ${fmt(-grew)} tokens since the last call (compacted or trimmed)`
+            : grew === 0
+              ? 'the same size as the last call'
+              : `shrank by ${fmt(-grew)} tokens since the last call (compacted or trimmed)`
         )
       );
     }

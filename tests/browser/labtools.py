@@ -170,3 +170,23 @@ def info_is(page, text: str) -> None:  # type: ignore[no-untyped-def]
         arg=text,
         timeout=15_000,
     )
+
+
+def open_monitor(page, lab: Lab, folder: str, calls: int):  # type: ignore[no-untyped-def]
+    """Open ``folder`` in the file browser, start the Context monitor on its ``calls.db`` from
+    the context menu, and wait until it shows ``calls`` calls; returns the monitor."""
+    open_lab(page, lab, folder)
+    page.locator(".jp-DirListing-item", has_text="calls.db").first.click(button="right")
+    page.locator(".lm-Menu-itemLabel", has_text="Monitor Context with ctx-lab").first.click()
+    wait_for_calls(page, folder, calls, 15_000)
+    return page.locator(f"[data-ctx-monitor='{folder}/calls.db']")
+
+
+def wait_for_calls(page, folder: str, calls: int, timeout: int) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the monitor of ``folder/calls.db`` shows ``calls`` calls."""
+    page.wait_for_function(
+        "([path, n]) => document.querySelector(`[data-ctx-monitor='${path}']`)"
+        "?.dataset.ctxMonitorCalls === n",
+        arg=[f"{folder}/calls.db", str(calls)],
+        timeout=timeout,
+    )

@@ -10,7 +10,17 @@ import time
 from pathlib import Path
 
 import pytest
-from labtools import ARTIFACTS, HOSTILE_TITLE, Lab, info_is, open_lab, open_pager, run_all
+from labtools import (
+    ARTIFACTS,
+    HOSTILE_TITLE,
+    Lab,
+    info_is,
+    open_lab,
+    open_monitor,
+    open_pager,
+    run_all,
+    wait_for_calls,
+)
 from plugin_helpers import PLUGIN_COUNTER
 
 from ctx_lab.examples import EXAMPLE_DIR, EXAMPLE_NOW
@@ -405,23 +415,12 @@ def test_context_monitor_updates_within_two_seconds_of_a_captured_call(page, lab
     try:
         body = {k: v for k, v in first["request"].items() if k != "stream"}
         client.chat.completions.create(**body)
-        open_lab(page, lab, "capture")
-        item = page.locator(".jp-DirListing-item", has_text="calls.db").first
-        item.click(button="right")
-        page.locator(".lm-Menu-itemLabel", has_text="Monitor Context with ctx-lab").first.click()
-        monitor = page.locator("[data-ctx-monitor='capture/calls.db']")
-        page.wait_for_function(
-            "() => document.querySelector('[data-ctx-monitor]')?.dataset.ctxMonitorCalls === '1'",
-            timeout=15_000,
-        )
+        monitor = open_monitor(page, lab, "capture", 1)
         assert "68" in monitor.locator("[data-ctx-anatomy-reported]").inner_text()
         body = {k: v for k, v in second["request"].items() if k != "stream"}
         client.chat.completions.create(**body)
         started = time.monotonic()
-        page.wait_for_function(
-            "() => document.querySelector('[data-ctx-monitor]')?.dataset.ctxMonitorCalls === '2'",
-            timeout=2_000,
-        )
+        wait_for_calls(page, "capture", 2, 2_000)
         assert time.monotonic() - started < 2.0
         assert monitor.locator("[data-ctx-timeline] polygon").count() >= 2
         assert "89" in monitor.locator("[data-ctx-anatomy-reported]").inner_text()

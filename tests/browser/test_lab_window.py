@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from labtools import ARTIFACTS, Lab, open_lab, run_all
+from labtools import ARTIFACTS, Lab, open_lab, open_monitor, run_all, wait_for_calls
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[2]
@@ -130,21 +130,10 @@ def test_the_monitor_shows_the_window_the_lines_and_the_growth_of_a_live_capture
     try:
         body = {k: v for k, v in calls[0]["request"].items() if k != "stream"}
         client.chat.completions.create(**body)
-        open_lab(page, lab, "live")
-        item = page.locator(".jp-DirListing-item", has_text="calls.db").first
-        item.click(button="right")
-        page.locator(".lm-Menu-itemLabel", has_text="Monitor Context with ctx-lab").first.click()
-        monitor = page.locator("[data-ctx-monitor='live/calls.db']")
-        page.wait_for_function(
-            "() => document.querySelector('[data-ctx-monitor]')?.dataset.ctxMonitorCalls === '1'",
-            timeout=15_000,
-        )
+        monitor = open_monitor(page, lab, "live", 1)
         body = {k: v for k, v in calls[1]["request"].items() if k != "stream"}
         client.chat.completions.create(**body)
-        page.wait_for_function(
-            "() => document.querySelector('[data-ctx-monitor]')?.dataset.ctxMonitorCalls === '2'",
-            timeout=5_000,
-        )
+        wait_for_calls(page, "live", 2, 5_000)
         time.sleep(0.2)
         fill = monitor.locator("[data-ctx-monitor-fill]")
         blocks = _blocks(fill.locator("[data-ctx-window-view]"))
@@ -165,6 +154,39 @@ def test_the_monitor_shows_the_window_the_lines_and_the_growth_of_a_live_capture
             for t in chart.locator("[data-ctx-legend-line]").all_inner_texts()
         )
         monitor.screenshot(path=str(ARTIFACTS / "monitor-window-and-lines.png"))
+    finally:
+        proxy.stop()
+        upstream.stop()
+
+
+def test_the_monitor_of_an_anthropic_capture_draws_the_autocompact_line(page, lab: Lab) -> None:
+    import anthropic
+
+    from ctx_lab.anatomy import CaptureStore
+    from ctx_lab.capture import CaptureProxy, Served
+    from ctx_lab.capture._replay import RecordedUpstream, recorded_answers
+
+    upstream = Served(RecordedUpstream(recorded_answers(RECORDED)).app())  # capture --fake
+    (lab.root / "claude").mkdir(exist_ok=True)
+    db = lab.root / "claude" / "calls.db"
+    proxy = Served(CaptureProxy("anthropic", upstream.url, CaptureStore(db)).app())
+    client = anthropic.Anthropic(base_url=proxy.url, api_key="sk-test", max_retries=0)
+    body = {k: v for k, v in json.loads(RECORDED.read_text())["request"].items() if k != "stream"}
+    try:
+        client.messages.create(**body)
+        client.messages.create(**body)
+        monitor = open_monitor(page, lab, "claude", 2)
+        chart = monitor.locator("[data-ctx-chart='timeline']")
+        _axes_and_legend(chart)
+        assert chart.locator("[data-ctx-line='budget']").count() == 1
+        assert chart.locator("[data-ctx-line='autocompact']").count() == 1
+        keys = chart.locator("[data-ctx-legend-line]").all_inner_texts()
+        assert any(k.startswith("autocompact at 155,000") for k in keys)
+        blocks = _blocks(monitor.locator("[data-ctx-monitor-fill] [data-ctx-window-view]"))
+        assert blocks["autocompact"] == 45_000 and sum(blocks.values()) == 200_000
+        grew = monitor.locator("[data-ctx-monitor-grew]").inner_text()
+        assert grew == "the same size as the last call"
+        monitor.screenshot(path=str(ARTIFACTS / "monitor-autocompact-line.png"))
     finally:
         proxy.stop()
         upstream.stop()
