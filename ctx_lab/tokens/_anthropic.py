@@ -18,9 +18,8 @@ from typing import Any
 from cachetools import LRUCache
 
 from ..errors import CounterUnavailableError
-from ..models import DEFAULT_ANTHROPIC_MODEL
 
-__all__ = ["DEFAULT_ANTHROPIC_MODEL", "AnthropicCounter"]
+__all__ = ["AnthropicCounter"]
 
 MODEL_VARIABLE = "CTX_LAB_ANTHROPIC_MODEL"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
@@ -53,6 +52,8 @@ class AnthropicCounter:
     @property
     def model(self) -> str:
         """The model whose tokenizer counts."""
+        from ..models import DEFAULT_ANTHROPIC_MODEL  # the models table, only when asked
+
         return self._model or os.environ.get(MODEL_VARIABLE) or DEFAULT_ANTHROPIC_MODEL
 
     def status(self) -> tuple[bool, str]:
