@@ -81,6 +81,7 @@ def _raw_calls(path: str) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | N
 # a captured call never changes once written: its anatomy is kept (a monitor polling a file
 # every second counts only the calls it has not seen)
 _CAPTURED: LRUCache[tuple[Any, ...], tuple[RequestAnatomy, str] | None] = LRUCache(4096)
+_READ_AT_ONCE = 256  # captured calls read whole at a time
 
 
 def _captured_session(
@@ -95,12 +96,20 @@ def _captured_session(
     reads just the calls that came since the last one."""
     index = store.ids(last)
     keys = [(path, real, i, started, size, *options) for i, started, size in index]
-    unseen = [key[2] for key in keys if key not in _CAPTURED]
-    if unseen:
-        for found in store.by_ids(unseen):
+    made: dict[Any, tuple[RequestAnatomy, str] | None] = {}
+    unseen = []
+    for key in keys:
+        if key in _CAPTURED:
+            made[key] = _CAPTURED[key]
+        else:
+            unseen.append(key[2])
+    for chunk in range(0, len(unseen), _READ_AT_ONCE):  # bodies a chunk at a time, not all held
+        for found in store.by_ids(unseen[chunk : chunk + _READ_AT_ONCE]):
             key = (path, real, found.id, found.started, found.request_bytes, *options)
-            _CAPTURED[key] = _made(path, found, *options)
-    return [_CAPTURED.get(key) for key in keys]
+            made[key] = _CAPTURED[key] = _made(path, found, *options)
+    # the result is built from what was made here, never read back from the bounded cache
+    # (a session longer than the cache would otherwise lose its first calls)
+    return [made.get(key) for key in keys]
 
 
 def _captured(

@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..errors import UsageError
@@ -93,10 +94,15 @@ def _memory_name(text: str) -> str | None:
 
 
 def _user_text(text: str, message: int, breakpoint: bool = False) -> Piece:
-    memory = _memory_name(text)
+    memory = _memory_of(text)
     if memory is not None:
         return Piece("memory", memory, text, message, breakpoint=breakpoint)
     return Piece("user", "", text, message, breakpoint=breakpoint)
+
+
+@lru_cache(maxsize=4096)  # a session's calls repeat their history: each text is searched once
+def _memory_of(text: str) -> str | None:
+    return _memory_name(text)
 
 
 def _tool_piece(name: str, definition: Any, mcp: set[str], breakpoint: bool = False) -> Piece:

@@ -8,13 +8,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import Any
 
 from ..display import RichResult, escape, html_table, text_table
 from ..errors import UsageError
 from ..models import cache_prices, get_registry
 from ..severity import severity
-from ..tokens import get_counter, resolve_counter
+from ..tokens import CountingCache, get_counter, resolve_counter
 from ._pieces import CATEGORIES, Piece
 
 __all__ = ["AnatomyItem", "RequestAnatomy", "anatomize"]
@@ -45,9 +46,12 @@ class AnatomyItem:
 
 
 def _digest(piece: Piece) -> str:
-    raw = f"{piece.category}\0{piece.name}\0{piece.fixed}\0{piece.text}".encode(
-        "utf-8", "surrogatepass"
-    )
+    return _digest_of(piece.category, piece.name, piece.fixed, piece.text)
+
+
+@lru_cache(maxsize=4096)  # the pieces a call repeats from the call before: hashed once
+def _digest_of(category: str, name: str, fixed: int | None, text: str) -> str:
+    raw = f"{category}\0{name}\0{fixed}\0{text}".encode("utf-8", "surrogatepass")
     return hashlib.blake2b(raw, digest_size=8).hexdigest()
 
 
@@ -77,7 +81,7 @@ class RequestAnatomy(RichResult):
 
     payload_kind = "anatomy"
 
-    @property
+    @cached_property
     def total(self) -> int:
         """Every counted token of the request."""
         return sum(i.tokens for i in self.items)
@@ -130,6 +134,10 @@ class RequestAnatomy(RichResult):
 
     def categories(self) -> dict[str, int]:
         """Tokens per category, in :data:`CATEGORIES` order (empty ones left out)."""
+        return dict(self._categories)
+
+    @cached_property
+    def _categories(self) -> dict[str, int]:
         found = dict.fromkeys(CATEGORIES, 0)
         for item in self.items:
             found[item.category] = found.get(item.category, 0) + item.tokens
@@ -321,7 +329,7 @@ def anatomize(
     estimate) against ``model``'s limits; ``reported`` is the call's provider usage
     (:class:`~ctx_lab.conversation.transcripts.Usage`), if any."""
     choice = resolve_counter(counter, model, "bytes/4")
-    counting = get_counter(choice.use)
+    counting = _counting(choice.use)
     texts = [p.text for p in pieces if p.fixed is None]
     counts = iter(counting.count_many(texts))
     items = []
@@ -365,6 +373,23 @@ def anatomize(
         call,
         _input_cost(model, limits.prices, sum(i.tokens for i in items), reported),
     )
+
+
+# Each counter's counts by text, shared by every request taken apart in this process: a session's
+# calls repeat almost all of the call before (its system prompt, tools and history), so walking
+# one counts each text once. Bounded by CountingCache's two generations.
+_COUNTS: dict[str, CountingCache] = {}
+
+
+_COUNTED_CHARS = 8 * 1024 * 1024  # a generation's texts: a long session's recent calls
+
+
+def _counting(name: str) -> CountingCache:
+    found = _COUNTS.get(name)
+    if found is None:
+        found = _COUNTS[name] = CountingCache(get_counter(name))
+        found.MAX_CHARS = _COUNTED_CHARS
+    return found
 
 
 def _input_cost(model: str, prices: Any, total: int, reported: Any) -> float | None:

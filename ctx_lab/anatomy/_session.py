@@ -134,6 +134,7 @@ class SessionAnatomy(RichResult):
         """One row per call: totals, categories, the report and the diff."""
         out = []
         for i, (call, diff) in enumerate(zip(self.calls, self.diffs, strict=True)):
+            categories = call.categories()
             row: dict[str, Any] = {
                 "call": call.call if call.call is not None else i,
                 "model": call.model,
@@ -143,7 +144,7 @@ class SessionAnatomy(RichResult):
                 "budget": call.budget,
                 "window": call.window,
                 "autocompact_at": call.autocompact_at,
-                **{c: call.categories().get(c, 0) for c in CATEGORIES},
+                **{c: categories.get(c, 0) for c in CATEGORIES},
                 "reported_input": call.reported_input,
                 "difference": call.difference,
                 "cache_read": call.cache_read,

@@ -371,3 +371,25 @@ def commands_session(path: Path):  # type: ignore[no-untyped-def]
     from ctx_lab.commands._conversation import session_of
 
     return session_of(path)
+
+
+def test_a_session_longer_than_the_anatomy_cache_keeps_every_call(tmp_path: Path) -> None:
+    """4,200 captured calls, more than the 4,096 anatomies kept between polls: every one is in
+    the session (the first 104 were reported as "not model requests" before)."""
+    db = tmp_path / "long.db"
+    rows = []
+    for i in range(4_200):
+        body = json.dumps(
+            {"model": "gpt-4o", "messages": [{"role": "user", "content": f"call {i}"}]}
+        ).encode()
+        answer = json.dumps({"usage": {"prompt_tokens": 9, "completion_tokens": 1}}).encode()
+        rows.append({"started": f"2026-01-01T00:00:{i % 60:02d}+00:00", "provider": "openai",
+                     "method": "POST", "path": "/v1/chat/completions", "status": 200,
+                     "request_body": body, "request_bytes": len(body), "response_body": answer,
+                     "response_bytes": len(answer)})  # fmt: skip
+    with CaptureStore(db) as store:
+        store.record_many(rows)
+    session = anatomy_of(db, session=True)
+    assert len(session.calls) == 4_200
+    assert not any("not model requests" in w for w in session.warnings)
+    assert [c.call for c in session.calls[:2]] == [1, 2]
