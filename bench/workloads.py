@@ -153,3 +153,42 @@ def agent_session(calls: int, seed: int = 2, result_words: tuple[int, int] = (50
         output = " ".join(rng.choice(words) for _ in range(rng.randint(*result_words)))
         messages.append(Message.tool_result(f"c{i}", output))
     return Transcript("openai-chat", tuple(messages), tuple(made))
+
+
+def captured_calls(path: Path, calls: int, window: int = 20, seed: int = 5) -> Path:
+    """A capture file of ``calls`` Chat Completions calls of one growing agent conversation:
+    a system prompt, 12 tool definitions and the newest ``window`` messages each (an agent
+    resends its history; a window stands for its compaction)."""
+    import json
+
+    from ctx_lab.anatomy import CaptureStore
+
+    rng = random.Random(seed)
+    system = "You are a careful coding agent. " + sentence(rng, 400)
+    tools = [
+        {"type": "function", "function": {"name": f"tool_{k}", "description": sentence(rng, 40),
+         "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}
+        for k in range(12)
+    ]  # fmt: skip
+    history: list[dict[str, str]] = []
+    with CaptureStore(path) as store:
+        batch = []
+        for i in range(calls):
+            role = "user" if i % 2 == 0 else "assistant"
+            history.append({"role": role, "content": sentence(rng, rng.randint(20, 300))})
+            del history[:-window]
+            body = {"model": "gpt-4o", "tools": tools,
+                    "messages": [{"role": "system", "content": system}, *history]}  # fmt: skip
+            data = json.dumps(body).encode()
+            usage = {"prompt_tokens": 4000 + i % 500, "completion_tokens": 5}
+            answer = json.dumps({"choices": [], "usage": usage}).encode()
+            batch.append({"started": f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}+00:00",
+                          "provider": "openai", "method": "POST", "path": "/v1/chat/completions",
+                          "status": 200, "request_body": data, "request_bytes": len(data),
+                          "response_body": answer, "response_bytes": len(answer)})  # fmt: skip
+            if len(batch) == 500:
+                store.record_many(batch)
+                batch = []
+        if batch:
+            store.record_many(batch)
+    return path
