@@ -170,10 +170,14 @@ class Handlers:
         connection = state.connection(getattr(connection_of(ctx), "state", {}))
         arguments = dict(params.arguments or {})
         structured: dict[str, Any] | None
+
+        def work() -> tuple[Any, tuple[Any, Any]]:
+            # the command and the look at .context/ after it, in one trip to a worker thread
+            return state.call(params.name, arguments, connection), state.changes()
+
+        seen: tuple[Any, Any] | None = None
         try:
-            outcome = await anyio.to_thread.run_sync(
-                lambda: state.call(params.name, arguments, connection)
-            )
+            outcome, seen = await anyio.to_thread.run_sync(work)
             text, structured = tool_payload(outcome)
             is_error = False
         except Exception as exc:  # the agent reads what went wrong
@@ -187,7 +191,10 @@ class Handlers:
             await anyio.to_thread.run_sync(
                 lambda: log.record(connection.number, params.name, arguments, text, is_error)
             )
-        await self.check()
+        if seen is None:
+            await self.check()
+        elif seen[0] or seen[1]:
+            await self.notify(*seen)
         return self.types.CallToolResult(
             content=[self.types.TextContent(type="text", text=text)],
             structured_content=structured,

@@ -78,6 +78,7 @@ class CtxLabMCP:
     # resources/subscribe (older clients): connection → (its session, the URIs it follows)
     subscribers: LRUCache[int, tuple[Any, set[str]]] = field(default_factory=lambda: LRUCache(1024))
     _signature: dict[str, FileIdentity] = field(default_factory=dict)
+    _confined: tuple[str, ...] = ()  # the .context/ listing last confined to the root
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -131,15 +132,25 @@ class CtxLabMCP:
     # -- resources ------------------------------------------------------------------------
 
     def context_files(self) -> dict[str, Path]:
-        """The ``.context/`` files by resource URI (none when the root has no ``.context/``)."""
-        from ..packet import context_files, find_context
+        """The ``.context/`` files by resource URI (none when the root has no ``.context/``).
 
-        if find_context(self.root, root=self.root).directory != ".":
-            return {}
+        Every file is confined to the root when the listing is new; a listing seen before is
+        not resolved again (this runs after every tool call: resolving each file cost ~0.8 ms
+        a call), and a resource is confined again when it is read."""
+        from ..files import confine, entry_kind
+        from ..packet import context_files
+
         directory = self.root / ".context"
-        return {
-            CONTEXT_URI + p.relative_to(directory).as_posix(): p for p in context_files(directory)
-        }
+        if entry_kind(directory) != "dir":
+            return {}
+        listed = context_files(directory)
+        key = tuple(map(str, listed))
+        if key != self._confined:
+            confine(self.root, directory, what="dir")
+            for path in listed:
+                confine(self.root, path, what=".context/" + path.relative_to(directory).as_posix())
+            self._confined = key
+        return {CONTEXT_URI + p.relative_to(directory).as_posix(): p for p in listed}
 
     def read_resource(self, uri: str) -> tuple[str, str]:
         """``(text, mime type)`` of a resource."""

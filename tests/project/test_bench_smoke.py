@@ -57,6 +57,7 @@ def test_quick_bench_reports_every_target(tmp_path: Path) -> None:
         "capture: time to first byte",
         "anatomy: --session of 1,000 captured calls, cold",
         "anatomy: --session of 1,000 captured calls, peak RSS",
+        "mcp: tools/call over Streamable HTTP",
     ):
         assert any(expected in name for name in names), expected
     for row in report["rows"]:

@@ -327,3 +327,29 @@ def test_listen_streams_only_for_listed_resources(project: Path) -> None:
                 pass  # a listed resource is accepted
 
     anyio.run(session)
+
+
+def test_the_check_after_each_call_resolves_a_listing_once(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The look at .context/ after every tool call confines each file to the root when the
+    listing is new, not on every call (resolving cost ~0.8 ms a call over HTTP); a new file is
+    confined — and a symlink out of the root refused — when it appears."""
+    import ctx_lab.files as files
+
+    calls = []
+    real = files.confine
+    monkeypatch.setattr(files, "confine", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    state = CtxLabMCP(project, watch_interval=0)  # takes its first look at .context/
+    state.changes()
+    first = len(calls)
+    assert first == 1 + len(state.context_files())  # the directory and each file
+    for _ in range(5):
+        state.changes()
+    assert len(calls) == first
+    (project / ".context" / "NOTES.md").write_text("# Notes\n")
+    changed, listed = state.changes()
+    assert listed and "ctx-lab://context/NOTES.md" in changed and len(calls) > first
+    (project / ".context" / "LEAK.md").symlink_to(project.parent / "secret.txt")
+    with pytest.raises(CtxLabError):
+        state.changes()
