@@ -8,7 +8,6 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import date, datetime
-from functools import cached_property
 
 from ._text import (
     COMMENT as _COMMENT,
@@ -34,7 +33,7 @@ __all__ = ["Entry", "parse_entries", "parse_stamp"]
 _SUPERSEDED_STATUS = re.compile(r"^\*\*Status\*\*\s*:\s*Superseded\b", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """A dated decision or learning: ``## [YYYY-MM-DD-HHMMSS] Title`` and its body.
 
@@ -56,7 +55,7 @@ class Entry:
     source: str = ""
     in_comment: bool = False
 
-    @cached_property
+    @property
     def key(self) -> tuple[str, int]:
         """``(source, line)``: unique among the entries of one context."""
         return self.source, self.line
@@ -67,12 +66,12 @@ class Entry:
         found = _STAMP.fullmatch(self.stamp.strip())
         return self.timestamp is not None and found is not None and found.group(4) is not None
 
-    @cached_property
+    @property
     def day(self) -> date | None:
         """The entry's local date."""
         return None if self.timestamp is None else self.timestamp.date()
 
-    @cached_property
+    @property
     def day_text(self) -> str | None:
         """The entry's local date as ``YYYY-MM-DD`` (None when undated)."""
         return None if self.day is None else self.day.isoformat()

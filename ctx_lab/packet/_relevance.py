@@ -98,10 +98,9 @@ class Relevance:
         self.position = {id(e): i for i, e in enumerate(self.entries)}
         # word → the positions of the entries holding it, and how often each does
         self._postings: dict[str, tuple[array[int], array[int]]] | None = None
-        self._matching: Memo[str, tuple[int, ...]] = Memo(4096)  # keyword → entry positions
+        self._matching: Memo[str, array[int]] = Memo(4096)  # keyword → entry positions
         self._counted: Memo[frozenset[str], list[int]] = Memo(8)  # keyword set → match counts
         self._ages: tuple[date | None, dict[int, Age]] = (None, {})
-        self._words: dict[int, list[str]] = {}  # by entry identity: the context's own entries
         self._bm25: Bm25 | None = None
         self._scores: Memo[tuple[tuple[str, ...], date, str], Scores] = Memo(32)
         self._rules: Memo[tuple[tuple[str, ...], date], tuple[str, str]] = Memo(64)
@@ -112,7 +111,6 @@ class Relevance:
             "postings": self._postings or {},
             "matching": self._matching,
             "counted": self._counted,
-            "words": self._words,
             "ages": self._ages[1],
             "scores": self._scores,
             "rules": self._rules,
@@ -258,11 +256,9 @@ class Relevance:
         return self._bm25
 
     def words(self, e: Entry) -> list[str]:
-        """An entry's words (title and body), read once for keyword matching and BM25."""
-        found = self._words.get(id(e))
-        if found is None:
-            found = self._words[id(e)] = text_words(f"{e.title}\n{e.body}")
-        return found
+        """An entry's words (title and body). Read once, into the postings, and not kept: the
+        word lists of a 110k-entry context held ~390 MB."""
+        return text_words(f"{e.title}\n{e.body}")
 
     def _counts(self) -> dict[str, tuple[array[int], array[int]]]:
         """Every word of the decisions and learnings → the positions of the entries that hold
@@ -280,19 +276,18 @@ class Relevance:
             self._postings = postings
         return self._postings
 
-    def entries_matching(self, keyword: str) -> tuple[int, ...]:
+    def entries_matching(self, keyword: str) -> array[int]:
         """The positions of the entries a keyword matches (a whole word, plural -s/-es either
         way: the words of :func:`match_keys`), looked up once per keyword."""
         return self._matching.get_or_make(keyword, self._lookup)
 
-    def _lookup(self, keyword: str) -> tuple[int, ...]:
+    def _lookup(self, keyword: str) -> array[int]:
+        """Sorted positions, as an array (4 bytes a position, not a tuple of int objects)."""
         postings = self._counts()
-        found: set[int] = set()
-        for form in match_keys(keyword):
-            held = postings.get(form)
-            if held is not None:
-                found.update(held[0])
-        return tuple(sorted(found))
+        held = [found[0] for form in match_keys(keyword) if (found := postings.get(form))]
+        if len(held) == 1:
+            return held[0]  # one form: its postings are sorted and unique already
+        return array("i", sorted(set().union(*held)))
 
     def hits(self, keywords: tuple[str, ...]) -> _Hits:
         """Per entry, which of ``keywords`` it matches (read when a ledger is)."""

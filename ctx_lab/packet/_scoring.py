@@ -116,7 +116,6 @@ def matched_keywords(keywords: Sequence[str], text: str) -> list[str]:
 BM25_K1 = 1.2
 BM25_B = 0.75
 _UNIT = 2**40  # BM25 shares are summed as integers of this many parts
-_NO_POSTINGS: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
 
 
 class Bm25:
@@ -185,24 +184,35 @@ class Bm25:
 
     def frequencies(self, term: str) -> dict[int, int]:
         """Per document (by index) holding ``term`` in any of its forms, how often."""
+        known = self._found.get(term)
+        if known is None:
+            indexes, counts = self.held(term)
+            known = dict(zip(indexes, counts, strict=True))
+            if len(self._found) >= 256:  # read by ledgers and the builder's boost
+                self._found.clear()
+            self._found[term] = known
+        return known
+
+    def held(self, term: str) -> tuple[array[int], array[int]]:
+        """The documents holding ``term`` in any of its forms and how often, as arrays (the
+        postings themselves where one form holds it: nothing is copied)."""
         if self._only is not None and term not in self._only:
             raise ValueError(f"this BM25 model was built for {sorted(self._only)}, not {term!r}")
-        known = self._found.get(term)
-        if known is not None:
-            return known
-        found: dict[int, int] = {}
-        for form in match_keys(term):
-            indexes, counts = self.postings.get(form, _NO_POSTINGS)
+        forms = [p for form in match_keys(term) if (p := self.postings.get(form)) is not None]
+        if not forms:
+            return array("i"), array("i")
+        if len(forms) == 1:
+            return forms[0]
+        merged: dict[int, int] = {}
+        for indexes, counts in forms:
             for index, f in zip(indexes, counts, strict=True):
-                found[index] = found.get(index, 0) + f
-        if len(self._found) >= 4096:  # query terms come from tasks and focus texts
-            self._found.clear()
-        self._found[term] = found
-        return found
+                merged[index] = merged.get(index, 0) + f
+        ordered = sorted(merged)
+        return array("i", ordered), array("i", [merged[i] for i in ordered])
 
     def idf(self, term: str) -> float:
         """The inverse document frequency of ``term``."""
-        n = len(self.frequencies(term))
+        n = len(self.held(term)[0])
         return math.log(1 + (self.count - n + 0.5) / (n + 0.5))
 
     def _contribution(self, term: str) -> tuple[array[int], array[int]]:
@@ -210,13 +220,19 @@ class Bm25:
         score is the same sum whichever queries came before; kept for the next queries)."""
         known = self._contributions.get(term)
         if known is None:
-            found = self.frequencies(term)
-            n = len(found)
+            indexes, counts = self.held(term)
+            n = len(indexes)
             weight = math.log(1 + (self.count - n + 0.5) / (n + 0.5)) * (BM25_K1 + 1) * _UNIT
             norms = self._norms
             known = (
-                array("i", found),
-                array("q", [round(weight * f / (f + norms[i])) for i, f in found.items()]),
+                indexes,
+                array(
+                    "q",
+                    [
+                        round(weight * f / (f + norms[i]))
+                        for i, f in zip(indexes, counts, strict=True)
+                    ],
+                ),
             )
             if len(self._contributions) >= 256:
                 self._contributions.clear()
