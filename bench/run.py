@@ -162,7 +162,36 @@ class Bench:
 
     # -- packet -------------------------------------------------------------------------------
 
+    def packet_memory(self) -> None:
+        """``ctx-lab packet`` on a generated 50 MB ``.context/`` (50k decisions, 50k learnings,
+        10k tasks) in a fresh process: peak RSS and its ratio to the folder's size."""
+        d, learn, t = self.size(50_000, 2_000), self.size(50_000, 2_000), self.size(10_000, 400)
+        root = workloads.context_dir(self.work / "ctx-memory", d, learn, t)
+        size = sum(p.stat().st_size for p in (root / ".context").iterdir())
+        probe = (
+            "import resource, subprocess, sys, time; start = time.perf_counter(); "
+            "subprocess.run([sys.executable, '-m', 'ctx_lab', 'packet', sys.argv[1], "
+            "'--budget', '8000', '--now', '2026-06-01T00:00:00Z'], stdout=subprocess.DEVNULL, "
+            "check=True); print(time.perf_counter() - start, "
+            "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", probe, str(root)], capture_output=True, text=True, check=True
+        ).stdout.split()
+        peak = int(out[1]) * 1024
+        made = row(
+            f"packet memory: peak RSS / .context/ size, {d + learn:,} entries",
+            [peak / size],
+            "≤ 5×",
+            lambda m, r: m <= 5,
+            note=f"ratio, not ms: {peak / 2**20:.0f} MB for {size / 2**20:.0f} MB in a fresh "
+            f"`ctx-lab packet` process ({float(out[0]):.1f} s; was 1,372 MB, 26.5×)",
+        )
+        made.memory = True
+        self.rows.append(made)
+
     def packet(self) -> None:
+        self.packet_memory()
         from ctx_lab.examples import EXAMPLE_NOW
         from ctx_lab.packet import PacketAssembler, load_context
 

@@ -58,6 +58,7 @@ def test_quick_bench_reports_every_target(tmp_path: Path) -> None:
         "anatomy: --session of 1,000 captured calls, cold",
         "anatomy: --session of 1,000 captured calls, peak RSS",
         "mcp: tools/call over Streamable HTTP",
+        "packet memory: peak RSS / .context/ size",
     ):
         assert any(expected in name for name in names), expected
     for row in report["rows"]:
