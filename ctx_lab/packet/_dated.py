@@ -38,6 +38,8 @@ class Entry:
     """A dated decision or learning: ``## [YYYY-MM-DD-HHMMSS] Title`` and its body.
 
     ``text`` is the whole entry (header included, trailing blank lines and ``---`` removed);
+    ``body`` is the part of it after the header (``text`` from ``body_at``, blank lines around
+    it removed) — read from ``text`` when asked, so the entry's words are held once;
     ``timestamp`` is None when the header's stamp is malformed (``stamp`` keeps the raw text).
     ``source`` is the file it came from (``.context/decisions/cli.md``); ``in_comment`` marks an
     entry read from inside an HTML comment.
@@ -48,12 +50,17 @@ class Entry:
     stamp: str
     timestamp: datetime | None
     text: str
-    body: str
+    body_at: int
     line: int
     index: int
     superseded: bool = False
     source: str = ""
     in_comment: bool = False
+
+    @property
+    def body(self) -> str:
+        """The entry without its header line (see the class docstring)."""
+        return self.text[self.body_at :].strip("\n")
 
     @property
     def key(self) -> tuple[str, int]:
@@ -237,7 +244,7 @@ def parse_entries(
                 stamp=m["stamp"],
                 timestamp=timestamp,
                 text="\n".join(block),
-                body="\n".join(body_lines).strip("\n"),
+                body_at=len(block[0]) + 1 if block else 0,
                 line=i + 1,
                 index=start_index + len(entries),
                 superseded=superseded,
