@@ -127,6 +127,21 @@ def interactive(
     return made
 
 
+def fresh_process(*argv: str) -> tuple[float, int]:
+    """``ctx-lab ARGV…`` in a fresh process: its wall time in seconds and its peak RSS in
+    bytes (read by a launcher that starts nothing else, so the children's peak is its own)."""
+    probe = (
+        "import resource, subprocess, sys, time; start = time.perf_counter(); "
+        "subprocess.run([sys.executable, '-m', 'ctx_lab', *sys.argv[1:]], "
+        "stdout=subprocess.DEVNULL, check=True); print(time.perf_counter() - start, "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, *argv], capture_output=True, text=True, check=True
+    ).stdout.split()
+    return float(out[0]), int(out[1]) * 1024  # ru_maxrss is in KiB on Linux
+
+
 def machine() -> dict[str, Any]:
     """What ran the bench and how busy it was (a noisy run is recognisable in its report):
     the CPUs, the load averages, and a fixed pure-Python loop's time as a speed reference."""
@@ -168,24 +183,16 @@ class Bench:
         d, learn, t = self.size(50_000, 2_000), self.size(50_000, 2_000), self.size(10_000, 400)
         root = workloads.context_dir(self.work / "ctx-memory", d, learn, t)
         size = sum(p.stat().st_size for p in (root / ".context").iterdir())
-        probe = (
-            "import resource, subprocess, sys, time; start = time.perf_counter(); "
-            "subprocess.run([sys.executable, '-m', 'ctx_lab', 'packet', sys.argv[1], "
-            "'--budget', '8000', '--now', '2026-06-01T00:00:00Z'], stdout=subprocess.DEVNULL, "
-            "check=True); print(time.perf_counter() - start, "
-            "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+        seconds, peak = fresh_process(
+            "packet", str(root), "--budget", "8000", "--now", "2026-06-01T00:00:00Z"
         )
-        out = subprocess.run(
-            [sys.executable, "-c", probe, str(root)], capture_output=True, text=True, check=True
-        ).stdout.split()
-        peak = int(out[1]) * 1024
         made = row(
             f"packet memory: peak RSS / .context/ size, {d + learn:,} entries",
             [peak / size],
             "≤ 5×",
             lambda m, r: m <= 5,
             note=f"ratio, not ms: {peak / 2**20:.0f} MB for {size / 2**20:.0f} MB in a fresh "
-            f"`ctx-lab packet` process ({float(out[0]):.1f} s; was 1,372 MB, 26.5×)",
+            f"`ctx-lab packet` process ({seconds:.1f} s; was 1,372 MB, 26.5×)",
         )
         made.memory = True
         self.rows.append(made)
@@ -1113,17 +1120,8 @@ class Bench:
         for calls in (self.size(1_000, 100), self.size(10_000, 1_000)):
             db = self.work / f"anatomy{calls}.db"
             workloads.captured_calls(db, calls, window=20)
-            probe = (
-                "import resource, subprocess, sys, time; start = time.perf_counter(); "
-                "subprocess.run([sys.executable, '-m', 'ctx_lab', 'anatomy', sys.argv[1], "
-                "'--session'], stdout=subprocess.DEVNULL, check=True); "
-                "print(time.perf_counter() - start, "
-                "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-            )
-            out = subprocess.run(
-                [sys.executable, "-c", probe, str(db)], capture_output=True, text=True, check=True
-            ).stdout.split()
-            results[calls] = (float(out[0]) * 1000, int(out[1]) / 1024, db.stat().st_size)
+            seconds, peak_bytes = fresh_process("anatomy", str(db), "--session")
+            results[calls] = (seconds * 1000, peak_bytes / 2**20, db.stat().st_size)
         small, large = sorted(results)
         wall, peak, size = results[large]
         self.rows.append(

@@ -39,15 +39,20 @@ def set_sidebar_width(page, width: int) -> None:  # type: ignore[no-untyped-def]
     raise AssertionError(f"the sidebar is {panel.bounding_box()} wide, not {width}")
 
 
-def test_model_picker_fits_the_panel_at_250px(page, lab: Lab) -> None:
-    panel = open_panel(page, lab, "proj")
-    panel.locator("[data-ctx-panel-total]").wait_for()
-    set_sidebar_width(page, 250)
+def wait_for_models(page) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the model picker holds the models.dev list (over a thousand models)."""
     page.wait_for_function(
         "() => Number(document.querySelector('[data-ctx-model-picker]')?.dataset.ctxModelCount)"
         " > 1000",
         timeout=20_000,
     )
+
+
+def test_model_picker_fits_the_panel_at_250px(page, lab: Lab) -> None:
+    panel = open_panel(page, lab, "proj")
+    panel.locator("[data-ctx-panel-total]").wait_for()
+    set_sidebar_width(page, 250)
+    wait_for_models(page)
     search = panel.locator("[data-ctx-model-search]")
     search.click()
     listing = panel.locator("[data-ctx-model-list]")

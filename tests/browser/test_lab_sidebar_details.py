@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from labtools import ARTIFACTS, Lab, open_lab, run_all
-from test_lab_sidebar import open_panel, set_sidebar_width
+from test_lab_sidebar import open_panel, set_sidebar_width, wait_for_models
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -39,11 +39,7 @@ def test_warnings_wrap_and_the_focus_placeholder_fits_at_250px(page, lab: Lab) -
 def test_the_model_picker_lists_owners_first_and_each_model_once(page, lab: Lab) -> None:
     panel = open_panel(page, lab, "proj")
     panel.locator("[data-ctx-panel-total]").wait_for()
-    page.wait_for_function(
-        "() => Number(document.querySelector('[data-ctx-model-picker]')?.dataset.ctxModelCount)"
-        " > 1000",
-        timeout=20_000,
-    )
+    wait_for_models(page)
     search = panel.locator("[data-ctx-model-search]")
     search.click()
     search.fill("gpt-4o")
