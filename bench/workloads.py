@@ -19,9 +19,18 @@ def sentence(rng: random.Random, n: int = 12) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
 
 
-def context_dir(root: Path, decisions: int, learnings: int, tasks: int, seed: int = 7) -> Path:
-    """A ``.context/`` with that many entries (dated, tagged, with bodies) under ``root``."""
+def context_dir(
+    root: Path, decisions: int, learnings: int, tasks: int, seed: int = 7, areas: int = 0
+) -> Path:
+    """A ``.context/`` with that many entries (dated, tagged, with bodies) under ``root``.
+    ``areas``: name that many areas of the project (``area17``), one in each task and each
+    entry — as a real project's tasks name the component they touch, so each task brings
+    keywords of its own (0: the shared vocabulary alone)."""
     rng = random.Random(seed)
+
+    def area() -> str:
+        return f" Touches area{rng.randrange(areas)}." if areas else ""
+
     ctx = root / ".context"
     ctx.mkdir(parents=True, exist_ok=True)
     (ctx / "CONSTITUTION.md").write_text(
@@ -34,7 +43,8 @@ def context_dir(root: Path, decisions: int, learnings: int, tasks: int, seed: in
     (ctx / "TASKS.md").write_text(
         "# Tasks\n\n"
         + "".join(
-            f"- [{' ' if i % 4 else 'x'}] {sentence(rng, 8)} #added:2026-0{1 + i % 6}-1{i % 9}"
+            f"- [{' ' if i % 4 else 'x'}] {sentence(rng, 8)}{area()}"
+            f" #added:2026-0{1 + i % 6}-1{i % 9}"
             f"{' #priority:high' if i % 7 == 0 else ''}\n"
             for i in range(tasks)
         )
@@ -43,7 +53,7 @@ def context_dir(root: Path, decisions: int, learnings: int, tasks: int, seed: in
         parts = [f"# {name[:-3].title()}\n\n"]
         for i in range(count):
             day = f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}-{i % 24:02d}0000"
-            body = "\n".join(sentence(rng, 14) for _ in range(4))
+            body = "\n".join(sentence(rng, 14) for _ in range(4)) + area()
             parts.append(f"## [{day}] {sentence(rng, 6)}\n\n**Status**: Accepted\n\n{body}\n\n")
         (ctx / name).write_text("".join(parts))
     return root

@@ -3,7 +3,7 @@ fate (its ledger action and the reason) — and how a draft over budget gives it
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,7 +53,7 @@ class Side:
 
     name: str
     entries: list[Entry]
-    scores: dict[tuple[str, int], EntryScore]
+    scores: Mapping[tuple[str, int], EntryScore]
     full: list[Entry] = field(default_factory=list)
     summary: list[Entry] = field(default_factory=list)
     counted: list[Entry] = field(default_factory=list)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from itertools import accumulate
+from itertools import accumulate, compress
 from typing import TypeVar, cast
 
 from ..errors import UsageError
@@ -40,7 +40,9 @@ class Fitter:
         self._by_date: dict[str, list[Entry]] = {}  # each side newest first, then file order
         # each side's entry keys in file order, its by-date order as positions in them, and
         # each by-date entry's cost in full (None: superseded)
-        self._layout: dict[str, tuple[list[tuple[str, int]], list[int], list[int | None]]] = {}
+        self._layout: dict[
+            str, tuple[list[tuple[str, int]], list[int], list[int | None], list[bool]]
+        ] = {}
         self._gone: dict[str, list[Entry]] = {}  # each side's superseded entries
         self._keywords: Memo[tuple[int, ...], list[str]] = Memo(64)  # included tasks → keywords
 
@@ -231,31 +233,38 @@ class Fitter:
 
             by_date = self._by_date[side.name] = sorted(side.entries, key=newest)
         scores = side.scores
-        keys, in_date_order, _ = self._side_layout(side, by_date)
-        if list(scores) == keys:  # scores made in the entries' order: read them by position
+        keys, in_date_order, _, _ = self._side_layout(side, by_date)
+        column = getattr(scores, "column", None)  # SideScores: the score column itself
+        if column is not None:
+            in_date = list(map(column.__getitem__, in_date_order))
+        elif list(scores) == keys:  # scores made in the entries' order: read them by position
             values = list(scores.values())
-            negated = [-values[i].score for i in in_date_order]
+            in_date = [values[i].score for i in in_date_order]
         else:
-            negated = [-scores[e.key].score for e in by_date]
-        # positions sorted by score (a stable sort: ties stay newest first)
-        order = sorted(range(len(by_date)), key=negated.__getitem__)
-        ranked = [by_date[i] for i in order]
+            in_date = [scores[e.key].score for e in by_date]
+        # positions sorted by score, highest first (a stable sort, also reversed: ties stay
+        # newest first); C-level loops, as this runs for every new keyword set
+        order = sorted(range(len(by_date)), key=in_date.__getitem__, reverse=True)
+        ranked = list(map(by_date.__getitem__, order))
         self._ranked[(side.name, id(side.scores), "ranked")] = (side.scores, ranked, order)
         return ranked
 
     def _side_layout(
         self, side: Side, by_date: list[Entry]
-    ) -> tuple[list[tuple[str, int]], list[int], list[int | None]]:
-        """A side's entry keys in file order, its by-date order as positions in them, and each
-        by-date entry's cost in full (None: superseded) — made once per context."""
+    ) -> tuple[list[tuple[str, int]], list[int], list[int | None], list[bool]]:
+        """A side's entry keys in file order, its by-date order as positions in them, each
+        by-date entry's cost in full (None: superseded) and whether it is not superseded —
+        made once per context."""
         layout = self._layout.get(side.name)
         if layout is None or len(layout[0]) != len(side.entries):  # one context: its sides
             position = {e.key: i for i, e in enumerate(side.entries)}
             cost = self.prices.entry_cost
+            costs = [None if e.superseded else cost(e) for e in by_date]
             layout = self._layout[side.name] = (
                 [e.key for e in side.entries],
                 [position[e.key] for e in by_date],
-                [None if e.superseded else cost(e) for e in by_date],
+                costs,
+                [c is not None for c in costs],
             )
         return layout
 
@@ -268,10 +277,10 @@ class Fitter:
         self.rank(side)
         order = cast(list[int], self._ranked[(side.name, id(side.scores), "ranked")][2])
         by_date = self._by_date[side.name]
-        costs_by_date = self._side_layout(side, by_date)[2]
-        kept = [i for i in order if costs_by_date[i] is not None]
-        live = [by_date[i] for i in kept]
-        costs = [cast(int, costs_by_date[i]) for i in kept]
+        _, _, costs_by_date, alive = self._side_layout(side, by_date)
+        kept = list(compress(order, map(alive.__getitem__, order)))  # not superseded
+        live = list(map(by_date.__getitem__, kept))
+        costs: list[int] = list(map(costs_by_date.__getitem__, kept))  # type: ignore[arg-type]
         suffix = list(accumulate(reversed(costs), min))
         suffix.reverse()
         suffix.append(math.inf)  # type: ignore[arg-type]

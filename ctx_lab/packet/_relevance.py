@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from itertools import repeat
-from operator import truediv
+from operator import add, truediv
 
 from ..choices import RELEVANCE_RULES as _RULES
 from ._cache import Memo, nearest
@@ -22,9 +22,9 @@ from ._scoring import (
     age_of,
     match_keys,
     relevance_score,
-    score_with,
 )
 from ._scoring import words as text_words
+from ._side_scores import SideScores
 
 __all__ = ["RELEVANCE_RULES", "Relevance", "Scores"]
 
@@ -38,7 +38,7 @@ SATURATION_MIN = 5
 DISCRIMINATE_MIN = 50
 DISCRIMINATE_SCORES = 10
 
-Scores = dict[str, dict[tuple[str, int], EntryScore]]  # side → entry key → score
+Scores = dict[str, Mapping[tuple[str, int], EntryScore]]  # side → entry key → score
 
 
 class _Hits:
@@ -102,6 +102,9 @@ class Relevance:
         self._counted: Memo[frozenset[str], list[int]] = Memo(8)  # keyword set → match counts
         self._ages: tuple[date | None, dict[int, Age]] = (None, {})
         self._bm25: Bm25 | None = None
+        self._at: dict[str, dict[tuple[str, int], int]] = {}  # side → key → position
+        self._recency: tuple[date | None, list[float]] = (None, [])
+        self._gone = [i for i, e in enumerate(self.entries) if e.superseded]  # positions
         self._scores: Memo[tuple[tuple[str, ...], date, str], Scores] = Memo(32)
         self._rules: Memo[tuple[tuple[str, ...], date], tuple[str, str]] = Memo(64)
 
@@ -129,29 +132,17 @@ class Relevance:
 
     def _score(self, key: tuple[tuple[str, ...], date, str]) -> Scores:
         keywords, today, rule = key
-        ages = self.ages(today)
         if rule == "bm25":
-            return self._bm25_scores(keywords, ages)
-        # Only the number of matches (up to 3) moves a score, so scores are shared between
-        # entries of equal age and matches; which keywords matched is worked out when a
-        # ledger is read.
-        matches = self._match_counts(keywords)
-        made: dict[tuple[Age, int, bool], EntryScore] = {}
-        found: Scores = {}
-        position = 0
-        for side, entries in self.sides:
-            scored: dict[tuple[str, int], EntryScore] = {}
-            for e in entries:
-                shared = (ages[id(e)], matches[position], e.superseded)
-                position += 1
-                known = made.get(shared)
-                if known is None:
-                    known = made[shared] = score_with(
-                        shared[0], (), e.superseded, relevance_score(shared[1])
-                    )
-                scored[e.key] = known
-            found[side] = scored
-        return found
+            raw = self.bm25().sums(keywords)  # exact integers: the ratio is the scores' ratio
+            top = max(raw, default=0)
+            # the exact ratio (the score it adds to is rounded; the ledger shows four places)
+            relevance = list(map(truediv, raw, repeat(top))) if top > 0 else [0.0] * len(raw)
+        else:
+            # only the number of matches (up to 3) moves the keyword rule's relevance; which
+            # keywords matched is worked out when a ledger is read
+            table = [relevance_score(m) for m in range(4)]
+            relevance = [table[m] for m in self._match_counts(keywords)]
+        return self._as_columns(relevance, today)
 
     def _match_counts(self, keywords: tuple[str, ...]) -> list[int]:
         """Per entry (by position), how many of ``keywords`` it matches (at most 3: more add
@@ -211,35 +202,40 @@ class Relevance:
             f"relevance {top:.2f})"
         )
 
-    def _bm25_scores(self, query: tuple[str, ...], ages: dict[int, Age]) -> Scores:
-        """BM25 of every entry for ``query`` (IDF over the project's decisions and learnings),
-        divided by the highest score so relevance lies in 0–1."""
-        raw = self.bm25().sums(query)  # exact integers: the ratio is the scores' ratio
-        top = max(raw, default=0)
-        # which query terms each entry holds is read from the index when a ledger asks
-        # (_Bm25Hits), not worked out for every entry of every query
-        # the exact ratio (the score it adds to is rounded; the ledger shows four places)
-        relevance = list(map(truediv, raw, repeat(top))) if top > 0 else [0.0] * len(raw)
-        in_order = [ages[id(e)] for e in self.entries]
-        make = tuple.__new__  # EntryScore's fields in order, without its Python-level __new__
+    def _as_columns(self, relevance: list[float], today: date) -> Scores:
+        """Every entry's score from its relevance (by position) and its age on ``today``, as
+        columns (see :class:`SideScores`): a new keyword set costs a few lists of floats,
+        not a score object per entry."""
+        ages = self.ages(today)
+        recency = self._recency_column(today)
+        # C-level loops (this runs for every new keyword set); superseded entries score 0
+        column = list(map(round, map(add, recency, relevance), repeat(6)))
+        for i in self._gone:
+            column[i] = 0.0
         found: Scores = {}
-        position = 0
+        start = 0
         for side, entries in self.sides:
-            scored: dict[tuple[str, int], EntryScore] = {}
-            for e in entries:
-                # score_with, inline: this runs for every entry of every new query
-                days, recency, note = in_order[position]
-                value = relevance[position]
-                position += 1
-                scored[e.key] = (
-                    make(EntryScore, (days, recency, value, (), 0.0, "superseded"))
-                    if e.superseded
-                    else make(
-                        EntryScore, (days, recency, value, (), round(recency + value, 6), note)
-                    )
-                )
-            found[side] = scored
+            end = start + len(entries)
+            found[side] = SideScores(
+                entries, self._keys(side), ages, relevance[start:end], column[start:end]
+            )
+            start = end
         return found
+
+    def _keys(self, side: str) -> dict[tuple[str, int], int]:
+        """A side's entry keys → their positions (made once per context)."""
+        known = self._at.get(side)
+        if known is None:
+            entries = dict(self.sides)[side]
+            known = self._at[side] = {e.key: i for i, e in enumerate(entries)}
+        return known
+
+    def _recency_column(self, today: date) -> list[float]:
+        """Every entry's recency on ``today``, by position."""
+        if self._recency[0] != today:
+            ages = self.ages(today)
+            self._recency = (today, [ages[id(e)][1] for e in self.entries])
+        return self._recency[1]
 
     def bm25(self) -> Bm25:
         """The BM25 statistics of the context's decisions and learnings (built once, from the
