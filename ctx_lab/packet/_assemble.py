@@ -199,8 +199,8 @@ class PacketAssembler:
             [],
             [],
             [],
-            Side("decisions", list(self.ctx.decisions), scores["decisions"]),
-            Side("learnings", list(self.ctx.learnings), scores["learnings"]),
+            Side("decisions", self.ctx.decisions, scores["decisions"]),
+            Side("learnings", self.ctx.learnings, scores["learnings"]),
         )
         size = request.size
         tier1_cost = sum(self.prices.count_parts(self._parts(request, empty, size)).values())
@@ -306,8 +306,8 @@ class PacketAssembler:
         today = request.today
         rule, why = self.relevance.rule(relevance, tuple(keywords), today, request.focus)
         scores.update(self.relevance.scores(tuple(keywords), today, rule))
-        decisions = Side("decisions", list(ctx.decisions), scores["decisions"])
-        learnings = Side("learnings", list(ctx.learnings), scores["learnings"])
+        decisions = Side("decisions", ctx.decisions, scores["decisions"])
+        learnings = Side("learnings", ctx.learnings, scores["learnings"])
         fitter.fit_entries(decisions, learnings, max(remaining, 0), fates)
         caps["decisions"], caps["learnings"] = decisions.cap, learnings.cap
         draft = Draft(

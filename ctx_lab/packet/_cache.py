@@ -16,8 +16,9 @@ Two kinds of memo, each bounded:
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from cachetools import LRUCache
 
@@ -25,6 +26,7 @@ __all__ = ["Memo", "nearest"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+Vector = TypeVar("Vector", list[int], "array[int]")
 
 
 class Memo(LRUCache[K, V], Generic[K, V]):
@@ -44,24 +46,31 @@ class Memo(LRUCache[K, V], Generic[K, V]):
 
 
 def nearest(
-    known: Memo[frozenset[str], list[int]],
+    known: Memo[frozenset[str], Vector],
     wanted: frozenset[str],
     size: int,
-    shift: Callable[[list[int], str, int], None],
-) -> list[int]:
+    shift: Callable[[Vector, str, int], None],
+    typecode: str | None = None,
+) -> Vector:
     """The vector (of ``size`` integers) for the term set ``wanted``: kept, or made from the
     kept vector whose set is nearest — ``shift(vector, term, 1)`` adds a term's share,
-    ``shift(vector, term, -1)`` removes it — or from zeros when that is nearer."""
+    ``shift(vector, term, -1)`` removes it — or from zeros when that is nearer. ``typecode``:
+    the vector is an :class:`array` of that type (the collector never walks one), else a
+    list (integers of any size)."""
     found = known.get(wanted)
     if found is not None:
         return found
     base: frozenset[str] = frozenset()
-    start: list[int] | None = None
+    start: Vector | None = None
     distance = len(wanted)  # from zeros
     for terms, vector in known.items():
         if len(terms ^ wanted) < distance:
             base, start, distance = terms, vector, len(terms ^ wanted)
-    made = list(start) if start is not None else [0] * size
+    if typecode is None:
+        made = cast(Vector, list(start) if start is not None else [0] * size)
+    else:
+        zeros = bytes(size * array(typecode).itemsize)
+        made = cast(Vector, array(typecode, start if start is not None else zeros))
     for term in base - wanted:
         shift(made, term, -1)
     for term in wanted - base:

@@ -3,8 +3,9 @@ fate (its ledger action and the reason) — and how a draft over budget gives it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from ._markdown import Convention, Entry, Steering, Task
@@ -47,16 +48,44 @@ class Reasons:
     stop: bool = False
 
 
+class Counted:
+    """The entries a side counts in one line: those given one at a time, and the tail of a
+    ranking as positions into the list it ranks (on a large project most entries are
+    counted: a list of them per budget would be walked by the garbage collector)."""
+
+    __slots__ = ("_after", "_head", "_source", "_tail")
+
+    def __init__(self) -> None:
+        self._head: list[Entry] = []
+        self._source: Sequence[Entry] = ()
+        self._tail: Sequence[int] = ()
+        self._after: list[Entry] = []
+
+    def take(self, head: list[Entry], source: Sequence[Entry], tail: Sequence[int]) -> None:
+        """Count ``head`` and then ``source[i]`` for each position in ``tail``."""
+        self._head, self._source, self._tail = head, source, tail
+
+    def append(self, e: Entry) -> None:
+        """Count one more entry (given back after fitting)."""
+        self._after.append(e)
+
+    def __len__(self) -> int:
+        return len(self._head) + len(self._tail) + len(self._after)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return chain(self._head, map(self._source.__getitem__, self._tail), self._after)
+
+
 @dataclass
 class Side:
     """The decisions or the learnings while they are being fitted."""
 
     name: str
-    entries: list[Entry]
+    entries: Sequence[Entry]
     scores: Mapping[tuple[str, int], EntryScore]
     full: list[Entry] = field(default_factory=list)
     summary: list[Entry] = field(default_factory=list)
-    counted: list[Entry] = field(default_factory=list)
+    counted: Counted = field(default_factory=Counted)
     dropped: list[Entry] = field(default_factory=list)
     cap: int = 0
     # the fate of the entries counted in one line when the share ran out (kept once, not

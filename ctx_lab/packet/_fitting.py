@@ -6,10 +6,8 @@ change between budgets (the order of tasks, the ranking per set of scores, secti
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Sequence
-from itertools import accumulate, compress
-from typing import TypeVar, cast
+from typing import TypeVar
 
 from ..errors import UsageError
 from ._cache import Memo
@@ -18,6 +16,7 @@ from ._draft import Fate, Fates, Reasons, Side, key
 from ._layout import convention_line, counted_text, noted_line, section_heading, steering_block
 from ._markdown import Convention, Entry, Steering, Task
 from ._prices import Prices
+from ._ranking import Ranking
 from ._scoring import extract_keywords, match_keys
 
 __all__ = ["FULL_SHARE_PERCENT", "STEERING_SHARE", "Fitter"]
@@ -27,7 +26,7 @@ STEERING_SHARE = 0.20  # steering files may use this much of the budget
 T = TypeVar("T", Task, Convention, Steering)
 
 
-class Fitter:
+class Fitter(Ranking):
     """Fits one context's items into budgets, with one set of prices."""
 
     def __init__(self, ctx: ProjectContext, prices: Prices, stop_words: frozenset[str]) -> None:
@@ -219,74 +218,6 @@ class Fitter:
             found = self._gone[side.name] = [e for e in side.entries if e.superseded]
         return found
 
-    def rank(self, side: Side) -> list[Entry]:
-        """The side's entries by score, newest first on ties, then file order — sorted once per
-        set of scores (the scores themselves are kept per keyword set)."""
-        known = self._ranked.get((side.name, id(side.scores), "ranked"))
-        if known is not None and known[0] is side.scores:
-            return known[1]  # type: ignore[return-value]
-        by_date = self._by_date.get(side.name)
-        if by_date is None or len(by_date) != len(side.entries):
-
-            def newest(e: Entry) -> tuple[float, int]:
-                return (-e.timestamp.timestamp() if e.timestamp is not None else math.inf, e.index)
-
-            by_date = self._by_date[side.name] = sorted(side.entries, key=newest)
-        scores = side.scores
-        keys, in_date_order, _, _ = self._side_layout(side, by_date)
-        column = getattr(scores, "column", None)  # SideScores: the score column itself
-        if column is not None:
-            in_date = list(map(column.__getitem__, in_date_order))
-        elif list(scores) == keys:  # scores made in the entries' order: read them by position
-            values = list(scores.values())
-            in_date = [values[i].score for i in in_date_order]
-        else:
-            in_date = [scores[e.key].score for e in by_date]
-        # positions sorted by score, highest first (a stable sort, also reversed: ties stay
-        # newest first); C-level loops, as this runs for every new keyword set
-        order = sorted(range(len(by_date)), key=in_date.__getitem__, reverse=True)
-        ranked = list(map(by_date.__getitem__, order))
-        self._ranked[(side.name, id(side.scores), "ranked")] = (side.scores, ranked, order)
-        return ranked
-
-    def _side_layout(
-        self, side: Side, by_date: list[Entry]
-    ) -> tuple[list[tuple[str, int]], list[int], list[int | None], list[bool]]:
-        """A side's entry keys in file order, its by-date order as positions in them, each
-        by-date entry's cost in full (None: superseded) and whether it is not superseded —
-        made once per context."""
-        layout = self._layout.get(side.name)
-        if layout is None or len(layout[0]) != len(side.entries):  # one context: its sides
-            position = {e.key: i for i, e in enumerate(side.entries)}
-            cost = self.prices.entry_cost
-            costs = [None if e.superseded else cost(e) for e in by_date]
-            layout = self._layout[side.name] = (
-                [e.key for e in side.entries],
-                [position[e.key] for e in by_date],
-                costs,
-                [c is not None for c in costs],
-            )
-        return layout
-
-    def live(self, side: Side) -> tuple[list[Entry], list[int]]:
-        """The ranked entries that are not superseded, and the suffix minimum of their costs
-        (so filling stops as soon as nothing further down the ranking can fit)."""
-        known = self._ranked.get((side.name, id(side.scores), "live"))
-        if known is not None and known[0] is side.scores:
-            return known[1], known[2]  # type: ignore[return-value]
-        self.rank(side)
-        order = cast(list[int], self._ranked[(side.name, id(side.scores), "ranked")][2])
-        by_date = self._by_date[side.name]
-        _, _, costs_by_date, alive = self._side_layout(side, by_date)
-        kept = list(compress(order, map(alive.__getitem__, order)))  # not superseded
-        live = list(map(by_date.__getitem__, kept))
-        costs: list[int] = list(map(costs_by_date.__getitem__, kept))  # type: ignore[arg-type]
-        suffix = list(accumulate(reversed(costs), min))
-        suffix.reverse()
-        suffix.append(math.inf)  # type: ignore[arg-type]
-        self._ranked[(side.name, id(side.scores), "live")] = (side.scores, live, suffix)
-        return live, suffix
-
     def fit_entries(self, decisions: Side, learnings: Side, remaining: int, fates: Fates) -> None:
         """Decisions and learnings in ``remaining`` tokens: all of them when they fit, else
         each side its share (in proportion to content), filled by rank."""
@@ -344,17 +275,23 @@ class Fitter:
         share = side.cap
         full_room = share * FULL_SHARE_PERCENT // 100
         used = 0
-        ranked, cheapest = self.live(side)
+        kept, cheapest = self.live(side)
+        by_date = self.by_date(side)
         superseded = Fate("superseded", "superseded: dropped (only included when everything fits)")
         gone = self._superseded(side)
         side.dropped.extend(gone)
         fates.update(dict.fromkeys((key(side.name, e) for e in gone), superseded))
         entry_cost = self.prices.entry_cost
-        rest: list[Entry] = []
-        for position, e in enumerate(ranked):
+        # what did not fit in full, in ranking order: the entries passed over one at a time,
+        # then every entry from ``tail`` on (positions in ``kept``; the fill stops early, and
+        # the rest stays positions — on a large project that is most of the entries)
+        skipped: list[Entry] = []
+        tail = len(kept)
+        for position, i in enumerate(kept):
             if used + cheapest[position] + (0 if side.full else header) > full_room:
-                rest.extend(ranked[position:])  # nothing from here on fits in full
+                tail = position  # nothing from here on fits in full
                 break
+            e = by_date[i]
             extra = entry_cost(e) + (0 if side.full else header)
             if used + extra <= full_room:
                 room = (
@@ -363,8 +300,9 @@ class Fitter:
                 )
                 needs = f"needs {extra}{'' if side.full else ' with the heading'}"
                 score = side.scores[e.key].score
-                if rest:  # higher-scored entries were too large for what was left: first fit
-                    higher = f"{len(rest)} higher-scored {'entry' if len(rest) == 1 else 'entries'}"
+                if skipped:  # higher-scored entries were too large for what was left: first fit
+                    n = len(skipped)
+                    higher = f"{n} higher-scored {'entry' if n == 1 else 'entries'}"
                     why = (
                         f"first fit: {higher} did not fit in full, but this one (score "
                         f"{score:.2f}) {needs}, and {room}"
@@ -375,11 +313,13 @@ class Fitter:
                 used += extra
                 side.full.append(e)
             else:
-                rest.append(e)
+                skipped.append(e)
         full_left = full_room - used
         cost = self.prices.cost
-        for i, e in enumerate(rest):
-            left_after = len(rest) - i - 1
+        rest = len(skipped) + len(kept) - tail
+        for j in range(rest):
+            e = skipped[j] if j < len(skipped) else by_date[kept[tail + j - len(skipped)]]
+            left_after = rest - j - 1
             reserve = cost(counted_text(side.name, left_after)) if left_after else 0
             extra = cost(noted_line(e.title)) + (0 if also_charged else also_header)
             if used + extra + reserve <= share:
@@ -393,7 +333,8 @@ class Fitter:
                     "title under Also Noted",
                 )
             else:
-                side.counted.extend(rest[i:])
+                start = tail + max(j - len(skipped), 0)
+                side.counted.take(skipped[j:], by_date, kept[start:])
                 side.count_left, side.count_reserve = share - used, reserve
                 break
         if side.counted:  # its line is written whatever the share left (see fit_items)

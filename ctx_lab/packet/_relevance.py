@@ -99,11 +99,11 @@ class Relevance:
         # word → the positions of the entries holding it, and how often each does
         self._postings: dict[str, tuple[array[int], array[int]]] | None = None
         self._matching: Memo[str, array[int]] = Memo(4096)  # keyword → entry positions
-        self._counted: Memo[frozenset[str], list[int]] = Memo(8)  # keyword set → match counts
+        self._counted: Memo[frozenset[str], array[int]] = Memo(8)  # keyword set → matches
         self._ages: tuple[date | None, dict[int, Age]] = (None, {})
         self._bm25: Bm25 | None = None
         self._at: dict[str, dict[tuple[str, int], int]] = {}  # side → key → position
-        self._recency: tuple[date | None, list[float]] = (None, [])
+        self._recency: tuple[date | None, array[float]] = (None, array("d"))
         self._gone = [i for i, e in enumerate(self.entries) if e.superseded]  # positions
         self._scores: Memo[tuple[tuple[str, ...], date, str], Scores] = Memo(32)
         self._rules: Memo[tuple[tuple[str, ...], date], tuple[str, str]] = Memo(64)
@@ -136,24 +136,29 @@ class Relevance:
             raw = self.bm25().sums(keywords)  # exact integers: the ratio is the scores' ratio
             top = max(raw, default=0)
             # the exact ratio (the score it adds to is rounded; the ledger shows four places)
-            relevance = list(map(truediv, raw, repeat(top))) if top > 0 else [0.0] * len(raw)
+            relevance = (
+                array("d", map(truediv, raw, repeat(top)))
+                if top > 0
+                else array("d", bytes(8 * len(raw)))
+            )
         else:
             # only the number of matches (up to 3) moves the keyword rule's relevance; which
             # keywords matched is worked out when a ledger is read
-            table = [relevance_score(m) for m in range(4)]
-            relevance = [table[m] for m in self._match_counts(keywords)]
+            counts = self._match_counts(keywords)
+            table = [relevance_score(min(m, 3)) for m in range(max(counts, default=0) + 1)]
+            relevance = array("d", map(table.__getitem__, counts))
         return self._as_columns(relevance, today)
 
-    def _match_counts(self, keywords: tuple[str, ...]) -> list[int]:
-        """Per entry (by position), how many of ``keywords`` it matches (at most 3: more add
-        nothing). Worked out from the nearest keyword set already counted — the budget slider
-        moves the included tasks a few at a time, a focus box a few words at a time — adding
-        and removing the changed keywords' entries, so the cost is the change, not the
-        corpus."""
-        counts = nearest(self._counted, frozenset(keywords), len(self.entries), self._shift)
-        return [c if c < 3 else 3 for c in counts]
+    def _match_counts(self, keywords: tuple[str, ...]) -> array[int]:
+        """Per entry (by position), how many of ``keywords`` it matches (only up to 3 move a
+        score: callers cap). Worked out from the nearest keyword set already counted — the
+        budget slider moves the included tasks a few at a time, a focus box a few words at a
+        time — adding and removing the changed keywords' entries, so the cost is the change,
+        not the corpus; an array, which the collector never walks."""
+        found = frozenset(keywords)
+        return nearest(self._counted, found, len(self.entries), self._shift, "i")
 
-    def _shift(self, counts: list[int], keyword: str, sign: int) -> None:
+    def _shift(self, counts: array[int], keyword: str, sign: int) -> None:
         for i in self.entries_matching(keyword):
             counts[i] += sign
 
@@ -174,7 +179,7 @@ class Relevance:
     def _auto_rule(self, key: tuple[tuple[str, ...], date]) -> tuple[str, str]:
         keywords, today = key
         # the keyword rule's relevance of every entry, from the match counts alone (no scores)
-        counts = self._match_counts(keywords)
+        counts = [c if c < 3 else 3 for c in self._match_counts(keywords)]  # 3 or more: 3
         most = max(counts, default=0)
         values = [relevance_score(m) for m in range(4)]  # by match count (at most 3)
         top, at_top = values[most], counts.count(most)
@@ -202,14 +207,16 @@ class Relevance:
             f"relevance {top:.2f})"
         )
 
-    def _as_columns(self, relevance: list[float], today: date) -> Scores:
+    def _as_columns(self, relevance: array[float], today: date) -> Scores:
         """Every entry's score from its relevance (by position) and its age on ``today``, as
         columns (see :class:`SideScores`): a new keyword set costs a few lists of floats,
         not a score object per entry."""
         ages = self.ages(today)
         recency = self._recency_column(today)
-        # C-level loops (this runs for every new keyword set); superseded entries score 0
-        column = list(map(round, map(add, recency, relevance), repeat(6)))
+        # C-level loops into arrays (this runs for every new keyword set, and the collector
+        # never walks an array); the sums are rounded when read (SideScores) and the ranking
+        # rounds only near-ties (Fitter._order): rounding every entry took most of the time
+        column = array("d", map(add, recency, relevance))
         for i in self._gone:
             column[i] = 0.0
         found: Scores = {}
@@ -230,11 +237,11 @@ class Relevance:
             known = self._at[side] = {e.key: i for i, e in enumerate(entries)}
         return known
 
-    def _recency_column(self, today: date) -> list[float]:
+    def _recency_column(self, today: date) -> array[float]:
         """Every entry's recency on ``today``, by position."""
         if self._recency[0] != today:
             ages = self.ages(today)
-            self._recency = (today, [ages[id(e)][1] for e in self.entries])
+            self._recency = (today, array("d", [ages[id(e)][1] for e in self.entries]))
         return self._recency[1]
 
     def bm25(self) -> Bm25:

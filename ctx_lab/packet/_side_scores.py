@@ -19,8 +19,8 @@ class SideScores(Mapping[Key, EntryScore]):
 
     ``at`` maps each key to its entry's position in ``entries`` (the side's entries in file
     order; a repeated key maps to its last entry, as a dict built in that order would);
-    ``relevance`` and ``column`` (each entry's relevance and final score, superseded entries
-    scored 0) are indexed by position; ``ages`` by entry identity.
+    ``relevance`` and ``column`` (each entry's relevance and score before rounding to six
+    places, superseded entries 0) are indexed by position; ``ages`` by entry identity.
     """
 
     __slots__ = ("_ages", "_at", "_entries", "_relevance", "column")
@@ -31,7 +31,7 @@ class SideScores(Mapping[Key, EntryScore]):
         at: dict[Key, int],
         ages: dict[int, Age],
         relevance: Sequence[float],
-        column: list[float],
+        column: Sequence[float],
     ) -> None:
         self._entries = entries
         self._at = at
@@ -45,7 +45,8 @@ class SideScores(Mapping[Key, EntryScore]):
         days, recency, note = self._ages[id(e)]
         if e.superseded:
             return EntryScore(days, recency, self._relevance[i], (), 0.0, "superseded")
-        return EntryScore(days, recency, self._relevance[i], (), self.column[i], note)
+        score = round(self.column[i], 6)
+        return EntryScore(days, recency, self._relevance[i], (), score, note)
 
     def __iter__(self) -> Iterator[Key]:
         return iter(self._at)
