@@ -5,9 +5,11 @@ inside the template's unclosed comment."""
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
+from itertools import accumulate
 
 from ._text import (
     COMMENT as _COMMENT,
@@ -37,9 +39,11 @@ _SUPERSEDED_STATUS = re.compile(r"^\*\*Status\*\*\s*:\s*Superseded\b", re.IGNORE
 class Entry:
     """A dated decision or learning: ``## [YYYY-MM-DD-HHMMSS] Title`` and its body.
 
-    ``text`` is the whole entry (header included, trailing blank lines and ``---`` removed);
-    ``body`` is the part of it after the header (``text`` from ``body_at``, blank lines around
-    it removed) — read from ``text`` when asked, so the entry's words are held once;
+    ``text`` is the whole entry (header included, trailing blank lines and ``---`` removed):
+    ``base[start:end]`` — ``base`` is the file's text, shared by its entries (or the entry's
+    own text, ``end`` -1, where the file's text does not hold it as it is), so an entry's
+    words are held once, in the file they came from; ``body`` is the part of it after the
+    header (``text`` from ``body_at``, blank lines around it removed), read when asked;
     ``timestamp`` is None when the header's stamp is malformed (``stamp`` keeps the raw text).
     ``source`` is the file it came from (``.context/decisions/cli.md``); ``in_comment`` marks an
     entry read from inside an HTML comment.
@@ -49,13 +53,20 @@ class Entry:
     title: str
     stamp: str
     timestamp: datetime | None
-    text: str
+    base: str = field(repr=False)
     body_at: int
     line: int
     index: int
     superseded: bool = False
     source: str = ""
     in_comment: bool = False
+    start: int = field(default=0, repr=False)
+    end: int = field(default=-1, repr=False)
+
+    @property
+    def text(self) -> str:
+        """The whole entry (see the class docstring)."""
+        return self.base if self.end < 0 else self.base[self.start : self.end]
 
     @property
     def body(self) -> str:
@@ -199,7 +210,18 @@ def parse_entries(
     """
     problems = warnings if warnings is not None else []
     raw = text.split("\n")
-    lines = strip_comments(text).split("\n")
+    stripped = strip_comments(text)
+    # the lines as read, and without comments (the same list where there are none); an
+    # entry whose lines no comment touched is a slice of ``text`` (line ``k`` starts at
+    # ``starts[k]``), anything else keeps its own text
+    lines = raw if stripped == text else stripped.split("\n")
+    touched = (
+        set()
+        if lines is raw
+        else {k for k, (a, b) in enumerate(zip(raw, lines, strict=True)) if a != b}
+    )
+    del stripped
+    starts = array("q", accumulate(map(len, raw), lambda at, n: at + n + 1, initial=0))
     headers = _headers(text, raw, lines, source, problems)
     entries: list[Entry] = []
     in_comment: dict[tuple[int, int, int], list[int]] = {}
@@ -237,13 +259,17 @@ def parse_entries(
             line.strip().startswith("~~Superseded") or _SUPERSEDED_STATUS.match(line.strip())
             for line in body_lines
         )
+        last_line = i + len(block) - 1
+        sliced = block and (not touched or touched.isdisjoint(range(i, last_line + 1)))
         entries.append(
             Entry(
                 kind=kind,
                 title=m["title"] or "(untitled)",
                 stamp=m["stamp"],
                 timestamp=timestamp,
-                text="\n".join(block),
+                base=text if sliced else "\n".join(block),
+                start=starts[i] if sliced else 0,
+                end=starts[last_line] + len(block[-1]) if sliced else -1,
                 body_at=len(block[0]) + 1 if block else 0,
                 line=i + 1,
                 index=start_index + len(entries),

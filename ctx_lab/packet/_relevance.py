@@ -24,7 +24,7 @@ from ._scoring import (
     relevance_score,
 )
 from ._scoring import words as text_words
-from ._side_scores import SideScores
+from ._side_scores import Locator, SideScores
 
 __all__ = ["RELEVANCE_RULES", "Relevance", "Scores"]
 
@@ -57,7 +57,7 @@ class _Hits:
                 for i in self.relevance.entries_matching(keyword):
                     found.setdefault(i, []).append(keyword)
             self._found = found
-        position = self.relevance.position.get(key)
+        position = self.relevance.positions().get(key)
         matched = self._found.get(position) if position is not None else None
         return tuple(matched) if matched else default
 
@@ -95,14 +95,14 @@ class Relevance:
         self.sides = (("decisions", tuple(decisions)), ("learnings", tuple(learnings)))
         self.entries = (*decisions, *learnings)
         self.stop_words = stop_words
-        self.position = {id(e): i for i, e in enumerate(self.entries)}
+        self._position: dict[int, int] | None = None  # by entry identity, when asked
         # word → the positions of the entries holding it, and how often each does
         self._postings: dict[str, tuple[array[int], array[int]]] | None = None
         self._matching: Memo[str, array[int]] = Memo(4096)  # keyword → entry positions
         self._counted: Memo[frozenset[str], array[int]] = Memo(8)  # keyword set → matches
-        self._ages: tuple[date | None, dict[int, Age]] = (None, {})
+        self._ages: tuple[date | None, list[Age]] = (None, [])
         self._bm25: Bm25 | None = None
-        self._at: dict[str, dict[tuple[str, int], int]] = {}  # side → key → position
+        self._at: dict[str, Locator] = {}  # side → where each entry key is
         self._recency: tuple[date | None, array[float]] = (None, array("d"))
         self._gone = [i for i, e in enumerate(self.entries) if e.superseded]  # positions
         self._scores: Memo[tuple[tuple[str, ...], date, str], Scores] = Memo(32)
@@ -119,10 +119,27 @@ class Relevance:
             "rules": self._rules,
         }
 
-    def ages(self, today: date) -> dict[int, Age]:
-        """Every entry's age on ``today``, by entry identity."""
+    def positions(self) -> dict[int, int]:
+        """Every entry's position, by entry identity (made when a ledger first asks)."""
+        if self._position is None:
+            self._position = {id(e): i for i, e in enumerate(self.entries)}
+        return self._position
+
+    def ages(self, today: date) -> list[Age]:
+        """Every entry's age on ``today``, by position (entries of one day share theirs)."""
         if self._ages[0] != today:
-            self._ages = (today, {id(e): age_of(e, today) for e in self.entries})
+            by_day: dict[date, Age] = {}
+            ages: list[Age] = []
+            for e in self.entries:
+                day = e.day
+                if day is None:
+                    ages.append(age_of(e, today))
+                else:
+                    found = by_day.get(day)
+                    if found is None:
+                        found = by_day[day] = age_of(e, today)
+                    ages.append(found)
+            self._ages = (today, ages)
         return self._ages[1]
 
     def scores(self, keywords: tuple[str, ...], today: date, rule: str = "keywords") -> Scores:
@@ -191,8 +208,8 @@ class Relevance:
         ages = self.ages(today)
         distinct = len(
             {
-                (ages[id(e)][1], c)
-                for e, c in zip(self.entries, counts, strict=True)
+                (age[1], c)
+                for e, age, c in zip(self.entries, ages, counts, strict=True)
                 if not e.superseded
             }
         )
@@ -224,24 +241,23 @@ class Relevance:
         for side, entries in self.sides:
             end = start + len(entries)
             found[side] = SideScores(
-                entries, self._keys(side), ages, relevance[start:end], column[start:end]
+                self._keys(side), ages, start, relevance[start:end], column[start:end]
             )
             start = end
         return found
 
-    def _keys(self, side: str) -> dict[tuple[str, int], int]:
-        """A side's entry keys → their positions (made once per context)."""
+    def _keys(self, side: str) -> Locator:
+        """Where each of a side's entry keys is (made once per context)."""
         known = self._at.get(side)
         if known is None:
-            entries = dict(self.sides)[side]
-            known = self._at[side] = {e.key: i for i, e in enumerate(entries)}
+            known = self._at[side] = Locator(dict(self.sides)[side])
         return known
 
     def _recency_column(self, today: date) -> array[float]:
         """Every entry's recency on ``today``, by position."""
         if self._recency[0] != today:
             ages = self.ages(today)
-            self._recency = (today, array("d", [ages[id(e)][1] for e in self.entries]))
+            self._recency = (today, array("d", [age[1] for age in ages]))
         return self._recency[1]
 
     def bm25(self) -> Bm25:

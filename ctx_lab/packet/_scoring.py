@@ -116,6 +116,7 @@ def matched_keywords(keywords: Sequence[str], text: str) -> list[str]:
 BM25_K1 = 1.2
 BM25_B = 0.75
 _UNIT = 2**40  # BM25 shares are summed as integers of this many parts
+_HELD = 1 << 18  # BM25 shares kept for the next queries, at least (4 per document beyond)
 
 
 class Bm25:
@@ -175,11 +176,12 @@ class Bm25:
         self.count = len(lengths)
         self.average = (sum(lengths) / self.count) if self.count else 0.0
         average = self.average or 1.0
-        self._norms = [BM25_K1 * (1 - BM25_B + BM25_B * n / average) for n in self.lengths]
+        self._norms = array("d", [BM25_K1 * (1 - BM25_B + BM25_B * n / average) for n in lengths])
         self._only = None if only is None else frozenset(only)
         self._found: dict[str, dict[int, int]] = {}  # query term → frequencies (bounded below)
         # query term → (document indexes, its share of each score in units)
         self._contributions: dict[str, tuple[array[int], array[int]]] = {}
+        self._held = 0  # shares held in _contributions, bounded by _HELD (see _contribution)
         self._sums: Memo[frozenset[str], list[int]] = Memo(8)  # query → scores, in units
 
     def frequencies(self, term: str) -> dict[int, int]:
@@ -234,9 +236,13 @@ class Bm25:
                     ],
                 ),
             )
-            if len(self._contributions) >= 256:
+            # bounded by the shares held, not the terms: 256 common terms of a 100k-entry
+            # context held 26 MB (a new query needs only the terms that changed)
+            if self._held + n > max(4 * self.count, _HELD):
                 self._contributions.clear()
+                self._held = 0
             self._contributions[term] = known
+            self._held += n
         return known
 
     def _shift(self, out: list[int], term: str, sign: int) -> None:

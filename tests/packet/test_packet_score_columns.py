@@ -16,9 +16,11 @@ from hypothesis import strategies as st
 from paths import REPO
 
 from ctx_lab.packet import PacketAssembler, load_context
+from ctx_lab.packet._dated import Entry
 from ctx_lab.packet._ranking import near_ties_rounded
 from ctx_lab.packet._relevance import Relevance
 from ctx_lab.packet._scoring import age_of, relevance_score, score_with
+from ctx_lab.packet._side_scores import Locator
 
 TODAY = date(2026, 6, 1)
 
@@ -63,7 +65,7 @@ def test_columns_give_the_rules_scores(relevance: Relevance) -> None:
     for side, entries in relevance.sides:
         for e in entries:
             found = sum(
-                1 for k in keywords if relevance.position[id(e)] in relevance.entries_matching(k)
+                1 for k in keywords if relevance.positions()[id(e)] in relevance.entries_matching(k)
             )
             expected = score_with(
                 age_of(e, TODAY), (), e.superseded, relevance_score(min(found, 3))
@@ -111,3 +113,39 @@ def test_a_new_focus_leaves_no_long_list_for_the_collector(tmp_path: Path) -> No
         gc.enable()
     assert packet.counted, "the budget counts most entries in one line"
     assert longest < 500, f"a young container of {longest} items"
+
+
+def test_entries_are_slices_of_their_files_text(tmp_path: Path) -> None:
+    """An entry's text is its file's text from ``start`` to ``end`` — held once, in the
+    file — unless a comment touched its lines (then it keeps its own, comment removed)."""
+    text = (
+        "# Decisions\n\n<!-- how to write one:\n## [2026-01-01-000000] Inside the comment\n-->\n"
+        "## [2026-02-01-000000] First <!-- aside --> title\n\nBody one.\n\n---\n\n"
+        "## [2026-03-01-000000] Second\n\nBody two.\n"
+    )
+    (tmp_path / ".context").mkdir()
+    (tmp_path / ".context" / "DECISIONS.md").write_text(text)
+    ctx = load_context(tmp_path, cached=False)
+    by_title = {e.title.strip(): e for e in ctx.decisions}
+    second = by_title["Second"]
+    assert second.text == "## [2026-03-01-000000] Second\n\nBody two."
+    assert second.base is ctx.texts[second.source] and second.end > 0
+    first = next(e for e in ctx.decisions if e.title.startswith("First"))
+    assert first.end == -1 and "aside" not in first.text and first.body == "Body one."
+    inside = by_title["Inside the comment"]
+    assert inside.in_comment and inside.text == "## [2026-01-01-000000] Inside the comment"
+
+
+def test_locator_finds_every_key_however_the_side_is_laid_out() -> None:
+    ctx_entries = [
+        Entry("decision", f"t{i}", "", None, f"text {i}", 0, line, i, source=source)
+        for i, (source, line) in enumerate(
+            [("a.md", 3), ("a.md", 9), ("b.md", 1), ("b.md", 4), ("c.md", 2)]
+        )
+    ]
+    shuffled = [ctx_entries[3], ctx_entries[0], ctx_entries[4], ctx_entries[1]]
+    for entries in (ctx_entries, shuffled):
+        at = Locator(entries)
+        for i, e in enumerate(entries):
+            assert at.get(e.key) == i
+        assert at.get(("a.md", 4)) is None and at.get(("z.md", 3)) is None
