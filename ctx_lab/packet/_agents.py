@@ -24,11 +24,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..files import confine, decode_text, entry_kind, normalize_newlines, read_bytes
 from ._layout_map import LayoutFile, LayoutReport
-from ._steering import DEFAULT_STEERING_PRIORITY, Steering, front_matter
+from ._steering import DEFAULT_STEERING_PRIORITY, Steering, front_matter, matter_data
 
 __all__ = [
     "AGENT_LAYOUTS",
@@ -111,10 +109,7 @@ def _matter(text: str) -> tuple[dict[str, Any], str, int]:
     if found is None:
         return {}, text, 1
     matter, start = found
-    try:
-        data = yaml.safe_load("\n".join(matter)) or {}
-    except yaml.YAMLError:
-        data = {}
+    data = matter_data(matter)[0] or {}
     return (data if isinstance(data, dict) else {}), "\n".join(lines[start:]), start + 1
 
 

@@ -24,10 +24,9 @@ from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
 
-import yaml
-
 from ..files import entry_kind
 from ._markdown import Entry, front_matter, parse_stamp
+from ._steering import matter_data
 
 __all__ = [
     "level_two_headers",
@@ -172,10 +171,7 @@ def parse_record(
     found = front_matter(lines)
     if found is not None:
         matter, body_start = found
-        try:
-            data = yaml.safe_load("\n".join(matter))
-        except yaml.YAMLError:
-            data = None
+        data = matter_data(matter)[0]
         if isinstance(data, dict):
             for key in ("title", "status", "date"):
                 value = data.get(key)
