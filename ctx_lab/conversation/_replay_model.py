@@ -14,6 +14,7 @@ from ..models import ModelRegistry, cache_prices
 from ..validate import whole_number
 from ._manager import ContextManager
 from ._replay_report import _sum, _usd
+from ._rows import RowTable
 from ._simulate import step_clock
 from ._summarizers import ExtractiveSummarizer, Summarizer
 from .transcripts import Transcript, images_cost
@@ -47,8 +48,9 @@ def replay_model(
     registry: ModelRegistry,
     counter: Any,
     settings: ReplaySettings,
-) -> list[dict[str, Any]]:
-    """The rows of ``transcript`` replayed on ``model``."""
+    into: RowTable,
+) -> None:
+    """The rows of ``transcript`` replayed on ``model``, added to ``into``."""
     manager = ContextManager(
         model,
         registry,
@@ -61,7 +63,8 @@ def replay_model(
     manager.set_tools(list(transcript.tools) or None)
     manager.set_output_limit(settings.output_limit)
     run = _ModelReplay(transcript, model, manager, settings.summarizer, settings.caching)
-    return [run.call(call) for call in transcript.calls]
+    for call in transcript.calls:
+        into.append(run.call(call))  # kept as columns: the row's dict is not
 
 
 RECORDED = "the recorded compaction"  # the author of a summary the agent itself wrote

@@ -3,7 +3,7 @@ model, and the plot of context size against each model's budget."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,7 +91,7 @@ class ReplayReport(RichResult):
     source: str
     format: str
     models: tuple[str, ...]
-    rows: tuple[dict[str, Any], ...]
+    rows: Sequence[dict[str, Any]]  # a RowTable when replayed (a tuple read from JSON)
     counters: tuple[dict[str, Any], ...] = ()
     calls: int = 0
     messages: int = 0
@@ -119,28 +119,44 @@ class ReplayReport(RichResult):
         summaries the replay made (``summarizations``; a recorded compaction's summary is not
         one of them) and how many calls needed one, the calls over the budget and the worst
         headroom, total cost (None when a price is unknown)."""
+        seen: dict[str, dict[str, Any]] = {
+            model: {"calls": 0, "peak": 0, "needed": [], "over": 0, "worst": None, "costs": 0.0}
+            for model in self.models
+        }
+        for r in self.rows:  # one pass; a RowTable makes each row as it is read
+            m = seen.get(r["model"])
+            if m is None:
+                continue
+            m["calls"] += 1
+            m["last"] = r
+            m["peak"] = max(m["peak"], r["context_tokens"])
+            if r["needed_summarization"]:
+                m["needed"].append(r["call"])
+            m["over"] += bool(r.get("over_budget", r["headroom"] < 0))
+            if m["worst"] is None or r["headroom"] < m["worst"]["headroom"]:
+                m["worst"] = r
+            cost = r["cost_usd"]
+            m["costs"] = None if cost is None or m["costs"] is None else m["costs"] + cost
         out = []
-        for model in self.models:
-            rows = [r for r in self.rows if r["model"] == model]
-            needed = [r["call"] for r in rows if r["needed_summarization"]]
-            over = [r for r in rows if r.get("over_budget", r["headroom"] < 0)]
-            worst = min(rows, key=lambda r: r["headroom"]) if rows else None
-            costs = [r["cost_usd"] for r in rows]
+        for model, m in seen.items():
+            last, worst, needed = m.get("last"), m["worst"], m["needed"]
             counter = next((c for c in self.counters if c["model"] == model), {})
             out.append(
                 {
                     "model": model,
                     "counter": counter.get("counter"),
                     "exact": counter.get("exact"),
-                    "budget": rows[-1]["budget"] if rows else None,
-                    "peak_context": max((r["context_tokens"] for r in rows), default=0),
+                    "budget": last["budget"] if last else None,
+                    "peak_context": m["peak"],
                     "first_summarization": needed[0] if needed else None,
-                    "summarizations": rows[-1].get("summaries_made", 0) if rows else 0,
+                    "summarizations": last.get("summaries_made", 0) if last else 0,
                     "calls_needing_summary": len(needed),
-                    "over_budget_calls": len(over),
+                    "over_budget_calls": m["over"],
                     "worst_headroom": worst["headroom"] if worst else None,
                     "worst_call": worst["call"] if worst else None,
-                    "cost_usd": round(sum(costs), 6) if costs and None not in costs else None,
+                    "cost_usd": round(m["costs"], 6)
+                    if m["calls"] and m["costs"] is not None
+                    else None,
                 }
             )
         return out
