@@ -17,6 +17,7 @@ import json
 import os
 import platform
 import random
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -177,7 +178,7 @@ class Bench:
 
     # -- packet -------------------------------------------------------------------------------
 
-    def packet_memory(self) -> None:
+    def packet_memory(self) -> tuple[Path, int]:
         """``ctx-lab packet`` on a generated 50 MB ``.context/`` (50k decisions, 50k learnings,
         10k tasks) in a fresh process: peak RSS and its ratio to the folder's size."""
         d, learn, t = self.size(50_000, 2_000), self.size(50_000, 2_000), self.size(10_000, 400)
@@ -196,9 +197,10 @@ class Bench:
         )
         made.memory = True
         self.rows.append(made)
+        return root, d + learn
 
     def packet(self) -> None:
-        self.packet_memory()
+        large = self.packet_memory()
         from ctx_lab.examples import EXAMPLE_NOW
         from ctx_lab.packet import PacketAssembler, load_context
 
@@ -221,7 +223,7 @@ class Bench:
                 "baseline: parsing the .context/",
             )
         )
-        self.interactions(root, d + learn, t)
+        self.interactions(root, d + learn, t, large)
         command = [
             sys.executable,
             "-m",
@@ -288,7 +290,9 @@ class Bench:
             )
         )
 
-    def interactions(self, root: Path, entries: int, tasks: int) -> None:
+    def interactions(
+        self, root: Path, entries: int, tasks: int, large: tuple[Path, int] | None = None
+    ) -> None:
         """What the sidebar and BudgetExplorer do while someone types or drags: a new focus,
         and budgets whose included tasks make keyword sets not seen before — at the full size
         and at a tenth of it (the growth), each checked at its median and its p90."""
@@ -340,6 +344,22 @@ class Bench:
                 f"growth over {entries // 10:,} entries",
             )
         )
+        if large is not None:  # the same focus changes on the packet-memory context
+            path, count = large
+            huge = focus_times(path)
+            growth = statistics.median(huge) / statistics.median(big)
+            self.rows.append(
+                row(
+                    f"focus change, {count:,} decisions and learnings vs {entries:,}",
+                    huge,
+                    f"≤ 10× the time at {entries:,}",
+                    lambda m, r: r is not None and r <= 10,
+                    big,
+                    f"growth {growth:.1f}× for {count / entries:.0f}× the entries; p90 "
+                    f"{p90(huge):.0f} ms",
+                    growth,
+                )
+            )
         # tasks that name the area of the project they touch: each brings keywords of its own
         # (the shared vocabulary alone gives ~20 keyword sets however far the slider moves)
         areas = workloads.context_dir(
@@ -771,6 +791,7 @@ class Bench:
 
         self.builder_scaling()
         self.builder_stdlib()
+        self.builder_memory()
         root = workloads.source_tree(self.work / "src", self.size(200, 10))
         for budget in (4000, 16000, 64000):
             times = measure(
@@ -814,6 +835,43 @@ class Bench:
                 growth,
             )
         )
+
+    def builder_memory(self) -> None:
+        """``ctx-lab build`` of 4,000 and 40,000 Python modules (~12 KB each, in 40 folders) in
+        a fresh process: wall time (the growth) and peak RSS. The build reads up to its byte
+        limit (256 MB), then references the rest."""
+        runs: dict[int, tuple[float, int]] = {}
+        for files in (self.size(4000, 40), self.size(40_000, 400)):
+            tree = self.work / f"tree-{files}"
+            for d in range(40):
+                workloads.source_tree(tree / f"pkg{d:02d}", files // 40, seed=d)
+            runs[files] = fresh_process(
+                "build", "--task", "Add retries to the JSON client", str(tree),
+                "--budget", "64000", "-o", os.devnull,
+            )  # fmt: skip
+            shutil.rmtree(tree)
+        small, large = sorted(runs)
+        (few, few_peak), (many, many_peak) = runs[small], runs[large]
+        self.rows.append(
+            row(
+                f"builder: {large:,} files vs {small:,}, cold (a fresh process)",
+                [many * 1000],
+                "growth reported",
+                _any,
+                [few * 1000],
+                f"budget 64,000; growth {many / few:.1f}× for 10× the files",
+                many / few,
+            )
+        )
+        made = row(
+            f"builder memory: peak RSS building {large:,} files",
+            [many_peak / 2**20],
+            "≤ 250 MB",
+            lambda m, r: m <= 250,
+            note=f"MB, not ms; {few_peak / 2**20:.0f} MB for {small:,} files",
+        )
+        made.memory = True
+        self.rows.append(made)
 
     def history_memory(self) -> None:
         """What a ContextManager holds per message beyond the messages themselves: pushes with
@@ -1079,6 +1137,40 @@ class Bench:
                     growth,
                 )
             )
+        self.replay_memory(sizes[-1], models)
+
+    def replay_memory(self, calls: int, models: list[str]) -> None:
+        """The replay's own peak memory, in a fresh process: its peak RSS over the RSS the
+        generated session itself needed (the messages' text is the session's, not the
+        replay's; a session file is read whole by every transcript reader)."""
+        # the peak is reset once the session is built (Linux: /proc/self/clear_refs, 5), so
+        # the generator's own transient peak is not counted as the replay's
+        probe = (
+            "import gc, sys; sys.path.insert(0, sys.argv[1]); from bench import workloads; "
+            "from ctx_lab.conversation import replay_report; "
+            "s = workloads.agent_session(int(sys.argv[2]), result_words=(200, 1800)); "
+            "gc.collect(); open('/proc/self/clear_refs', 'w').write('5'); "
+            "kb = lambda k: int(next(l for l in open('/proc/self/status') if l.startswith(k))"
+            ".split()[1]); a = kb('VmRSS'); "
+            "replay_report(s, sys.argv[3:], counter='bytes/4'); print(a, kb('VmHWM'))"
+        )
+        root = str(Path(__file__).resolve().parent.parent)
+        out = subprocess.run(
+            [sys.executable, "-c", probe, root, str(calls), *models],
+            capture_output=True, text=True, check=True,
+        ).stdout.split()  # fmt: skip
+        session, peak = int(out[0]) / 1024, int(out[1]) / 1024  # KiB → MiB
+        made = row(
+            f"replay memory: {calls:,} calls × 3 models, the replay's own peak",
+            [peak - session],
+            "≤ 400 MB",
+            lambda m, r: m <= 400,
+            note=f"MB, not ms: peak RSS {peak:.0f} MB over the {session:.0f} MB the process "
+            "held once the session was built (the interpreter and the messages' text; "
+            "the peak reset there); rows kept as columns",
+        )
+        made.memory = True
+        self.rows.append(made)
 
     # -- prompt caching -----------------------------------------------------------------------
 
@@ -1448,6 +1540,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-k", metavar="TEXT", default="", help="only suites containing TEXT")
     parser.add_argument("--out", metavar="FILE", default=str(REPORT), help="the JSON report")
     args = parser.parse_args(argv)
+    if not any(args.k in suite for suite in SUITES):
+        parser.error(f"no suite contains {args.k!r}; the suites: {', '.join(SUITES)}")
     before = machine()
     print(
         f"machine: {before['platform']}, {before['cpus']} CPUs, Python {before['python']}; "

@@ -47,7 +47,11 @@ def test_quick_bench_reports_every_target(tmp_path: Path) -> None:
         "corpus sweep per item",
         "replay",
         "focus change",
-        "slider on first-seen keyword sets",
+        "slider, a pass of",
+        "decisions and learnings vs",
+        "replay memory",
+        "builder memory: peak RSS",
+        "files vs 40, cold",
         "small files vs",
         "the standard library",
         "-X importtime",
@@ -112,3 +116,15 @@ def test_a_missed_timing_on_a_slow_machine_is_noisy_not_failed(
     assert timing["noisy"] is True and timing["passed"] is False
     assert memory["noisy"] is False
     assert " noisy ≤ 10 ms" in printed and " FAIL ≤ 250 MB" in printed
+
+
+def test_a_filter_that_names_no_suite_is_a_usage_error() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "-k", "no-such-suite"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2 and "no suite contains" in done.stderr
