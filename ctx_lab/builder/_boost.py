@@ -83,7 +83,9 @@ def boost_blocks(
     ]
     if not ranked:
         return blocks, {}
-    documents = [term_counts(f"{b.path.replace('/', ' ')}\n{b.text}") for _, b in ranked]
+    # one document's counts at a time: the model keeps the query's terms and each length (a
+    # list of every file's counts held 160 MB while 40,000 files were boosted)
+    documents = (term_counts(f"{b.path.replace('/', ' ')}\n{b.text}") for _, b in ranked)
     model = Bm25(documents, only=query)
     scores = model.scores(query) if query else [0.0] * len(ranked)
     top = max(scores, default=0.0)

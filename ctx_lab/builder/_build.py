@@ -139,6 +139,7 @@ def _state(
         raw_tokens = builder.count(block.text)
     compressed = apply_policy(block, block.policy if formed else "reference", size)
     state = State(block, order, size, compressed.policy, compressed.text, raw_tokens)
+    state.made_as = block.policy if formed else "reference"
     state.partial = compressed.partial
     state.start_policy = compressed.policy if formed else block.policy
     if block.id in boosts:
@@ -165,6 +166,7 @@ def _state(
     )
     if compressed.policy != "exact" and state.tokens >= raw_section and not block.binary:
         state.text, state.tokens = block.text, raw_section  # the step would not shrink it
+        state.made_as = None
         state.start_policy = state.policy = block.policy
         state.notes.append(f"{compressed.policy} form not smaller; kept as is")
     return state

@@ -23,9 +23,35 @@ __all__ = [
     "cap_list",
     "list_line",
     "outcome",
+    "push_rung",
     "render_prompt",
+    "rung_text",
     "section_text",
 ]
+
+
+@dataclass(frozen=True)
+class Remake:
+    """A rung of a ladder whose text ``apply_policy(block, asked, size)`` makes again when a
+    refill climbs to it: forms are kept by their maker, not their text (the skeletons and
+    summaries of 20,000 files held ~290 MB while a large build was fitted)."""
+
+    asked: str
+
+
+def rung_text(state: State, text: str | Remake) -> str:
+    """A ladder rung's text (made again where the rung keeps how)."""
+    if isinstance(text, str):
+        return text
+    return apply_policy(state.block, text.asked, state.size).text
+
+
+def push_rung(state: State) -> None:
+    """Put the block's current form on its ladder (what refilling climbs back to)."""
+    kept: str | Remake = state.text
+    if state.made_as is not None and state.text is not state.block.text:
+        kept = Remake(state.made_as)
+    state.ladder.append((state.policy, kept, state.tokens))
 
 
 @dataclass
@@ -45,8 +71,10 @@ class State:
     partial: bool = False
     boost: int = 0
     start_policy: str = ""
-    # the forms this block went through, best first: (policy, text, tokens) — refill climbs back
-    ladder: list[tuple[str, str, int]] = field(default_factory=list)
+    # the forms this block went through, best first: (policy, text, tokens) — refill climbs back;
+    # a form the block's policy makes is kept as how to make it again (Remake), not its text
+    ladder: list[tuple[str, str | Remake, int]] = field(default_factory=list)
+    made_as: str | None = None  # the policy apply_policy was asked for to make ``text``
     listed_tokens: int | None = None  # its line in the list of other files (counted once)
     unformed: bool = False  # referenced before its compressed form was made (never made)
 
@@ -201,8 +229,9 @@ class Fitter:
                     f"{state.policy} → {candidate.policy} ({self.count(state.text)} → "
                     f"{self.count(candidate.text)} tokens)"
                 )
-                state.ladder.append((state.policy, state.text, state.tokens))
+                push_rung(state)
                 state.policy, state.text, state.tokens = candidate.policy, candidate.text, section
+                state.made_as = policy
                 state.partial = candidate.partial
                 state.exhausted = candidate.policy not in DEGRADATION  # the last step taken
                 self.changed(state)
@@ -272,7 +301,7 @@ class Shrinker:
             target = self.states[entry[3]]
             if target.dropped or -target.tokens != entry[1]:
                 continue
-            target.ladder.append((target.policy, target.text, target.tokens))
+            push_rung(target)
             target.dropped = True
             target.notes.append("dropped: still over budget with every non-exact block a reference")
             self.builder.changed(target)
@@ -307,7 +336,7 @@ class Shrinker:
             if target.block.priority >= touched.block.priority:
                 return False
             heappop(self._untouched)
-            target.ladder.append((target.policy, target.text, target.tokens))
+            push_rung(target)
             target.dropped = True
             target.notes.append(
                 "dropped: the files the task touches come first at this budget "

@@ -5,7 +5,7 @@ priority."""
 from __future__ import annotations
 
 from ._boost import NAMED_BOOST
-from ._fit import Fitter, State, section_text
+from ._fit import Fitter, Remake, State, rung_text, section_text
 
 __all__ = ["refill"]
 
@@ -46,17 +46,24 @@ def refill(states: list[State], builder: Fitter, budget: int) -> None:
                 total = builder.total(states)
                 if failed_at.get(id(state), total + 1) <= total:
                     break  # it did not fit with this much room or more
-                policy, text, tokens = state.ladder[-1]
-                saved = (state.policy, state.text, state.tokens, state.dropped)
-                state.policy, state.text, state.tokens, state.dropped = policy, text, tokens, False
+                policy, rung, tokens = state.ladder[-1]
+                # the running total needs the rung's tokens only: its text is made (a form
+                # kept as how to make it) once the climb fits
+                saved = (state.policy, state.tokens, state.dropped)
+                state.policy, state.tokens, state.dropped = policy, tokens, False
                 builder.changed(state)
                 if builder.total(states) > budget:
-                    state.policy, state.text, state.tokens, state.dropped = saved
+                    state.policy, state.tokens, state.dropped = saved
                     builder.changed(state)
                     failed_at[id(state)] = total
                     break
+                text, before_text = rung_text(state, rung), state.text
+                state.text = text
+                state.made_as = rung.asked if isinstance(rung, Remake) else None
                 # the text's own tokens, as the degrade notes and tokens_after count them
-                before = "dropped" if saved[3] else f"{saved[0]} ({builder.count(saved[1])} tokens)"
+                before = (
+                    "dropped" if saved[2] else f"{saved[0]} ({builder.count(before_text)} tokens)"
+                )
                 state.ladder.pop()
                 state.exhausted = False
                 state.notes.append(f"refilled: {before} → {policy} ({builder.count(text)} tokens)")

@@ -131,17 +131,20 @@ class Bm25:
 
     def __init__(
         self,
-        documents: Sequence[Sequence[str] | Mapping[str, int]],
+        documents: Iterable[Sequence[str] | Mapping[str, int]],
         only: Iterable[str] | None = None,
     ) -> None:
-        """``documents``: each a sequence of terms, or a mapping of term → count. ``only``:
-        the query terms this model will be asked about (its postings then hold just their
-        forms — a model for one query over many large documents)."""
-        counts = [doc if isinstance(doc, Mapping) else Counter(doc) for doc in documents]
+        """``documents``: each a sequence of terms, or a mapping of term → count (read once,
+        in order: an iterator is read one document at a time). ``only``: the query terms
+        this model will be asked about (its postings then hold just their forms — a model
+        for one query over many large documents, none of whose counts is kept)."""
         # term → (document indexes, counts): arrays, which the garbage collector never walks
         postings: dict[str, tuple[array[int], array[int]]] = {}
+        lengths: list[int] = []
         wanted = None if only is None else set().union(*(match_keys(t) for t in only))
-        for index, counted in enumerate(counts):
+        for index, doc in enumerate(documents):
+            counted = doc if isinstance(doc, Mapping) else Counter(doc)
+            lengths.append(sum(counted.values()))
             terms = (
                 counted.items()
                 if wanted is None
@@ -153,7 +156,7 @@ class Bm25:
                     found = postings[term] = (array("i"), array("i"))
                 found[0].append(index)
                 found[1].append(f)
-        self._setup(postings, [sum(c.values()) for c in counts], only)
+        self._setup(postings, lengths, only)
 
     @classmethod
     def from_postings(
