@@ -9,7 +9,7 @@ from bisect import bisect_left
 from collections.abc import Iterator, Mapping, Sequence
 
 from ._markdown import Entry
-from ._scoring import Age, EntryScore
+from ._scoring import Age, EntryScore, score_with
 
 __all__ = ["Locator", "SideScores"]
 
@@ -82,12 +82,9 @@ class SideScores(Mapping[Key, EntryScore]):
         i = self._at.get(key)
         if i is None:
             raise KeyError(key)
-        e = self._at.entries[i]
-        days, recency, note = self._ages[self._offset + i]
-        if e.superseded:
-            return EntryScore(days, recency, self._relevance[i], (), 0.0, "superseded")
-        score = round(self.column[i], 6)
-        return EntryScore(days, recency, self._relevance[i], (), score, note)
+        # the scoring rule itself (the column holds the same sum, for the ranking)
+        superseded = self._at.entries[i].superseded
+        return score_with(self._ages[self._offset + i], (), superseded, self._relevance[i])
 
     def __iter__(self) -> Iterator[Key]:
         return (e.key for e in self._at.entries)
