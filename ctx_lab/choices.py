@@ -9,6 +9,7 @@ from typing import Literal, get_args
 
 __all__ = [
     "CALIBRATION_METHODS",
+    "CTX08_PROFILE",
     "PACKET_PROFILES",
     "RELEVANCE_RULES",
     "ROWS_PER",
@@ -35,6 +36,7 @@ CalibrationMethod = Literal["auto", "ratio", "growth"]
 McpTransport = Literal["stdio", "http"]
 
 PACKET_PROFILES: tuple[str, ...] = get_args(PacketProfile)
+CTX08_PROFILE = PACKET_PROFILES[1]  # packet/_ctx08.py, imported only when asked for
 RELEVANCE_RULES: tuple[str, ...] = get_args(RelevanceRule)
 SHIP_MODES: tuple[str, ...] = get_args(ShipMode)
 ROWS_PER: tuple[str, ...] = get_args(RowsPer)

@@ -13,7 +13,6 @@ This module is pure: it imports nothing from Jupyter.
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -49,8 +48,13 @@ def mime_type(kind: str) -> str:
 
 
 def escape(value: object) -> str:
-    """HTML-escape any value's text (quotes included)."""
-    return html.escape("" if value is None else str(value), quote=True)
+    """HTML-escape any value's text (quotes included), as ``html.escape(text, quote=True)``
+    does — without importing its 2,000 named entities into every command's start."""
+    text = "" if value is None else str(value)
+    return text.translate(_ESCAPES)
+
+
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"})
 
 
 _STYLE = (

@@ -21,7 +21,6 @@ import contextlib
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
@@ -417,6 +416,8 @@ def _sweep_leftovers(directory: Path, name: str) -> None:
 
 
 def _durable_temp(directory: Path, name: str, payload: bytes, mode: int | None) -> str:
+    import tempfile  # 5 ms of start for every command, though only writes need it
+
     _sweep_leftovers(directory, name)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.{os.getpid()}.", suffix=".tmp", dir=directory)
     try:

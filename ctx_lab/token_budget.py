@@ -9,7 +9,6 @@ returns the budget with the name of its source.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -103,6 +102,8 @@ def config_budget(project: Path, warnings: list[str]) -> tuple[int, str] | None:
         path = project / name
         if not path.is_file():
             continue
+        import tomllib  # only where a project has one of these files
+
         try:
             text = decode_text(read_bytes(path, limit=CONFIG_MAX_BYTES * 16), str(path), warnings)
             data: Any = tomllib.loads(text)

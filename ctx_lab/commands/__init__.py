@@ -9,33 +9,84 @@ the CLI prints and the REST route returns) and rich notebook display. :func:`inv
 command from an argument list, as the CLI and the magic do.
 """
 
-from ..tokens import CounterList
-from ._analysis import sweep
-from ._anatomy import anatomy
-from ._builder import build, compress
-from ._cache import cache
-from ._check import check
-from ._conversation import calibrate, history, journal, replay
-from ._doctor import doctor
-from ._mcp import McpTool, mcp_tools
-from ._models import models
-from ._packet import context, entries, packet
-from ._paging import budget, page, read
-from ._param import Param, Spec
-from ._policies import policies
-from ._registry import (
-    Command,
-    Invocation,
-    Outcome,
-    add_declared,
-    build_parser,
-    command,
-    commands,
-    invoke,
-)
-from ._servers import CaptureOptions, McpServeOptions, capture_serve, mcp_serve
-from ._session import Session, local_reader, tool
-from ._tokens import counters, tokens
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
+
+if TYPE_CHECKING:
+    from ..tokens import CounterList
+    from ._analysis import sweep
+    from ._anatomy import anatomy
+    from ._builder import build, compress
+    from ._cache import cache
+    from ._check import check
+    from ._conversation import calibrate, history, journal, replay
+    from ._doctor import doctor
+    from ._mcp import McpTool, mcp_tools
+    from ._models import models
+    from ._packet import context, entries, packet
+    from ._paging import budget, page, read
+    from ._param import Param, Spec
+    from ._policies import policies
+    from ._registry import (
+        Command,
+        Invocation,
+        Outcome,
+        add_declared,
+        build_parser,
+        command,
+        commands,
+        invoke,
+    )
+    from ._servers import CaptureOptions, McpServeOptions, capture_serve, mcp_serve
+    from ._session import Session, local_reader, tool
+    from ._tokens import counters, tokens
+
+# where each public name lives: imported on first use (ctx_lab._lazy)
+_WHERE = {
+    "CounterList": "..tokens",
+    "sweep": "._analysis",
+    "anatomy": "._anatomy",
+    "build": "._builder",
+    "compress": "._builder",
+    "cache": "._cache",
+    "check": "._check",
+    "calibrate": "._conversation",
+    "history": "._conversation",
+    "journal": "._conversation",
+    "replay": "._conversation",
+    "doctor": "._doctor",
+    "McpTool": "._mcp",
+    "mcp_tools": "._mcp",
+    "models": "._models",
+    "context": "._packet",
+    "entries": "._packet",
+    "packet": "._packet",
+    "budget": "._paging",
+    "page": "._paging",
+    "read": "._paging",
+    "Param": "._param",
+    "Spec": "._param",
+    "policies": "._policies",
+    "Command": "._registry",
+    "Invocation": "._registry",
+    "Outcome": "._registry",
+    "add_declared": "._registry",
+    "build_parser": "._registry",
+    "command": "._registry",
+    "commands": "._registry",
+    "invoke": "._registry",
+    "CaptureOptions": "._servers",
+    "McpServeOptions": "._servers",
+    "capture_serve": "._servers",
+    "mcp_serve": "._servers",
+    "Session": "._session",
+    "local_reader": "._session",
+    "tool": "._session",
+    "counters": "._tokens",
+    "tokens": "._tokens",
+}
+__getattr__, __dir__ = exports(__name__, _WHERE)
 
 __all__ = [
     "CaptureOptions",

@@ -124,14 +124,7 @@ def packet(
     ``compare="ctx-0.8"`` returns the comparison of both profiles instead of a packet.
     """
     from ..examples import EXAMPLE_DIR, EXAMPLE_NOW
-    from ..packet import (
-        PROFILES,
-        RELEVANCE_RULES,
-        ProfileComparison,
-        assembler_for,
-        load_context,
-        resolve_budget,
-    )
+    from ..packet import PROFILES, RELEVANCE_RULES, assembler_for, load_context
 
     if example and directory:
         raise UsageError("give either DIR or --example, not both")
@@ -162,6 +155,8 @@ def packet(
     if display_dir is None and root is not None:  # never an absolute path over REST
         display_dir = ".context" if example else display_path(ctx.context_dir, root)
     if compare is not None:
+        from ..packet import ProfileComparison, resolve_budget
+
         size, _ = resolve_budget(ctx, budget, model)
         return ProfileComparison.of(ctx, size, now, display_dir=display_dir)
     made = assembler_for(ctx, counter, model=model, profile=profile).assemble(
@@ -189,11 +184,12 @@ def _project_of(start: PathArg, root: PathArg | None) -> tuple[PathArg, str]:
     from pathlib import Path
 
     from ..files import confine, real_path
-    from ..packet import find_context
 
     path = confine(root, start, what="dir") if root is not None else Path(start)
     if path.name == ".context" or (path / ".context").is_dir() or not path.is_dir():
         return start, ""
+    from ..packet import find_context  # only a folder without its own .context/ looks up
+
     absolute = real_path(path)
     base = Path(root) if root is not None else Path(absolute.anchor)
     found = find_context(absolute, root=base)

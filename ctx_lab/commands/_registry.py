@@ -9,7 +9,6 @@ same functions with query values checked by the same validators (:mod:`.params`)
 from __future__ import annotations
 
 import argparse
-import difflib
 import inspect
 import os
 import re
@@ -21,8 +20,9 @@ from typing import Any, TextIO
 
 from .._version import __version__
 from ..display import RichResult
-from ..errors import ParserExit, PathOutsideRoot, UsageError
+from ..errors import PathOutsideRoot, UsageError
 from ._param import Spec, argparse_text, specs
+from ._parser import Parser
 from ._results import result_classes
 
 __all__ = [
@@ -36,40 +36,6 @@ __all__ = [
     "default_of",
     "invoke",
 ]
-
-
-class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser that raises instead of exiting, so the magic can share it."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        hint = self._did_you_mean(message)
-        error = UsageError(f"{message}{hint} (see `{self.prog} --help`)")
-        error.prog = self.prog
-        raise error
-
-    def _did_you_mean(self, message: str) -> str:
-        """``; did you mean 'packet'?`` for a mistyped command, choice or flag."""
-        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
-        if choice:
-            options = re.findall(r"'([^']*)'", choice.group(2)) or [
-                o.strip() for o in choice.group(2).split(",")
-            ]
-            close = difflib.get_close_matches(choice.group(1), options, n=1, cutoff=0.5)
-            return f"; did you mean '{close[0]}'?" if close else ""
-        unknown = re.search(r"unrecognized arguments: (\S+)", message)
-        if unknown:
-            flags = [s for a in self._actions for s in a.option_strings if s.startswith("--")]
-            for sub in self._subparsers._group_actions if self._subparsers else []:
-                for parser in getattr(sub, "choices", {}).values():
-                    flags += [s for a in parser._actions for s in a.option_strings]
-            close = difflib.get_close_matches(unknown.group(1), flags, n=1, cutoff=0.6)
-            return f"; did you mean {close[0]}?" if close else ""
-        return ""
-
-    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
-        if message:
-            sys.stderr.write(message)
-        raise ParserExit(status, message)
 
 
 @dataclass
@@ -343,26 +309,60 @@ def command(cmd: Command) -> Command:
     return cmd
 
 
+_LOADED: list[bool] = []
+
+
+def _load(name: str | None = None) -> None:
+    """Import the module that declares command ``name`` — or, without a name, every command
+    module, then list the commands in declaration order (``_index.MODULES``) whichever was
+    imported first. A command one call names costs only its own module (and what it uses)."""
+    from importlib import import_module
+
+    from ._index import COMMAND_MODULES, MODULES
+
+    if name is not None:
+        import_module(COMMAND_MODULES[name], __package__)
+        return
+    if _LOADED:
+        return
+    for module in MODULES:
+        import_module(module, __package__)
+    rank = {f"{__package__}{m}": i for i, m in enumerate(MODULES)}
+    ordered = sorted(_COMMANDS.values(), key=lambda c: rank.get(c.function.__module__, len(rank)))
+    _COMMANDS.clear()
+    _COMMANDS.update((c.name, c) for c in ordered)
+    _LOADED.append(True)
+
+
 def commands() -> dict[str, Command]:
     """The registered commands by name, in declaration order."""
+    _load()
     return dict(_COMMANDS)
 
 
-def build_parser(prog: str = "ctx-lab") -> argparse.ArgumentParser:
-    """The one argument parser behind ``ctx-lab <cmd>`` and ``%ctx <cmd>``."""
-    from ._overview import overview  # it lists the commands registered here
+def build_parser(prog: str = "ctx-lab", *, only: str | None = None) -> argparse.ArgumentParser:
+    """The one argument parser behind ``ctx-lab <cmd>`` and ``%ctx <cmd>`` — with ``only``, a
+    parser of that one command (what a call that names a command needs: the others' modules
+    stay unimported, and only the whole parser's ``--help`` lists them)."""
+    if only is None:
+        from ._overview import overview  # it lists the commands registered here
 
-    parser = _Parser(
+        _load()
+        epilog: str | None = overview(prog)
+    else:
+        _load(only)
+        epilog = None
+    parser = Parser(
         prog=prog,
         description="ctx-lab: LLM context-window management — tokens, models, packets, paging.",
-        epilog=overview(prog),
+        epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"ctx-lab {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for cmd in _COMMANDS.values():
-        if "cli" not in cmd.surfaces:
+        if "cli" not in cmd.surfaces or (only is not None and cmd.name != only):
             continue
         p = sub.add_parser(  # no help=: the grouped list in the epilog names every command
             cmd.name,
@@ -385,7 +385,15 @@ def invoke(
     any :class:`CtxLabError` the command raises.
     """
     invocation = invocation or Invocation()
-    args = build_parser(prog).parse_args(argv)
+    args = build_parser(prog, only=_named(argv)).parse_args(argv)
     cmd = _COMMANDS[args.command]
     result = cmd.call(args, invocation)
     return Outcome(result, args.format, getattr(args, "output", None), tuple(result.warnings))
+
+
+def _named(argv: list[str]) -> str | None:
+    """The command ``argv`` names first, when it is one of ours (else None: the whole parser
+    answers — ``--help``, ``--version``, a mistyped name and its did-you-mean)."""
+    from ._index import COMMAND_MODULES
+
+    return argv[0] if argv and argv[0] in COMMAND_MODULES else None

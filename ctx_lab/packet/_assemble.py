@@ -20,17 +20,15 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..choices import PACKET_PROFILES
+from ..choices import CTX08_PROFILE, PACKET_PROFILES
 from ..clock import utc_now
 from ..collector import paused
 from ..errors import UsageError
-from ..models import ModelRegistry
 from ..token_budget import resolve_token_budget
 from ..tokens import CounterLike, CountingCache
 from ..validate import choice
-from . import _ctx08 as ctx08
 from ._context import DEFAULT_TOKEN_BUDGET, ProjectContext
 from ._draft import TRIMMED, Draft, Fate, Fates, Side, key
 from ._fitting import STEERING_SHARE, Fitter
@@ -40,6 +38,9 @@ from ._packet import EntrySummary, Packet
 from ._prices import Prices
 from ._relevance import RELEVANCE_RULES, Relevance
 from ._scoring import DEFAULT_STOP_WORDS, extract_keywords, local_date
+
+if TYPE_CHECKING:
+    from ..models import ModelRegistry
 
 __all__ = [
     "PROFILES",
@@ -165,7 +166,9 @@ class PacketAssembler:
     ) -> Packet:
         """Assemble a packet; see :func:`assemble_packet`."""
         choice(profile, PROFILES, "profile")
-        if profile == ctx08.PROFILE:
+        if profile == CTX08_PROFILE:
+            from . import _ctx08 as ctx08  # that profile's engine, imported when asked for
+
             ctx08.check_counter(self.counter.name)
             if focus or relevance not in ("auto", "keywords") or any(steering):
                 raise UsageError(

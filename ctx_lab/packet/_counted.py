@@ -10,17 +10,19 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cachetools import LRUCache
 
-from ..models import ModelRegistry
+from ..choices import CTX08_PROFILE
 from ..tokens import CounterChoice, CounterLike, get_counter, resolve_counter
-from . import _ctx08 as ctx08
 from ._assemble import PacketAssembler
 from ._context import ProjectContext
 from ._packet import Packet
 from ._scoring import DEFAULT_STOP_WORDS
+
+if TYPE_CHECKING:
+    from ..models import ModelRegistry
 
 __all__ = [
     "CountedAssembler",
@@ -35,7 +37,9 @@ def packet_counter(counter: CounterLike | None, model: str | None, profile: str)
     """The counter a packet counts with: ``counter``; none given, the model's own tokenizer
     when a model is given (``counter="model"``), else ``bytes/4``. The ctx-0.8 profile always
     counts with ctx's byte estimate. Counter objects are taken as they are."""
-    if profile == ctx08.PROFILE:
+    if profile == CTX08_PROFILE:
+        from . import _ctx08 as ctx08
+
         ctx08.check_counter(counter if isinstance(counter, str) or counter is None else "custom")
         return CounterChoice(ctx08.COUNTER, ctx08.COUNTER, False)
     if counter is not None and not isinstance(counter, str):

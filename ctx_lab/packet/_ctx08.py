@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from ..choices import CTX08_PROFILE
 from ..clock import utc_now
 from ..errors import UsageError
 from ._context import READ_ORDER, ProjectContext
@@ -34,7 +35,7 @@ from ._scoring import CTX_STOP_WORDS, recency_score
 
 __all__ = ["COUNTER", "PROFILE", "RULES", "CtxPacket", "assemble_ctx08", "estimate"]
 
-PROFILE = "ctx-0.8"
+PROFILE = CTX08_PROFILE
 COUNTER = "bytes/4"  # ctx's estimate: ceil(UTF-8 bytes / 4), the same as ctx_lab's bytes/4
 
 # The vocabulary of the ledger's ``rule`` column: what ctx 0.8.1 does, in one name each.

@@ -7,8 +7,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from ..models import ModelRegistry, get_registry
 from ._context import ProjectContext
 from ._draft import OMITTED, Draft, Fate, Fates, Side, key
 from ._layout import (
@@ -32,6 +32,9 @@ from ._packet import (
 )
 from ._prices import Prices
 from ._relevance import Relevance
+
+if TYPE_CHECKING:
+    from ..models import ModelRegistry
 
 __all__ = ["Outcome", "make_packet"]
 
@@ -116,6 +119,8 @@ def make_packet(
     used_by = prices.count_parts(with_used(tokens_used if states else None))
     est_cost = None
     if outcome.model is not None:
+        from ..models import get_registry
+
         est_cost = get_registry(outcome.registry).get(outcome.model).input_cost(tokens_used)
 
     def ledger() -> list[LedgerRow]:

@@ -25,75 +25,146 @@ form calibrations take (:func:`ctx_lab.conversation._calibrate`; stored by
 
 from __future__ import annotations
 
-from ._cache import CountingCache
-from ._calibration import (
-    CALIBRATIONS_FILE,
-    CONFIG_ENV,
-    MIN_CALLS,
-    PLAUSIBLE_RATIO,
-    Calibration,
-    ClassRatio,
-    config_dir,
-    find_calibration,
-    forget_calibration,
-    load_calibrations,
-    model_extends,
-    model_family,
-    save_calibration,
-)
-from ._calibration_list import CalibrationList, list_calibrations
-from ._classes import CLASSES, text_class
-from ._counters import (
-    DATA_SOURCES,
-    ByteEstimateCounter,
-    CharEstimateCounter,
-    CounterLike,
-    FunctionCounter,
-    ScaledCounter,
-    TiktokenCounter,
-    TokenCounter,
-    tiktoken_cache_path,
-)
-from ._counters import (
-    O200K_SHA256 as O200K_SHA256,
-)
-from ._counters import (
-    O200K_URL as O200K_URL,
-)
-from ._counters import (
-    _load_cl100k as _load_cl100k,
-)
-from ._counters import (
-    _load_o200k as _load_o200k,
-)
-from ._lookup import (
-    COUNTER_ENTRY_POINTS,
-    MESSAGE_OVERHEAD,
-    CounterInfo,
-    available_counters,
-    count_message,
-    count_tokens,
-    counter_info,
-    counter_names,
-    counter_status,
-    discover_counters,
-    get_counter,
-    portable_name,
-    register_counter,
-)
-from ._lookup import (
-    _registry as _registry,
-)
-from ._media import (
-    image_provider,
-    image_size,
-    image_tokens,
-    pdf_tokens,
-    sized_image_tokens,
-    source_size,
-)
-from ._model import MODEL_COUNTER, MODEL_ESTIMATE, CounterChoice, resolve_counter
-from ._report import CounterList, FileCount, TextInput, TokenReport, count_texts, read_text_file
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
+
+if TYPE_CHECKING:
+    from ._cache import CountingCache
+    from ._calibration import (
+        CALIBRATIONS_FILE,
+        CONFIG_ENV,
+        MIN_CALLS,
+        PLAUSIBLE_RATIO,
+        Calibration,
+        ClassRatio,
+        config_dir,
+        find_calibration,
+        forget_calibration,
+        load_calibrations,
+        model_extends,
+        model_family,
+        save_calibration,
+    )
+    from ._calibration_list import CalibrationList, list_calibrations
+    from ._classes import CLASSES, text_class
+    from ._counters import (
+        DATA_SOURCES,
+        ByteEstimateCounter,
+        CharEstimateCounter,
+        CounterLike,
+        FunctionCounter,
+        ScaledCounter,
+        TiktokenCounter,
+        TokenCounter,
+        tiktoken_cache_path,
+    )
+    from ._counters import (
+        O200K_SHA256 as O200K_SHA256,
+    )
+    from ._counters import (
+        O200K_URL as O200K_URL,
+    )
+    from ._counters import (
+        _load_cl100k as _load_cl100k,
+    )
+    from ._counters import (
+        _load_o200k as _load_o200k,
+    )
+    from ._lookup import (
+        COUNTER_ENTRY_POINTS,
+        MESSAGE_OVERHEAD,
+        CounterInfo,
+        available_counters,
+        count_message,
+        count_tokens,
+        counter_info,
+        counter_names,
+        counter_status,
+        discover_counters,
+        get_counter,
+        portable_name,
+        register_counter,
+    )
+    from ._lookup import (
+        _registry as _registry,
+    )
+    from ._media import (
+        image_provider,
+        image_size,
+        image_tokens,
+        pdf_tokens,
+        sized_image_tokens,
+        source_size,
+    )
+    from ._model import MODEL_COUNTER, MODEL_ESTIMATE, CounterChoice, resolve_counter
+    from ._report import CounterList, FileCount, TextInput, TokenReport, count_texts, read_text_file
+
+# where each public name lives: imported on first use (ctx_lab._lazy)
+_WHERE = {
+    "CountingCache": "._cache",
+    "CALIBRATIONS_FILE": "._calibration",
+    "CONFIG_ENV": "._calibration",
+    "MIN_CALLS": "._calibration",
+    "PLAUSIBLE_RATIO": "._calibration",
+    "Calibration": "._calibration",
+    "ClassRatio": "._calibration",
+    "config_dir": "._calibration",
+    "find_calibration": "._calibration",
+    "forget_calibration": "._calibration",
+    "load_calibrations": "._calibration",
+    "model_extends": "._calibration",
+    "model_family": "._calibration",
+    "save_calibration": "._calibration",
+    "CalibrationList": "._calibration_list",
+    "list_calibrations": "._calibration_list",
+    "CLASSES": "._classes",
+    "text_class": "._classes",
+    "DATA_SOURCES": "._counters",
+    "ByteEstimateCounter": "._counters",
+    "CharEstimateCounter": "._counters",
+    "CounterLike": "._counters",
+    "FunctionCounter": "._counters",
+    "ScaledCounter": "._counters",
+    "TiktokenCounter": "._counters",
+    "TokenCounter": "._counters",
+    "tiktoken_cache_path": "._counters",
+    "O200K_SHA256": "._counters",
+    "O200K_URL": "._counters",
+    "_load_cl100k": "._counters",
+    "_load_o200k": "._counters",
+    "COUNTER_ENTRY_POINTS": "._lookup",
+    "MESSAGE_OVERHEAD": "._lookup",
+    "CounterInfo": "._lookup",
+    "available_counters": "._lookup",
+    "count_message": "._lookup",
+    "count_tokens": "._lookup",
+    "counter_info": "._lookup",
+    "counter_names": "._lookup",
+    "counter_status": "._lookup",
+    "discover_counters": "._lookup",
+    "get_counter": "._lookup",
+    "portable_name": "._lookup",
+    "register_counter": "._lookup",
+    "_registry": "._lookup",
+    "image_provider": "._media",
+    "image_size": "._media",
+    "image_tokens": "._media",
+    "pdf_tokens": "._media",
+    "sized_image_tokens": "._media",
+    "source_size": "._media",
+    "MODEL_COUNTER": "._model",
+    "MODEL_ESTIMATE": "._model",
+    "CounterChoice": "._model",
+    "resolve_counter": "._model",
+    "CounterList": "._report",
+    "FileCount": "._report",
+    "TextInput": "._report",
+    "TokenReport": "._report",
+    "count_texts": "._report",
+    "read_text_file": "._report",
+}
+__getattr__, __dir__ = exports(__name__, _WHERE)
 
 __all__ = [
     "CALIBRATIONS_FILE",

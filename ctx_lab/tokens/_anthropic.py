@@ -9,7 +9,6 @@ SDK or a key the counter is unavailable with the reason; it never counts anythin
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections.abc import Sequence
@@ -83,6 +82,8 @@ class AnthropicCounter:
 
     def count(self, text: str) -> int:
         """Anthropic's count of a user message holding ``text`` (cached by its sha256)."""
+        import hashlib  # OpenSSL: only for counters that call the API
+
         key = (self.model, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
         with self._lock:
             found = self._cache.get(key)

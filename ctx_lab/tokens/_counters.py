@@ -3,10 +3,7 @@ two estimates, and tiktoken encodings loaded once per process from offline data 
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import os
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -264,6 +261,9 @@ _O200K_PATTERN = "|".join(
 
 def tiktoken_cache_path(url: str = O200K_URL) -> Path:
     """Where tiktoken keeps its cached copy of ``url`` (honours ``TIKTOKEN_CACHE_DIR``)."""
+    import hashlib  # here and below: OpenSSL and the temp-dir probe cost a start 10 ms
+    import tempfile
+
     cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR")
     if not cache_dir:
         cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
@@ -279,6 +279,7 @@ def _packaged_o200k() -> bytes:
     """o200k_base in tiktoken's file format, rebuilt from the vocabulary quicktok-v1 ships
     (``data/o200k.vocab``: a count, then per token its length, bytes and rank). The caller
     checks the result against tiktoken's published sha256 before using a byte of it."""
+    import base64
     import importlib.util
     import struct
 
@@ -303,6 +304,8 @@ def _packaged_o200k() -> bytes:
 def _o200k_data() -> tuple[bytes, str]:
     """The verified o200k_base file and where it came from: quicktok-v1's bundled vocabulary,
     else tiktoken's cache. Each is refused unless its sha256 is tiktoken's published one."""
+    import hashlib
+
     reasons = []
     try:
         data = _packaged_o200k()
@@ -331,6 +334,8 @@ def _o200k_data() -> tuple[bytes, str]:
 
 
 def _load_o200k() -> Any:
+    import base64
+
     data, source = _o200k_data()
     import tiktoken
 

@@ -7,9 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CalibrationError, CounterUnavailableError, UsageError
-from ..models import tokenizer_for
-from ._calibration import find_calibration
-from ._classes import CLASSES
 from ._lookup import get_counter
 
 __all__ = ["MODEL_COUNTER", "MODEL_ESTIMATE", "CounterChoice", "resolve_counter"]
@@ -52,6 +49,9 @@ def resolve_counter(
         return CounterChoice(requested, requested, get_counter(requested).exact)
     if not model:
         raise UsageError("counter 'model' needs a model: give --model M (model=…)")
+    from ..models import tokenizer_for  # the model registry: only where a model is named
+    from ._calibration import find_calibration
+
     tokenizer = tokenizer_for(model)
     if tokenizer is not None:
         try:
@@ -101,6 +101,8 @@ def resolve_counter(
 def calibrated_name(calibration: Any, budget: bool = False) -> str:
     """The counter a calibration counts with: its base scaled by each class's ratio (or by its
     scalar where it has no classes) — by the band's upper edge for a ``budget``."""
+    from ._classes import CLASSES
+
     text = [c for c in calibration.classes if c.klass in CLASSES]  # a counter counts text
     if not text or all(c.pooled for c in text):
         return f"{calibration.base}*{(calibration.high if budget else calibration.ratio):g}"

@@ -18,6 +18,7 @@ CORE = {
     "choices",
     "clock",
     "collector",
+    "_lazy",
     "_version",
     "display",
     "errors",
@@ -286,14 +287,14 @@ def _strings(tree: ast.AST) -> list[ast.Constant]:
 
 def _joined_text(tree: ast.AST) -> list[tuple[int, str]]:
     """Every string literal (f-strings by their constant parts), except the names listed in
-    ``__all__``."""
+    ``__all__`` and those a package's ``_WHERE`` maps to their modules (ctx_lab._lazy)."""
     exported = {
         id(item)
         for node in ast.walk(tree)
         if isinstance(node, ast.Assign)
-        and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
-        and isinstance(node.value, ast.List | ast.Tuple)
-        for item in node.value.elts
+        and any(isinstance(t, ast.Name) and t.id in ("__all__", "_WHERE") for t in node.targets)
+        and isinstance(node.value, ast.List | ast.Tuple | ast.Dict)
+        for item in (node.value.keys if isinstance(node.value, ast.Dict) else node.value.elts)
     }
     out = []
     for node in ast.walk(tree):

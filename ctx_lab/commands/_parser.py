@@ -1,0 +1,48 @@
+"""The argument parser of ``ctx-lab`` and ``%ctx``: it raises instead of exiting (the magic
+shares it), and a mistyped command, choice or flag is answered with the nearest one."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+from ..errors import ParserExit, UsageError
+
+__all__ = ["Parser"]
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises instead of exiting, so the magic can share it."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        hint = self._did_you_mean(message)
+        error = UsageError(f"{message}{hint} (see `{self.prog} --help`)")
+        error.prog = self.prog
+        raise error
+
+    def _did_you_mean(self, message: str) -> str:
+        """``; did you mean 'packet'?`` for a mistyped command, choice or flag."""
+        import difflib  # only for a mistyped name
+
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            options = re.findall(r"'([^']*)'", choice.group(2)) or [
+                o.strip() for o in choice.group(2).split(",")
+            ]
+            close = difflib.get_close_matches(choice.group(1), options, n=1, cutoff=0.5)
+            return f"; did you mean '{close[0]}'?" if close else ""
+        unknown = re.search(r"unrecognized arguments: (\S+)", message)
+        if unknown:
+            flags = [s for a in self._actions for s in a.option_strings if s.startswith("--")]
+            for sub in self._subparsers._group_actions if self._subparsers else []:
+                for parser in getattr(sub, "choices", {}).values():
+                    flags += [s for a in parser._actions for s in a.option_strings]
+            close = difflib.get_close_matches(unknown.group(1), flags, n=1, cutoff=0.6)
+            return f"; did you mean {close[0]}?" if close else ""
+        return ""
+
+    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
+        if message:
+            sys.stderr.write(message)
+        raise ParserExit(status, message)
