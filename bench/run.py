@@ -1507,6 +1507,47 @@ class Bench:
         self.rows.append(
             row("ctx-lab --help (process)", helped, "≤ 0.3 s", lambda m, r: m <= 300, bare)
         )
+        self.small_packet(bare)
+
+    def small_packet(self, bare: list[float]) -> None:
+        """``ctx-lab packet`` on each small real ``.context/`` in ../shared/real-data (the
+        shipped example where that is absent), as the console script runs it; the slowest
+        folder's median is the row. The package's bytecode is compiled first, as an installed
+        package's is (PYTHONDONTWRITEBYTECODE would otherwise recompile every edited module)."""
+        import compileall
+
+        import ctx_lab
+        from ctx_lab.examples import EXAMPLE_DIR
+
+        compileall.compile_dir(Path(ctx_lab.__file__).parent, quiet=1)
+        real = Path(__file__).resolve().parents[1].parent / "shared" / "real-data" / "contexts"
+        folders = sorted(p for p in real.glob("*") if (p / ".context").is_dir()) or [EXAMPLE_DIR]
+        script = [
+            sys.executable,
+            "-c",
+            "import sys; from ctx_lab.cli import main; sys.exit(main())",
+        ]
+        slowest: list[float] = []
+        each = []
+        for folder in folders:
+            call = [*script, "packet", str(folder)]
+            subprocess.run(call, check=True, capture_output=True)  # the page cache warm
+            times = measure(lambda c=call: subprocess.run(c, check=True, capture_output=True), 7)
+            each.append(f"{folder.name} {statistics.median(times):.0f}")
+            if not slowest or statistics.median(times) > statistics.median(slowest):
+                slowest = times
+        where = "real .context/ folders" if folders[0] != EXAMPLE_DIR else "the shipped example"
+        where += f" (ms: {', '.join(each)})"
+        self.rows.append(
+            row(
+                f"ctx-lab packet, small real .context/ (process, slowest of {len(folders)})",
+                slowest,
+                "≤ 90 ms",
+                lambda m, r: m <= 90,
+                bare,
+                f"{where}; baseline: an empty Python",
+            )
+        )
 
 
 def counter_works(counter: Any) -> bool:
