@@ -65,6 +65,13 @@ LIMITS: dict[str, Limit] = {
         Limit("read", 25 * MIB, "CTX_LAB_MAX_READ_BYTES", "one resource read by `read`"),
         Limit("build", 256 * MIB, "CTX_LAB_MAX_BUILD_BYTES", "all files of one build together"),
         Limit(
+            "build_text",
+            16 * MIB,
+            "CTX_LAB_BUILD_TEXT_BYTES",
+            "file text one build keeps in memory (not a stop: past it, a file's text is read "
+            "again, checked unchanged, when needed)",
+        ),
+        Limit(
             "entries",
             200_000,
             "CTX_LAB_MAX_ENTRIES",

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ._held import HeldText, held_by, line_count
 
 __all__ = [
     "CODE_EXTENSIONS",
@@ -192,11 +194,20 @@ class ContentBlock:
     id: str
     source: str
     path: str
-    text: str
+    # a string, or where a build reads it again (ctx_lab.builder._held): read as a string
+    if TYPE_CHECKING:
+        text: str
+    else:
+        text: str = HeldText()  # a descriptor without a default: still a required field
     policy: str
     priority: int
     binary: bool = False
     reason: str = ""  # why the block starts at its policy, when not by default
+
+    def lines(self) -> int:
+        """The text's line count (known without reading a held text again)."""
+        held = held_by(self)
+        return held.lines if held is not None else line_count(self.text)
 
     def __post_init__(self) -> None:
         if self.source not in SOURCES:

@@ -5,10 +5,10 @@ task is not about tests — as priority added to (or taken from) each block."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from ..packet import DEFAULT_STOP_WORDS, Bm25, extract_keywords, term_counts, words
 from ._blocks import ContentBlock
+from ._held import replaced
 
 __all__ = ["NAMED_BOOST", "TASK_BOOST", "TEST_PENALTY", "boost_blocks"]
 
@@ -131,6 +131,6 @@ def boost_blocks(
                 )
         if boost == 0:
             continue
-        boosted[i] = (replace(block, priority=block.priority + boost), blocks[i][1])
+        boosted[i] = (replaced(block, priority=block.priority + boost), blocks[i][1])
         found[block.id] = (boost, matched, why)
     return boosted, found

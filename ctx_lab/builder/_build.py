@@ -42,6 +42,7 @@ from ._fit import (
     render_prompt,
     section_text,
 )
+from ._held import Reread, digest, held_by, keep_within, line_count, replaced
 from ._memory import ContextMemory, MemorySource
 from ._refill import refill
 from ._result import BlockOutcome, BuildResult
@@ -85,14 +86,17 @@ def _read_file(
     exact: set[str],
     room: int,
     paths: RealPaths,
+    keep: int,
 ) -> tuple[ContentBlock, int] | None:
     """The file's block; a file over the per-file limit, or beyond what the build may still
-    read, becomes a reference that says so (never read, never failing the build)."""
+    read, becomes a reference that says so (never read, never failing the build). A text
+    larger than ``keep`` (what the build may still keep in memory) is kept as where to read
+    it again (:class:`~._held.Reread`)."""
     label = paths.display(path, base)
     try:
         size = path.stat().st_size
         over = _over_limit(size, room)
-        binary, text = over is not None, ""
+        binary, text, data = over is not None, "", b""
         if not binary:
             data = read_bytes(path)
             size = len(data)
@@ -110,6 +114,9 @@ def _read_file(
     block = ContentBlock.for_file(
         label, text, policy=policy, binary=binary, priorities=dict(priorities or {})
     )
+    if text and len(data) > keep:
+        where = Reread(os.fspath(path), label, len(data), digest(data), line_count(text))
+        block = replaced(block, text=where)
     return block, size
 
 
@@ -353,12 +360,13 @@ def _file_blocks(
     resolver = RealPaths()
     found, missing = collect_paths(paths, base, confined=confined, paths=resolver)
     warnings += missing
-    room = LIMITS["build"].value()
+    room, keep = LIMITS["build"].value(), keep_within()
     for path in found:
-        read = _read_file(path, base, warnings, priorities, exact_paths, room, resolver)
+        read = _read_file(path, base, warnings, priorities, exact_paths, room, resolver, keep)
         if read is not None:
             blocks.append(read)
             room -= read[1] if not read[0].binary else 0
+            keep -= read[1] if held_by(read[0]) is None and not read[0].binary else 0
     return blocks
 
 

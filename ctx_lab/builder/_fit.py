@@ -11,6 +11,7 @@ from heapq import heapify, heappop, heappush
 from ..tokens import CountingCache, TokenCounter
 from ._blocks import DEGRADATION, POLICIES, ContentBlock
 from ._compress import Compressed, apply_policy
+from ._held import held_by
 from ._result import BlockOutcome
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "cap_list",
     "list_line",
     "outcome",
+    "own_text",
     "push_rung",
     "render_prompt",
     "rung_text",
@@ -47,11 +49,21 @@ def rung_text(state: State, text: str | Remake) -> str:
 
 
 def push_rung(state: State) -> None:
-    """Put the block's current form on its ladder (what refilling climbs back to)."""
+    """Put the block's current form on its ladder (what refilling climbs back to): a made
+    form as how to make it, the block's own text as itself — or, where the block's text is
+    held (read again when asked), as the exact form made again."""
     kept: str | Remake = state.text
-    if state.made_as is not None and state.text is not state.block.text:
-        kept = Remake(state.made_as)
+    if held_by(state.block) is not None or not own_text(state):
+        kept = Remake(state.made_as or "exact")
     state.ladder.append((state.policy, kept, state.tokens))
+
+
+def own_text(state: State) -> bool:
+    """Whether the state's text is its block's own (not a form made of it) — known without
+    reading a held text again: only a form kept as it is has no maker (``made_as``)."""
+    if held_by(state.block) is not None:
+        return state.made_as is None
+    return state.made_as is None or state.text is state.block.text
 
 
 @dataclass
@@ -99,8 +111,7 @@ def list_line(block: ContentBlock) -> str:
     """A referenced block as one line of the file list."""
     if block.binary:
         return f"- {block.path} (binary)\n"
-    lines = block.text.count("\n") + (0 if block.text.endswith("\n") or not block.text else 1)
-    return f"- {block.path} ({lines:,} lines)\n"
+    return f"- {block.path} ({block.lines():,} lines)\n"
 
 
 def render_prompt(
@@ -218,7 +229,7 @@ class Fitter:
             policy = DEGRADATION[policy]
             held = (  # the structural form it has now: a summary of it parses nothing again
                 Compressed(state.text, "structural")
-                if state.policy == "structural" and state.text is not state.block.text
+                if state.policy == "structural" and not own_text(state)
                 else None
             )
             candidate = apply_policy(state.block, policy, state.size, skeleton=held)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ._boost import NAMED_BOOST
 from ._fit import Fitter, Remake, State, rung_text, section_text
+from ._held import held_by
 
 __all__ = ["refill"]
 
@@ -20,7 +21,9 @@ def _offer_exact(state: State, builder: Fitter) -> None:
     if any(policy == "exact" for policy, _, _ in state.ladder):
         return
     exact = state.block.text
-    state.ladder.insert(0, ("exact", exact, builder.count(section_text(state.block, exact))))
+    tokens = builder.count(section_text(state.block, exact))
+    kept: str | Remake = Remake("exact") if held_by(state.block) is not None else exact
+    state.ladder.insert(0, ("exact", kept, tokens))
 
 
 def refill(states: list[State], builder: Fitter, budget: int) -> None:

@@ -1,0 +1,118 @@
+"""A file block's text, kept as where to read it again rather than held.
+
+A build of 40,000 files reads up to its byte limit (256 MB) and, until the prompt fits, held
+every file's text — though most files end as a one-line reference and only a few hundred
+are ever formed, counted again or rendered. Past :func:`keep_within` bytes of text (the
+``build_text`` entry of :mod:`ctx_lab.limits`), a file block keeps its path, size, line
+count and a digest of its bytes instead (:class:`Reread`); its ``text`` is read again when
+asked, through a small cache, and refused with :class:`~ctx_lab.errors.InputFileError` when
+the file has changed since the build first read it (a prompt never mixes two versions).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from hashlib import blake2b
+from typing import TYPE_CHECKING, Any
+
+from cachetools import LRUCache
+
+from ..errors import FileTooLarge, InputFileError
+from ..files import decode_text, read_bytes
+from ..limits import LIMITS
+
+if TYPE_CHECKING:
+    from ._blocks import ContentBlock
+
+__all__ = [
+    "HeldText",
+    "Reread",
+    "digest",
+    "held_by",
+    "keep_within",
+    "line_count",
+    "replaced",
+]
+
+# texts read again, kept while their characters fit (a refill reads the same few files often)
+_AGAIN: LRUCache[tuple[str, bytes], str] = LRUCache(maxsize=8 * 1024 * 1024, getsizeof=len)
+_AGAIN_LOCK = threading.Lock()
+
+
+def digest(data: bytes) -> bytes:
+    """What identifies a file's bytes (16 bytes of BLAKE2b)."""
+    return blake2b(data, digest_size=16).digest()
+
+
+def line_count(text: str) -> int:
+    """Lines as a reference counts them: a last line without its newline counts."""
+    return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Reread:
+    """Where a file block's text is: its file (``path`` as opened, ``label`` as shown), the
+    byte count and digest it had when the build read it, and its line count."""
+
+    path: str
+    label: str
+    size: int
+    digest: bytes
+    lines: int
+
+    def text(self) -> str:
+        """The text again: the same bytes, decoded as the first read decoded them."""
+        key = (self.path, self.digest)
+        with _AGAIN_LOCK:
+            found = _AGAIN.get(key)
+        if found is not None:
+            return found
+        changed = InputFileError(f"{self.label}: changed while the build read it; build again")
+        try:
+            data = read_bytes(self.path, limit=self.size)
+        except FileTooLarge:  # it grew
+            raise changed from None
+        except (OSError, InputFileError) as exc:
+            raise InputFileError(f"{self.label}: could not be read again ({exc})") from None
+        if len(data) != self.size or digest(data) != self.digest:
+            raise changed
+        text = decode_text(data, self.label, [])  # its warnings were given at the first read
+        if len(text) <= _AGAIN.maxsize:
+            with _AGAIN_LOCK:
+                _AGAIN[key] = text
+        return text
+
+
+class HeldText:
+    """The ``text`` field of a content block: a string, or a :class:`Reread` that gives it
+    when asked (a data descriptor, so the frozen dataclass sets it through ``__set__``)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, block: Any, owner: type | None = None) -> Any:
+        if block is None:
+            raise AttributeError(self.name)  # no default: the field stays required
+        held = block.__dict__[self.name]
+        return held.text() if isinstance(held, Reread) else held
+
+    def __set__(self, block: Any, value: str | Reread) -> None:
+        block.__dict__[self.name] = value
+
+
+def held_by(block: Any) -> Reread | None:
+    """The block's :class:`Reread` when its text is kept as one, else None."""
+    held = block.__dict__.get("text")
+    return held if isinstance(held, Reread) else None
+
+
+def replaced(block: ContentBlock, **changes: Any) -> ContentBlock:
+    """``dataclasses.replace`` that keeps a held text held (``replace`` reads every field,
+    and reading a held text reads the file)."""
+    return replace(block, **{"text": block.__dict__["text"], **changes})
+
+
+def keep_within() -> int:
+    """Bytes of file text a build keeps in memory before it keeps where to read it instead."""
+    return LIMITS["build_text"].value()
