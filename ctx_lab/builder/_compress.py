@@ -64,7 +64,7 @@ def summary(path: str, text: str) -> str:
 
 
 # weighed by the characters a cached entry holds: its key's text and its result's
-_CACHE: LRUCache[tuple[str, str, str | bytes, bool, int | None], tuple[Compressed, int]] = LRUCache(
+_CACHE: LRUCache[tuple[str, str, str, bool, int | None], tuple[Compressed, int]] = LRUCache(
     maxsize=64 * 1024 * 1024, getsizeof=lambda entry: entry[1]
 )
 _CACHE_LOCK = threading.Lock()
@@ -84,11 +84,12 @@ def apply_policy(
 
     Results are kept by (path, policy, text): building the same files again at another budget
     parses nothing twice. The exact text and a reference are made as they are asked for (no
-    parse: keeping them cost a cache entry for every file of a 40,000-file build)."""
-    if policy in ("exact", "reference") or block.binary:
+    parse: keeping them cost a cache entry for every file of a 40,000-file build), and so
+    are the forms of a block whose text a build holds as where to read it (not kept either:
+    the cache would hold 64 MB of them)."""
+    if policy in ("exact", "reference") or block.binary or held_by(block) is not None:
         return _apply_policy(block, policy, size, skeleton)
-    held = held_by(block)  # a held text is known by its digest: neither read again nor kept
-    key = (block.path or block.id, policy, held.digest if held else block.text, block.binary, size)
+    key = (block.path or block.id, policy, block.text, block.binary, size)
     with _CACHE_LOCK:
         try:
             cached = _CACHE[key]
@@ -97,7 +98,7 @@ def apply_policy(
     if cached is not None:
         return cached[0]
     found = _apply_policy(block, policy, size, skeleton)
-    weight = (len(held.digest) if held else len(block.text)) + len(found.text) + 1
+    weight = len(block.text) + len(found.text) + 1
     if weight <= _CACHE.maxsize:
         with _CACHE_LOCK:
             _CACHE[key] = (found, weight)

@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from heapq import heapify, heappop, heappush
+from typing import TYPE_CHECKING
 
 from ..tokens import CountingCache, TokenCounter
 from ._blocks import DEGRADATION, POLICIES, ContentBlock
 from ._compress import Compressed, apply_policy
-from ._held import held_by
+from ._held import PackedText, held_by
 from ._result import BlockOutcome
 
 __all__ = [
@@ -74,7 +75,10 @@ class State:
     order: int
     size: int | None
     policy: str
-    text: str
+    if TYPE_CHECKING:
+        text: str
+    else:
+        text: str = PackedText()  # kept compressed where the block's own text is held
     tokens_before: int
     tokens: int = 0
     dropped: bool = False

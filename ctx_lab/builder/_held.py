@@ -12,6 +12,7 @@ the file has changed since the build first read it (a prompt never mixes two ver
 from __future__ import annotations
 
 import threading
+import zlib
 from dataclasses import dataclass, replace
 from hashlib import blake2b
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,9 @@ if TYPE_CHECKING:
     from ._blocks import ContentBlock
 
 __all__ = [
+    "PACK_OVER",
     "HeldText",
+    "PackedText",
     "Reread",
     "digest",
     "held_by",
@@ -105,6 +108,34 @@ def held_by(block: Any) -> Reread | None:
     """The block's :class:`Reread` when its text is kept as one, else None."""
     held = block.__dict__.get("text")
     return held if isinstance(held, Reread) else None
+
+
+# a held block's form longer than this (characters) is kept compressed while it is fitted
+PACK_OVER = 1024
+
+
+class PackedText:
+    """The ``text`` of a block being fitted: a held block's form (skeleton, summary) longer
+    than :data:`PACK_OVER` is kept zlib-compressed and given back whole when read — the
+    skeletons of 22,000 files formed at once held 136 MB while a 40,000-file build was
+    fitted. Other texts are kept as they are (small builds pay nothing)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, state: Any, owner: type | None = None) -> Any:
+        if state is None:
+            raise AttributeError(self.name)  # no default: the field stays required
+        kept = state.__dict__[self.name]
+        if isinstance(kept, bytes):
+            return zlib.decompress(kept).decode("utf-8", "surrogatepass")
+        return kept
+
+    def __set__(self, state: Any, value: str) -> None:
+        if len(value) > PACK_OVER and held_by(state.block) is not None:
+            state.__dict__[self.name] = zlib.compress(value.encode("utf-8", "surrogatepass"), 1)
+        else:
+            state.__dict__[self.name] = value
 
 
 def replaced(block: ContentBlock, **changes: Any) -> ContentBlock:

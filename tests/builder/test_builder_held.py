@@ -13,6 +13,8 @@ import pytest
 
 from ctx_lab.builder import ContentBlock, build_context
 from ctx_lab.builder._build import _file_blocks
+from ctx_lab.builder._compress import _CACHE, apply_policy
+from ctx_lab.builder._fit import State
 from ctx_lab.builder._held import Reread, digest, held_by, line_count, replaced
 from ctx_lab.errors import InputFileError
 
@@ -84,3 +86,37 @@ def test_a_file_changed_after_its_first_read_is_refused_by_name(tmp_path: Path) 
     path.unlink()
     with pytest.raises(InputFileError, match=r"m\.py: could not be read again"):
         held.text()
+
+
+def _held_block(tmp_path: Path, text: str) -> ContentBlock:
+    path = tmp_path / "big.py"
+    path.write_text(text)
+    data = path.read_bytes()
+    block = ContentBlock.for_file("big.py", text)
+    where = Reread(str(path), "big.py", len(data), digest(data), line_count(text))
+    return replaced(block, text=where)
+
+
+def test_a_held_blocks_long_forms_are_kept_compressed_while_fitted(tmp_path: Path) -> None:
+    """The skeletons of 22,000 files formed at once held 136 MB in a 40,000-file build."""
+    text = "".join(f"def f{i}(x: int) -> int:\n    return x * {i}\n\n" for i in range(400))
+    held = _held_block(tmp_path, text)
+    made = apply_policy(held, "structural")
+    state = State(held, 0, None, made.policy, made.text, 100)
+    assert isinstance(vars(state)["text"], bytes) and len(vars(state)["text"]) < len(made.text)
+    assert state.text == made.text
+    state.text = "short"
+    assert vars(state)["text"] == "short" == state.text
+    plain = State(ContentBlock.for_file("big.py", text), 0, None, made.policy, made.text, 100)
+    assert vars(plain)["text"] is made.text  # a block whose text is kept: nothing packed
+
+
+def test_forms_of_a_held_block_are_made_again_not_cached(tmp_path: Path) -> None:
+    text = "".join(f"def g{i}(x: int) -> int:\n    return x + {i}\n\n" for i in range(50))
+    held = _held_block(tmp_path, text)
+    before = len(_CACHE)
+    first = apply_policy(held, "structural")
+    assert len(_CACHE) == before
+    assert apply_policy(held, "structural") == first
+    apply_policy(ContentBlock.for_file("big.py", text), "structural")
+    assert len(_CACHE) == before + 1
