@@ -87,21 +87,37 @@ class Reread:
         return text
 
 
-class HeldText:
-    """The ``text`` field of a content block: a string, or a :class:`Reread` that gives it
-    when asked (a data descriptor, so the frozen dataclass sets it through ``__set__``)."""
+class _TextField:
+    """A dataclass field kept in the instance's ``__dict__`` in another form than it is read
+    (a data descriptor, so even a frozen dataclass sets it through ``__set__``); without a
+    default, so the field stays required."""
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
-    def __get__(self, block: Any, owner: type | None = None) -> Any:
-        if block is None:
-            raise AttributeError(self.name)  # no default: the field stays required
-        held = block.__dict__[self.name]
-        return held.text() if isinstance(held, Reread) else held
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            raise AttributeError(self.name)  # what dataclasses reads as "no default"
+        return self.read(obj.__dict__[self.name])
 
-    def __set__(self, block: Any, value: str | Reread) -> None:
-        block.__dict__[self.name] = value
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.name] = self.kept(obj, value)
+
+    def read(self, kept: Any) -> str:
+        """The text, from what is kept."""
+        raise NotImplementedError
+
+    def kept(self, obj: Any, value: Any) -> Any:
+        """What is kept of a text given to ``obj``."""
+        return value
+
+
+class HeldText(_TextField):
+    """The ``text`` field of a content block: a string, or a :class:`Reread` that gives it
+    when asked."""
+
+    def read(self, kept: Any) -> str:
+        return kept.text() if isinstance(kept, Reread) else kept
 
 
 def held_by(block: Any) -> Reread | None:
@@ -114,28 +130,21 @@ def held_by(block: Any) -> Reread | None:
 PACK_OVER = 1024
 
 
-class PackedText:
+class PackedText(_TextField):
     """The ``text`` of a block being fitted: a held block's form (skeleton, summary) longer
     than :data:`PACK_OVER` is kept zlib-compressed and given back whole when read — the
     skeletons of 22,000 files formed at once held 136 MB while a 40,000-file build was
     fitted. Other texts are kept as they are (small builds pay nothing)."""
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, state: Any, owner: type | None = None) -> Any:
-        if state is None:
-            raise AttributeError(self.name)  # no default: the field stays required
-        kept = state.__dict__[self.name]
+    def read(self, kept: Any) -> str:
         if isinstance(kept, bytes):
             return zlib.decompress(kept).decode("utf-8", "surrogatepass")
         return kept
 
-    def __set__(self, state: Any, value: str) -> None:
+    def kept(self, state: Any, value: Any) -> Any:
         if len(value) > PACK_OVER and held_by(state.block) is not None:
-            state.__dict__[self.name] = zlib.compress(value.encode("utf-8", "surrogatepass"), 1)
-        else:
-            state.__dict__[self.name] = value
+            return zlib.compress(value.encode("utf-8", "surrogatepass"), 1)
+        return value
 
 
 def replaced(block: ContentBlock, **changes: Any) -> ContentBlock:

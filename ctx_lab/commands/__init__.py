@@ -12,6 +12,7 @@ command from an argument list, as the CLI and the magic do.
 from typing import TYPE_CHECKING
 
 from .._lazy import exports
+from ._index import COMMAND_MODULES
 
 if TYPE_CHECKING:
     from ..tokens import CounterList
@@ -42,32 +43,15 @@ if TYPE_CHECKING:
     from ._session import Session, local_reader, tool
     from ._tokens import counters, tokens
 
-# where each public name lives: imported on first use (ctx_lab._lazy)
+# where each public name lives: imported on first use (ctx_lab._lazy); each command's function
+# is named as the command is, in the module the generated index names
 _WHERE = {
+    **COMMAND_MODULES,
     "CounterList": "..tokens",
-    "sweep": "._analysis",
-    "anatomy": "._anatomy",
-    "build": "._builder",
-    "compress": "._builder",
-    "cache": "._cache",
-    "check": "._check",
-    "calibrate": "._conversation",
-    "history": "._conversation",
-    "journal": "._conversation",
-    "replay": "._conversation",
-    "doctor": "._doctor",
     "McpTool": "._mcp",
     "mcp_tools": "._mcp",
-    "models": "._models",
-    "context": "._packet",
-    "entries": "._packet",
-    "packet": "._packet",
-    "budget": "._paging",
-    "page": "._paging",
-    "read": "._paging",
     "Param": "._param",
     "Spec": "._param",
-    "policies": "._policies",
     "Command": "._registry",
     "Invocation": "._registry",
     "Outcome": "._registry",
@@ -83,8 +67,6 @@ _WHERE = {
     "Session": "._session",
     "local_reader": "._session",
     "tool": "._session",
-    "counters": "._tokens",
-    "tokens": "._tokens",
 }
 __getattr__, __dir__ = exports(__name__, _WHERE)
 
