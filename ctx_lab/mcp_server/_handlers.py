@@ -67,7 +67,9 @@ def connection_of(ctx: Any) -> Any:
 def hidden(text: str, structured: dict[str, Any] | None, root: Path) -> tuple[str, Any]:
     """What a client gets back, with the server's root written relative to itself."""
     if structured is not None:
-        structured = json.loads(hide_root(json.dumps(structured, ensure_ascii=False), root))
+        shown = json.dumps(structured, ensure_ascii=False)
+        if (hid := hide_root(shown, root)) != shown:  # parsed again only when it changed
+            structured = json.loads(hid)
     return hide_root(text, root), structured
 
 

