@@ -4,6 +4,7 @@ shares it), and a mistyped command, choice or flag is answered with the nearest 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 
@@ -42,7 +43,27 @@ class Parser(argparse.ArgumentParser):
             return f"; did you mean {close[0]}?" if close else ""
         return ""
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse makes a formatter on every add_argument and asks shutil for its width, which
+        # imports shutil, bz2 and lzma (~4 ms of a command's start); the width is given here
+        return self.formatter_class(prog=self.prog, width=columns() - 2)  # type: ignore[call-arg]
+
     def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
         if message:
             sys.stderr.write(message)
         raise ParserExit(status, message)
+
+
+def columns() -> int:
+    """The terminal's width by ``shutil.get_terminal_size``'s rule: ``$COLUMNS`` when it is a
+    positive number, else the width of the terminal on standard output, else 80."""
+    try:
+        width = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        width = 0
+    if width <= 0:
+        try:
+            width = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            width = 0
+    return width or 80

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 
 import nbformat
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctx_lab.cli import main
 from ctx_lab.commands import build_parser, capture_serve, commands, mcp_serve
@@ -128,3 +130,24 @@ def test_every_help_in_a_real_kernel() -> None:
         assert text.startswith(f"usage: %ctx {name}".rstrip()), (name, text[:300])
         assert not [o for o in cell.outputs if o["output_type"] == "error"], name
     assert nb.cells[-1].outputs[0]["text"] == "still running\n"
+
+
+@settings(max_examples=60)
+@given(st.one_of(st.none(), st.text(alphabet="-0123456789 x", max_size=5)))
+def test_help_is_as_wide_as_argparse_makes_it(value: str | None) -> None:
+    """The parser gives argparse its width instead of letting it import shutil for it: the
+    same width by shutil's rule ($COLUMNS when positive, else the terminal, else 80)."""
+    import os
+    import shutil
+
+    from ctx_lab.commands._parser import columns
+
+    with pytest.MonkeyPatch.context() as patch:
+        if value is None:
+            patch.delenv("COLUMNS", raising=False)
+        else:
+            patch.setenv("COLUMNS", value)
+        assert columns() == shutil.get_terminal_size().columns
+        parser = build_parser(only="packet")
+        assert parser._get_formatter()._width == argparse.HelpFormatter("x")._width
+        assert os.environ.get("COLUMNS") == (None if value is None else value)

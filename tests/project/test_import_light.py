@@ -47,7 +47,8 @@ def test_a_packet_of_a_plain_context_reads_no_yaml_and_no_plugins() -> None:
 
 
 # what `ctx-lab packet` on a plain .context/ must not import: the other commands, the model
-# registry, calibrations, the ctx-0.8 profile, plots, profile comparisons and the HTML entities
+# registry, calibrations, the ctx-0.8 profile, plots, profile comparisons, the HTML entities and
+# shutil (argparse imports it, with bz2 and lzma, for the help's width)
 NOT_FOR_A_PACKET = (
     "ctx_lab.commands._builder",
     "ctx_lab.commands._conversation",
@@ -66,6 +67,7 @@ NOT_FOR_A_PACKET = (
     "tempfile",
     "tomllib",
     "difflib",
+    "shutil",
 )
 
 
