@@ -105,12 +105,18 @@ def _memory_of(text: str) -> str | None:
     return _memory_name(text)
 
 
-def _tool_piece(name: str, definition: Any, mcp: set[str], breakpoint: bool = False) -> Piece:
+def _tool_kind(name: str, mcp: set[str]) -> tuple[str, str]:
+    """A tool definition's category and note: an MCP server's tool (named by its server) or
+    the agent's own."""
     found = mcp_server(name)
     if found is not None or name in mcp:
-        server = found if found is not None else "mcp"
-        return Piece("mcp_tools", name, _text(definition), -1, breakpoint=breakpoint, note=server)
-    return Piece("tools", name, _text(definition), -1, breakpoint=breakpoint)
+        return "mcp_tools", found if found is not None else "mcp"
+    return "tools", ""
+
+
+def _tool_piece(name: str, definition: Any, mcp: set[str], breakpoint: bool = False) -> Piece:
+    category, note = _tool_kind(name, mcp)
+    return Piece(category, name, _text(definition), -1, breakpoint=breakpoint, note=note)
 
 
 def detect_format(body: Mapping[str, Any]) -> str:
@@ -199,10 +205,10 @@ def _openai_tool(tool: Mapping[str, Any], mcp: set[str]) -> Piece:
             kind = rule.get("type", "")
             text = str(rule.get("description") or "").removesuffix(".")
             lines.append(f"{key}:{kind}:{text}")
-    piece = _tool_piece(name, tool, mcp)
-    note = "OpenAI's function rendering (the cookbook's rule)"
-    return Piece(piece.category, name, "\n".join(lines), -1, extra=extra, rendered=True,
-                 note=piece.note or note)  # fmt: skip
+    category, server = _tool_kind(name, mcp)
+    note = server or "OpenAI's function rendering (the cookbook's rule)"
+    return Piece(category, name, "\n".join(lines), -1, extra=extra, rendered=True,
+                 note=note)  # fmt: skip
 
 
 def _chat(body: Mapping[str, Any], mcp: set[str]) -> list[Piece]:
