@@ -87,9 +87,11 @@ def _read_file(
     room: int,
     paths: RealPaths,
     keep: int,
+    past: list[str],
 ) -> tuple[ContentBlock, int] | None:
     """The file's block; a file over the per-file limit, or beyond what the build may still
-    read, becomes a reference that says so (never read, never failing the build). A text
+    read, becomes a reference that says so (never read, never failing the build; a file past
+    the build's total is named in ``past``, said once for all). A text
     larger than ``keep`` (what the build may still keep in memory) is kept as where to read
     it again (:class:`~._held.Reread`)."""
     label = paths.display(path, base)
@@ -108,7 +110,9 @@ def _read_file(
     except (InputFileError, OSError) as exc:
         warnings.append(f"{label}: {exc}; skipped")
         return None
-    if over is not None:
+    if over == PAST_TOTAL:
+        past.append(label)
+    elif over is not None:
         warnings.append(f"{label}: {over}; referenced, not read")
     policy = "exact" if label in exact or str(path) in exact else None
     block = ContentBlock.for_file(
@@ -125,9 +129,22 @@ def _over_limit(size: int, room: int) -> str | None:
     if size > rule.value():
         return f"{size:,} bytes is over {rule.describe()}"
     if size > room:
-        build = LIMITS["build"]
-        return f"reading it would pass {build.describe()}"
+        return PAST_TOTAL
     return None
+
+
+PAST_TOTAL = "past the build's total"  # a file the build's byte limit leaves unread
+
+
+def past_total(labels: list[str]) -> str:
+    """One warning for every file left unread by the build's byte limit (a tree of 40,000
+    files gave one line per file: 18,000 lines), naming the first few."""
+    shown = ", ".join(labels[:3]) + (f" and {len(labels) - 3:,} more" if len(labels) > 3 else "")
+    files = "a file" if len(labels) == 1 else f"{len(labels):,} files"
+    return (
+        f"{files} referenced, not read: reading them would pass {LIMITS['build'].describe()} "
+        f"({shown})"
+    )
 
 
 def _state(
@@ -361,12 +378,15 @@ def _file_blocks(
     found, missing = collect_paths(paths, base, confined=confined, paths=resolver)
     warnings += missing
     room, keep = LIMITS["build"].value(), keep_within()
+    past: list[str] = []
     for path in found:
-        read = _read_file(path, base, warnings, priorities, exact_paths, room, resolver, keep)
+        read = _read_file(path, base, warnings, priorities, exact_paths, room, resolver, keep, past)
         if read is not None:
             blocks.append(read)
             room -= read[1] if not read[0].binary else 0
             keep -= read[1] if held_by(read[0]) is None and not read[0].binary else 0
+    if past:
+        warnings.append(past_total(past))
     return blocks
 
 
