@@ -267,10 +267,11 @@ def _in_repo(path: Path, top: Path, paths: RealPaths) -> str | None:
         return None
 
 
-def _git_ignored(files: list[Path], warnings: list[str], paths: RealPaths) -> set[Path]:
+def _git_ignored(files: list[Path], warnings: list[str], paths: RealPaths) -> dict[Path, Path]:
+    """Which of ``files`` git ignores, each with the work tree whose ``.gitignore`` says so."""
     git = shutil.which("git")
     if git is None or not files:
-        return set()
+        return {}
     by_repo: dict[Path, dict[str, Path]] = {}
     tops: dict[Path, Path | None] = {}
     for p in files:
@@ -280,7 +281,7 @@ def _git_ignored(files: list[Path], warnings: list[str], paths: RealPaths) -> se
         name = _in_repo(p, top, paths)
         if name is not None:
             by_repo.setdefault(top, {})[name] = p
-    ignored: set[Path] = set()
+    ignored: dict[Path, Path] = {}
     for repo, members in by_repo.items():
         listing = "\0".join(members) + "\0"
         try:
@@ -305,7 +306,7 @@ def _git_ignored(files: list[Path], warnings: list[str], paths: RealPaths) -> se
                 ".gitignore not applied"
             )
             continue
-        ignored |= {members[name] for name in done.stdout.split("\0") if name in members}
+        ignored.update((members[name], repo) for name in done.stdout.split("\0") if name in members)
     return ignored
 
 
@@ -330,6 +331,7 @@ def collect_paths(
     warnings: list[str] = []
     seen: dict[Path, Path] = {}  # real path → path as found
     named: set[Path] = set()  # files named one by one: included even when ignored
+    found_by: dict[Path, str] = {}  # path as found → the pattern that found it first
     for pattern in patterns:
         expanded = _expand(pattern, root, warnings, confined)
         single = not _MAGIC.search(pattern) and len(expanded) == 1
@@ -338,11 +340,13 @@ def collect_paths(
             if real in seen:
                 continue
             seen[real] = path
+            found_by[path] = pattern
             if single and not (root / pattern).is_dir():
                 named.add(path)
     candidates = list(seen.values())
     ignored = _git_ignored(candidates, warnings, paths)
     kept = []
+    left_out: dict[tuple[str, Path], list[str]] = {}  # (pattern, work tree) → ignored files
     for p in candidates:
         if p not in ignored:
             kept.append(p)
@@ -352,4 +356,24 @@ def collect_paths(
                 f"{paths.display(p, root)}: ignored by git (.gitignore), included because it "
                 "was named"
             )
+        else:
+            left_out.setdefault((found_by[p], ignored[p]), []).append(paths.display(p, root))
+    above = paths.directory(root)
+    warnings += [
+        _ignored_warning(pattern, files, top if top in above.parents else None)
+        for (pattern, top), files in left_out.items()
+    ]
     return kept, warnings
+
+
+def _ignored_warning(pattern: str, files: list[str], above: Path | None) -> str:
+    """One line for the files of a directory or glob that ``.gitignore`` leaves out (a folder
+    inside another project's ignored folder would otherwise build from nothing, without a
+    word); ``above``: the work tree whose ``.gitignore`` it is, when it lies above the root."""
+    shown = ", ".join(files[:3]) + (f" and {len(files) - 3:,} more" if len(files) > 3 else "")
+    count = "1 file" if len(files) == 1 else f"{len(files):,} files"
+    where = f" of the work tree {above}, above this folder" if above is not None else ""
+    return (
+        f"{pattern}: {count} ignored by git (.gitignore{where}), left out ({shown}); name a "
+        "file to include it"
+    )

@@ -152,3 +152,38 @@ def test_expansion_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         collect_paths(["**/*.py"], tmp_path)
     with pytest.raises(LimitExceeded, match="CTX_LAB_MAX_COLLECT_FILES"):
         collect_paths(["."], tmp_path)
+
+
+def test_what_gitignore_leaves_out_is_said_once_per_pattern(tmp_path: Path) -> None:
+    """A folder inside another work tree's ignored folder (a library under ~/.pyenv/versions,
+    which pyenv's checkout ignores) built from nothing without a word: the files left out are
+    counted in one line, naming the work tree above the root whose .gitignore it is."""
+    outer = tmp_path / "outer"
+    subprocess.run(["git", "init", "-q", str(outer)], check=True)
+    (outer / ".gitignore").write_text("/vendor/\n*.gen.py\n")
+    library = outer / "vendor" / "lib"
+    library.mkdir(parents=True)
+    for i in range(5):
+        (library / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    (outer / "pkg").mkdir()
+    (outer / "pkg" / "a.py").write_text("def a():\n    return 1\n")
+    (outer / "pkg" / "b.gen.py").write_text("def b():\n    return 2\n")
+
+    inside = build_context("x", ["."], budget=8000, root=library)
+    assert not [b for b in inside.blocks if b.block.startswith("file:")]
+    said = [w for w in inside.warnings if "ignored by git" in w]
+    assert said == [
+        f".: 5 files ignored by git (.gitignore of the work tree {outer.resolve()}, above this "
+        "folder), left out (m0.py, m1.py, m2.py and 2 more); name a file to include it"
+    ]
+
+    own = build_context("x", ["pkg"], budget=8000, root=outer)
+    assert [b.block for b in own.blocks if b.block.startswith("file:")] == ["file:pkg/a.py"]
+    assert [w for w in own.warnings if "ignored by git" in w] == [
+        "pkg: 1 file ignored by git (.gitignore), left out (pkg/b.gen.py); name a file to "
+        "include it"
+    ]
+    named = build_context("x", ["pkg/b.gen.py"], budget=8000, root=outer)
+    assert [w for w in named.warnings if "ignored by git" in w] == [
+        "pkg/b.gen.py: ignored by git (.gitignore), included because it was named"
+    ]
