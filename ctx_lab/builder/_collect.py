@@ -358,21 +358,25 @@ def collect_paths(
             )
         else:
             left_out.setdefault((found_by[p], ignored[p]), []).append(paths.display(p, root))
-    above = paths.directory(root)
+    real_root = paths.directory(root)
     warnings += [
-        _ignored_warning(pattern, files, top if top in above.parents else None)
+        _ignored_warning(pattern, files, top in real_root.parents, None if confined else top)
         for (pattern, top), files in left_out.items()
     ]
     return kept, warnings
 
 
-def _ignored_warning(pattern: str, files: list[str], above: Path | None) -> str:
+def _ignored_warning(pattern: str, files: list[str], above: bool, top: Path | None) -> str:
     """One line for the files of a directory or glob that ``.gitignore`` leaves out (a folder
     inside another project's ignored folder would otherwise build from nothing, without a
-    word); ``above``: the work tree whose ``.gitignore`` it is, when it lies above the root."""
+    word). ``above``: the ignoring work tree lies above the root — named (``top``) unless the
+    build is confined to its root, whose parents a client is not shown."""
     shown = ", ".join(files[:3]) + (f" and {len(files) - 3:,} more" if len(files) > 3 else "")
     count = "1 file" if len(files) == 1 else f"{len(files):,} files"
-    where = f" of the work tree {above}, above this folder" if above is not None else ""
+    where = ""
+    if above:
+        where = f" of the work tree {top}, above" if top is not None else " of a work tree above"
+        where += " this folder"
     return (
         f"{pattern}: {count} ignored by git (.gitignore{where}), left out ({shown}); name a "
         "file to include it"

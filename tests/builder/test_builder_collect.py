@@ -177,6 +177,13 @@ def test_what_gitignore_leaves_out_is_said_once_per_pattern(tmp_path: Path) -> N
         "folder), left out (m0.py, m1.py, m2.py and 2 more); name a file to include it"
     ]
 
+    # confined (REST, MCP): the client is not shown the directories above its root
+    _, confined = collect_paths(["."], library, confined=True)
+    assert [w for w in confined if "ignored by git" in w] == [
+        ".: 5 files ignored by git (.gitignore of a work tree above this folder), left out "
+        "(m0.py, m1.py, m2.py and 2 more); name a file to include it"
+    ]
+
     own = build_context("x", ["pkg"], budget=8000, root=outer)
     assert [b.block for b in own.blocks if b.block.startswith("file:")] == ["file:pkg/a.py"]
     assert [w for w in own.warnings if "ignored by git" in w] == [
