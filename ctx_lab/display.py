@@ -30,6 +30,7 @@ __all__ = [
     "csv_text",
     "error_payload",
     "escape",
+    "first_of",
     "html_table",
     "meter_html",
     "mime_type",
@@ -80,6 +81,13 @@ TITLE_MARKUP = r"\*\*|__|`"
 _TITLE_MARKUP = re.compile(TITLE_MARKUP)
 # a cell that starts with an ISO date (2026-06-02…) is never broken at its hyphens
 _DATE_CELL = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def first_of(names: Sequence[str], shown: int = 3) -> str:
+    """``names`` for a one-line warning: the first ``shown``, then how many more
+    (``a, b, c and 1,234 more``)."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more:,} more" if more > 0 else "")
 
 
 def plain_title(title: str) -> str:

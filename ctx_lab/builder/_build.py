@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..display import first_of
 from ..errors import (
     ContextNotFound,
     ExactContentTooLarge,
@@ -139,11 +140,10 @@ PAST_TOTAL = "past the build's total"  # a file the build's byte limit leaves un
 def past_total(labels: list[str]) -> str:
     """One warning for every file left unread by the build's byte limit (a tree of 40,000
     files gave one line per file: 18,000 lines), naming the first few."""
-    shown = ", ".join(labels[:3]) + (f" and {len(labels) - 3:,} more" if len(labels) > 3 else "")
     files = "a file" if len(labels) == 1 else f"{len(labels):,} files"
     return (
         f"{files} referenced, not read: reading them would pass {LIMITS['build'].describe()} "
-        f"({shown})"
+        f"({first_of(labels)})"
     )
 
 

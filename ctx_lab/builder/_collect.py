@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
+from ..display import first_of
 from ..errors import CtxLabError, LimitExceeded, PathOutsideRoot
 from ..files import RealPaths, check_path_text, confine, display_path, entry_kind, real_path
 from ..limits import LIMITS, limit
@@ -371,13 +372,12 @@ def _ignored_warning(pattern: str, files: list[str], above: bool, top: Path | No
     inside another project's ignored folder would otherwise build from nothing, without a
     word). ``above``: the ignoring work tree lies above the root — named (``top``) unless the
     build is confined to its root, whose parents a client is not shown."""
-    shown = ", ".join(files[:3]) + (f" and {len(files) - 3:,} more" if len(files) > 3 else "")
     count = "1 file" if len(files) == 1 else f"{len(files):,} files"
     where = ""
     if above:
         where = f" of the work tree {top}, above" if top is not None else " of a work tree above"
         where += " this folder"
     return (
-        f"{pattern}: {count} ignored by git (.gitignore{where}), left out ({shown}); name a "
-        "file to include it"
+        f"{pattern}: {count} ignored by git (.gitignore{where}), left out "
+        f"({first_of(files)}); name a file to include it"
     )

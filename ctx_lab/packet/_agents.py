@@ -24,6 +24,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..display import first_of
 from ..files import confine, decode_text, entry_kind, normalize_newlines, read_bytes
 from ._layout_map import LayoutFile, LayoutReport
 from ._steering import DEFAULT_STEERING_PRIORITY, Steering, front_matter, matter_data
@@ -216,12 +217,9 @@ def memory_beside(project: Path, warnings: list[str]) -> dict[str, str]:
     if found is None or found[0] != project:
         return {}
     names = [path.relative_to(project).as_posix() for _, path in found[1]]
-    shown_names = ", ".join(names[:MAX_BESIDE_NAMED])
-    more = len(names) - MAX_BESIDE_NAMED
     warnings.append(
-        f"other agents' memory beside .context/, not read into the packet: {shown_names}"
-        + (f" and {more:,} more" if more > 0 else "")
-        + " (read only in a project without .context/)"
+        "other agents' memory beside .context/, not read into the packet: "
+        f"{first_of(names, MAX_BESIDE_NAMED)} (read only in a project without .context/)"
     )
     why = "not read: another agent's memory; .context/ is this project's"
     return {name: why for name in names}
