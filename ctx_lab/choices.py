@@ -8,12 +8,14 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 __all__ = [
+    "CACHE_READINGS",
     "CALIBRATION_METHODS",
     "CTX08_PROFILE",
     "PACKET_PROFILES",
     "RELEVANCE_RULES",
     "ROWS_PER",
     "SHIP_MODES",
+    "CacheReading",
     "CalibrationMethod",
     "McpTransport",
     "PacketProfile",
@@ -32,6 +34,9 @@ ShipMode = Literal["paths", "bytes"]
 RowsPer = Literal["session", "call"]
 # how a calibration fits: per call, by growth between calls, or chosen per transcript
 CalibrationMethod = Literal["auto", "ratio", "growth"]
+# which cache entries a request can read (conversation/_cache_engine.py): only whole entries
+# that end at or within the lookback before one of its breakpoints, or any shared prefix
+CacheReading = Literal["breakpoints", "prefix"]
 # how the MCP server talks to its client
 McpTransport = Literal["stdio", "http"]
 
@@ -41,3 +46,4 @@ RELEVANCE_RULES: tuple[str, ...] = get_args(RelevanceRule)
 SHIP_MODES: tuple[str, ...] = get_args(ShipMode)
 ROWS_PER: tuple[str, ...] = get_args(RowsPer)
 CALIBRATION_METHODS: tuple[str, ...] = get_args(CalibrationMethod)
+CACHE_READINGS: tuple[str, ...] = get_args(CacheReading)

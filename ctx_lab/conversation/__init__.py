@@ -2,6 +2,8 @@
 context — and the crash-safe journals of the same design."""
 
 from ._cache import simulate_cache
+from ._cache_engine import CAUSES as CACHE_CAUSES
+from ._cache_engine import CacheEngine, CacheOutcome, CacheRequest
 from ._cache_report import CacheReport, plot_cache
 from ._calibrate import calibrate
 from ._calibration_eval import CalibrationEvaluation, evaluate_calibration
@@ -57,13 +59,17 @@ from ._usage import ContextUsage
 from .transcripts import Call, Transcript, Usage, load_transcript
 
 __all__ = [
+    "CACHE_CAUSES",
     "POLICIES",
     "REPLAY_COLUMNS",
     "SIMULATION_COLUMNS",
     "SUMMARY_PREFIX",
     "ActiveJournal",
     "AnthropicSummarizer",
+    "CacheEngine",
+    "CacheOutcome",
     "CacheReport",
+    "CacheRequest",
     "CalibrationEvaluation",
     "Call",
     "ChatCompletionsSummarizer",

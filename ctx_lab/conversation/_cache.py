@@ -11,37 +11,32 @@ listed: the hidden prefix, files re-attached after a compaction, thinking billed
 summary). With usage sizes the hidden prefix (Claude Code and Gemini CLI leave out the system
 prompt and tools) is inferred from the first call's usage and said to be inferred.
 
-The rules applied, in order, for a call of model ``m``: a model's cache serves that model only
-(``model changed``); a compaction rewrites the history, leaving only the hidden prefix cached
-(``history rewritten by compaction``); a prefix idle longer than its lifetime is gone
-(``lifetime expired``); a prefix shorter than the rule's minimum is never cached (``prefix below
-the minimum``); otherwise everything the previous call of ``m`` cached is read (cut to the
-rule's step) and the rest up to the uncached tail written. A read that falls short with none of
-these is named: inside the hidden prefix (``hidden prefix changed``), OpenAI's best-effort
-routing (``cache routing (best effort)``), else ``unexplained``.
+The calls are stepped through the one cache engine (:mod:`._cache_engine`: entries at the
+request's breakpoints, the lookback, lifetimes refreshed by hits, several live entries per
+model), told what the file shows of each request: a compaction (only the hidden prefix is the
+same), a Codex turn start after reasoning (the previous turn's reasoning items are not sent
+again: OpenAI's conversation-state guide,
+https://developers.openai.com/api/docs/guides/conversation-state, "reasoning.context", read
+2026-12-07), a Claude Code ``<task-notification>`` (the system prompt's tail is rendered
+again), the blocks each call sent (for the lookback) and the hidden prefix as a breakpoint.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, Literal
 
 from ..models import ModelRegistry, cache_prices, cache_rule, get_registry
+from ._cache_engine import CacheEngine, Reading, Request
 from ._cache_report import CacheCall, CacheCost, CacheReport, InferredPart, ReportedCache
 from ._cache_sizes import CountedSizes, counted_sizes
-from .transcripts import Transcript, images_cost
+from .transcripts import NO_USAGE, Call, Transcript, images_cost
 
 __all__ = ["simulate_cache"]
 
 Sizes = Literal["usage", "counts"]
-_NOTHING_READ = ("model changed", "lifetime expired", "prefix below the minimum")
-# OpenAI routes a request to a machine by a hash of its prompt's first tokens (and
-# prompt_cache_key) and overflows busy prefixes to other machines: a read is best effort, and a
-# request may land where the prefix is not, or is only partly, cached (the guide's "Cache
-# routing", https://platform.openai.com/docs/guides/prompt-caching)
-ROUTING = "cache routing (best effort)"
-DROP = 0.10  # a read this far below what the previous call left cached is a miss to explain
+TASK_NOTIFICATION = "<task-notification>"  # Claude Code's note of a finished background task
 
 
 def seconds(stamp: str | None) -> float | None:
@@ -52,13 +47,6 @@ def seconds(stamp: str | None) -> float | None:
         return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
-
-
-@dataclass
-class _Cached:
-    size: int
-    at: float | None
-    lifetime: int
 
 
 def _hidden_prefix(transcript: Transcript, counter: Any) -> int | None:
@@ -88,15 +76,28 @@ def simulate_cache(
     counter: Any = None,
     registry: str | ModelRegistry | None = None,
     source: str | None = None,
+    reading: Reading = "breakpoints",
 ) -> CacheReport:
-    """The session's caching as the rules predict it (see the module docstring); with
-    ``model``, every call as if sent to that model (its rules and prices)."""
+    """The session's caching as the engine predicts it (see the module docstring); with
+    ``model``, every call as if sent to that model (its rules and prices). A session without
+    usage is counted whatever ``sizes`` asks, and says so."""
     from ..tokens import get_counter
 
     counting = get_counter(counter or "bytes/4")
+    warnings: list[str] = []
+    if sizes == "usage" and not transcript.has_usage and transcript.calls:
+        sizes = "counts"
+        warnings.append(NO_USAGE)
+    if model is None and not transcript.models and transcript.calls:
+        from ..errors import UsageError
+
+        raise UsageError(
+            f"{source or transcript.source or 'the transcript'}: the recording names no model: "
+            "pass --model"
+        )
     counted = counted_sizes(transcript, counting, model=model) if sizes == "counts" else None
     hidden = counted.hidden_prefix if counted else _hidden_prefix(transcript, counting)
-    run = _Run(transcript, counted, counting, get_registry(registry), hidden, model)
+    run = _Run(transcript, counted, get_registry(registry), hidden, model, reading)
     calls = tuple(run.call(call) for call in transcript.calls if sizes == "counts" or call.usage)
     return CacheReport(
         source or transcript.source or "<transcript>",
@@ -105,111 +106,141 @@ def simulate_cache(
         hidden,
         hidden is not None,
         run.costs(),
-        tuple(run.warnings) + tuple(counted.warnings if counted else ()),
+        tuple(warnings) + tuple(run.warnings) + tuple(counted.warnings if counted else ()),
         counted.counted_with if counted else None,
         tuple(
             InferredPart(i.call, i.tokens, i.what) for i in (counted.inferred if counted else ())
         ),
+        reading,
     )
 
 
+def requests(
+    transcript: Transcript,
+    totals: Any,
+    hidden: int | None,
+    model: str | None = None,
+) -> Iterator[tuple[Call, Request]]:
+    """Each call of ``transcript`` as the engine's :class:`Request`: its sizes (``totals``:
+    the call → ``(total, tail)``, None to leave it out), and what the file shows of it."""
+    compactions = set(transcript.compaction_calls())
+    thought = {index for index, _ in transcript.thinking}
+    previous_end = 0
+    turn: list[Call] = []  # the calls of the current turn (a user message starts one)
+    last_turn: list[Call] = []
+    sized: dict[int, int] = {}
+    for call in transcript.calls:
+        begin, end = transcript.sent_range(call)
+        added = transcript.messages[previous_end:end] if end >= previous_end else ()
+        previous_end = max(previous_end, call.context)
+        user = any(m.role == "user" for m in added)
+        if user and turn:
+            last_turn, turn = turn, []
+        turn.append(call)
+        found = totals(call)
+        if found is None:
+            continue
+        total, tail = found
+        sized[call.index] = total
+        name = model or call.model or "unknown"
+        stable, change, why = None, None, ""
+        if call.index in compactions:
+            stable, change = hidden or 0, "compaction"
+            why = "the history was rewritten by a compaction: only the hidden prefix is the same"
+        elif user and last_turn and any(c.index in thought for c in last_turn):
+            first = sized.get(last_turn[0].index)
+            if first is not None and (cache_rule(name) or _NONE).provider == "openai":
+                stable, change = first, "turn start"
+                why = (
+                    "a new turn: the previous turn's reasoning items are not sent again, so "
+                    f"the prefix ends where that turn began ({first:,})"
+                )
+        elif any(TASK_NOTIFICATION in m.content for m in added if m.role == "user"):
+            change = "system-prompt tail re-rendered"
+            why = "after a <task-notification> Claude Code renders its system prompt's tail again"
+        usage = call.usage
+        yield (
+            call,
+            Request(
+                call.index + 1,
+                name,
+                seconds(call.timestamp),
+                total,
+                tail,
+                stable,
+                end - begin + 2,  # the messages, after the tools and the system prompt
+                (hidden,) if hidden else (),
+                bool(usage is not None and usage.cache_write_1h),
+                change,
+                why,
+                (
+                    usage.input_tokens,
+                    usage.cache_read_input_tokens,
+                    usage.cache_creation_input_tokens,
+                )
+                if usage is not None
+                else None,
+            ),
+        )
+
+
+class _NoRule:
+    provider = ""
+
+
+_NONE = _NoRule()
+
+
 class _Run:
-    """The simulation's state: each model's cached prefix, and the money so far."""
+    """The engine stepped over the session, and the money so far."""
 
     def __init__(
         self,
         transcript: Transcript,
         counted: CountedSizes | None,
-        counter: Any,
         registry: ModelRegistry,
         hidden: int | None,
-        model: str | None = None,
+        model: str | None,
+        reading: Reading,
     ) -> None:
-        self.transcript, self.counted, self.counter = transcript, counted, counter
-        self.model = model
+        self.transcript, self.counted, self.model = transcript, counted, model
         self.registry, self.hidden = registry, hidden
-        self.cached: dict[str, _Cached] = {}
-        self.last_model: str | None = None
-        self.compactions = set(transcript.compaction_calls())
+        self.engine = CacheEngine(reading)
         self.money = {"actual": 0.0, "no_cache": 0.0, "ideal": 0.0}
         self.priced = True
         self.previous_total: dict[str, int] = {}
         self.warnings: list[str] = []
+        self.requests = dict(
+            (call.index, request)
+            for call, request in requests(transcript, self._sizes, hidden, model)
+        )
+        self.first = True
 
-    def _sizes(self, call: Any) -> tuple[int, int]:
-        """``(total input, uncached tail)`` of a call."""
-        if self.counted is None and call.usage is not None:
-            return call.usage.reported_input, call.usage.input_tokens
-        assert self.counted is not None
+    def _sizes(self, call: Call) -> tuple[int, int] | None:
+        """``(total input, uncached tail)`` of a call (None: not judged)."""
+        if self.counted is None:
+            if call.usage is None:
+                return None
+            rule = cache_rule(self.model or call.model or "unknown")
+            tail = call.usage.input_tokens if rule is not None and rule.breakpoints else 0
+            return call.usage.reported_input, tail
         return self.counted.totals[call.index], 0
 
-    def _cause(self, call: Any, model: str, now: float | None) -> str | None:
-        """Why the cache of ``model`` cannot serve this call, or None."""
+    def call(self, call: Call) -> CacheCall:
+        request = self.requests[call.index]
+        model = request.model
         rule = cache_rule(model)
-        if model not in self.cached:
-            return "model changed" if self.last_model not in (None, model) else None
-        before = self.cached[model]
-        if call.index in self.compactions:
-            return "history rewritten by compaction"
-        if now is not None and before.at is not None and now - before.at > before.lifetime:
-            return "lifetime expired"
-        if rule is not None and before.size < rule.minimum:
-            return "prefix below the minimum"
-        return None
-
-    def call(self, call: Any) -> CacheCall:
-        model = self.model or call.model or "unknown"
-        rule = cache_rule(model)
-        now = seconds(call.timestamp)
-        total, fresh = self._sizes(call)
-        cause = self._cause(call, model, now)
-        before = self.cached.get(model)
-        if before is None and self.last_model is None and call.usage is not None:
-            read = call.usage.cache_read_input_tokens  # the cache as the recording found it
-        elif before is None or cause in _NOTHING_READ:
-            read = 0
-        elif cause is not None:  # compaction: only the hidden prefix is still the same
-            read = min(self.hidden or 0, before.size)
-        else:
-            read = before.size
-        step = rule.step if rule is not None else 1
-        automatic = rule is not None and rule.breakpoints == 0
-        if automatic:  # no breakpoints, no writes billed: what is not read is fresh input
-            read = min(read - read % step, total)
-            fresh, write = total - read, 0
-            kept = total - total % step if rule is not None and total >= rule.minimum else 0
-        else:
-            read = min(read - read % step, max(total - fresh, 0))
-            write = max(total - fresh - read, 0)
-            kept = read + write
-        lifetime = rule.lifetimes[0] if rule is not None else 300
-        if rule is not None and call.usage is not None and call.usage.cache_write_1h:
-            lifetime = max(rule.lifetimes)  # written for an hour (Anthropic's 1h TTL)
-        self.cached[model] = _Cached(kept, now, lifetime)
-        self.last_model = model
-        reported = None
-        if call.usage is not None:
-            usage = call.usage
-            reported = ReportedCache(
-                usage.input_tokens, usage.cache_read_input_tokens, usage.cache_creation_input_tokens
-            )
-            read_now = usage.cache_read_input_tokens
-            dropped = before is not None and read_now < (1 - DROP) * before.size
-            if cause is None and dropped:
-                # read stopped inside the prefix the file does not hold: that is what changed
-                inside = self.hidden is not None and read_now <= self.hidden
-                routed = rule is not None and rule.provider == "openai"
-                cause = (
-                    "hidden prefix changed"
-                    if inside
-                    else ROUTING
-                    if routed  # OpenAI routes by a hash of the prefix: a hit is best effort
-                    else "unexplained"
-                )
-        cost = self._price(model, rule, fresh, read, write, total, call.usage)
+        if self.first and request.reported is not None and request.reported[1]:
+            # the cache as the recording found it: the first call read what was already there
+            self.engine.seed(model, request.reported[1], request.at)
+        self.first = False
+        outcome = self.engine.step(request)
+        fresh, read, write = outcome.fresh, outcome.read, outcome.write
+        reported = ReportedCache(*request.reported) if request.reported is not None else None
+        cost = self._price(model, rule, fresh, read, write, request.total, call.usage)
         return CacheCall(
             call.index + 1, self.model or call.model, call.timestamp, fresh, read, write, reported,
-            cause, cost,
+            outcome.cause, cost, outcome.reason or None,
         )  # fmt: skip
 
     def _price(

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..choices import CACHE_READINGS
 from ..display import RichResult, escape, html_table, text_table
 from ..wire import derived, wire
+from ._cache_engine import CAUSES
 
 __all__ = [
     "MISS_CAUSES",
@@ -19,15 +21,7 @@ __all__ = [
     "plot_cache",
 ]
 
-MISS_CAUSES = (
-    "model changed",
-    "history rewritten by compaction",
-    "lifetime expired",
-    "prefix below the minimum",
-    "hidden prefix changed",  # the system prompt, tools or injected context: not in the file
-    "cache routing (best effort)",  # OpenAI: routed where the prefix was not (all) cached
-    "unexplained",
-)
+MISS_CAUSES = CAUSES  # the one cache engine's vocabulary
 CLOSE = 0.02  # predicted within this share of the reported: a match (sizes from usage)
 COUNTED_CLOSE = 0.10  # the read within this share: a match when the sizes are counted
 
@@ -56,6 +50,9 @@ class CacheCall:
         default=None, metadata=wire("why less was read than was cached before", enum=MISS_CAUSES)
     )
     cost_usd: float | None = field(default=None, metadata=wire("the predicted input's price"))
+    miss_reason: str | None = field(
+        default=None, metadata=wire("the cause in one line: what the file shows of it")
+    )
 
 
 @dataclass(frozen=True)
@@ -107,6 +104,14 @@ class CacheReport(RichResult):
     inferred: tuple[InferredPart, ...] = field(
         default=(),
         metadata=wire("sizes counts: what the file lacks, inferred from usage, call by call"),
+    )
+    reading: str = field(
+        default="breakpoints",
+        metadata=wire(
+            "which entries a request can read: whole ones at or within the lookback before a "
+            "breakpoint (breakpoints), or any shared prefix (prefix)",
+            enum=CACHE_READINGS,
+        ),
     )
 
     payload_kind = "cache"

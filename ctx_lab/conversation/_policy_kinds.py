@@ -91,6 +91,8 @@ class BuiltinPolicy:
 
     def _finish(self, sent: Sent) -> Sent:
         self.last_total = sent.total
+        if not sent.blocks:
+            sent.blocks = len(self.ctx.keys) + 2
         return sent
 
     def _hidden(self, call: Any) -> int:
@@ -309,4 +311,4 @@ class CustomPolicy(BuiltinPolicy):
         hidden = self._hidden(call)
         total = sum(sizes) + hidden
         removed = sum(session.tokens[m] for m in self.history) - sum(sizes)
-        return self._finish(Sent(total, stable + hidden, False, max(removed, 0)))
+        return self._finish(Sent(total, stable + hidden, False, max(removed, 0), len(keys) + 2))

@@ -15,8 +15,9 @@ import bisect
 from collections.abc import Sequence
 from typing import Any
 
-from ..models import ModelRegistry, cache_prices, cache_rule, get_registry
+from ..models import ModelRegistry, cache_prices, get_registry
 from ._cache import seconds as _seconds
+from ._cache_engine import CacheEngine, Reading, Request
 from ._messages import Message
 from ._policy_kinds import BuiltinPolicy, ContextPolicy, CustomPolicy
 from ._policy_report import (
@@ -38,41 +39,25 @@ OPEN_LOOP = "open-loop: the agent's actions are the recorded ones"
 
 
 class Pricer:
-    """The caching rules applied to what a policy sends: per model the prefix still cached,
-    its lifetime, the minimum and the step; priced with the one pricing of the cache."""
+    """What a policy sends, stepped through the one cache engine (:mod:`._cache_engine`) and
+    priced with the one pricing of the cache."""
 
-    def __init__(self, registry: ModelRegistry, hour: bool) -> None:
+    def __init__(self, registry: ModelRegistry, hour: bool, reading: Reading = "breakpoints"):
         self.registry, self.hour = registry, hour
-        self.cached: dict[str, tuple[int, float | None, int]] = {}  # model → (size, at, life)
-        self.last: str | None = None
+        self.engine = CacheEngine(reading)
         self.priced = True
         self.split = [0.0, 0.0, 0.0]  # USD read, write, fresh
 
     def price(
-        self, model: str, stamp: str | None, sent: Sent
+        self, number: int, model: str, stamp: str | None, sent: Sent, hidden: int = 0
     ) -> tuple[int, int, int, float | None]:
-        """``(read, write, fresh, cost)`` of one call."""
-        rule = cache_rule(model)
-        now = _seconds(stamp)
-        before = self.cached.get(model)
-        read = 0
-        if before is not None and rule is not None and self.last == model:
-            size, at, life = before
-            alive = now is None or at is None or now - at <= life
-            if alive and size >= rule.minimum:
-                read = min(sent.stable, size)
-        step = rule.step if rule is not None else 1
-        read -= read % step
-        total = sent.total
-        if rule is None or rule.breakpoints == 0:
-            write, fresh = 0, total - read
-            kept = total - total % step if rule is not None and total >= rule.minimum else 0
-        else:
-            write, fresh = total - read, 0
-            kept = total
-        life = (max(rule.lifetimes) if self.hour else rule.lifetimes[0]) if rule else 300
-        self.cached[model] = (kept, now, life)
-        self.last = model
+        """``(read, write, fresh, cost)`` of call ``number`` (1-based)."""
+        request = Request(
+            number, model, _seconds(stamp), sent.total, 0, sent.stable, sent.blocks,
+            (hidden,) if hidden else (), self.hour,
+        )  # fmt: skip
+        outcome = self.engine.step(request)
+        read, write, fresh = outcome.read, outcome.write, outcome.fresh
         prices = self.registry.get(model).prices if model != "unknown" else None
         known = cache_prices(model, prices)
         hour = write if self.hour and write else 0
@@ -94,6 +79,7 @@ def run_policies(
     counter: Any = None,
     registry: str | ModelRegistry | None = None,
     source: str | None = None,
+    reading: Reading = "breakpoints",
 ) -> PoliciesReport:
     """Each policy (default: every built-in one) over ``transcript``, open-loop, counted with
     the session's calibration and priced with the cache model (see the module docstring)."""
@@ -116,7 +102,7 @@ def run_policies(
             if isinstance(given, PolicySpec)
             else CustomPolicy(given, session)
         )
-        results.append(_run_one(policy, session, chosen_registry, hour, probes, uses))
+        results.append(_run_one(policy, session, chosen_registry, hour, probes, uses, reading))
     warnings = []
     if any(r.cost is None for r in results):
         warnings.append(
@@ -155,14 +141,17 @@ def _run_one(
     hour: bool,
     probes: Sequence[Probe],
     uses: dict[str, list[int]],
+    reading: Reading = "breakpoints",
 ) -> PolicyResult:
-    pricer = Pricer(registry, hour)
+    pricer = Pricer(registry, hour, reading)
     calls = []
     transcript = session.transcript
     for index, call in enumerate(transcript.calls):
         sent = policy.advance(index, call)
         chosen_model = session.model or call.model or "unknown"
-        read, write, fresh, cost = pricer.price(chosen_model, call.timestamp, sent)
+        read, write, fresh, cost = pricer.price(
+            index + 1, chosen_model, call.timestamp, sent, session.hidden_for(chosen_model)
+        )
         calls.append(
             PolicyCall(
                 index + 1,

@@ -98,6 +98,7 @@ class Sent:
     stable: int
     compacted: bool = False
     removed: int = 0
+    blocks: int = 0  # content blocks sent (the tools and system prompt count as two)
 
 
 class Context:

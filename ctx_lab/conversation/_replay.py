@@ -34,7 +34,7 @@ from ._replay_report import (
     plot_replay,
 )
 from ._rows import RowTable
-from .transcripts import Transcript
+from .transcripts import NO_USAGE, Transcript
 
 __all__ = ["REPLAY_COLUMNS", "ReplayReport", "plot_replay", "replay", "replay_report"]
 
@@ -79,6 +79,8 @@ def replay_report(
     rows = RowTable()  # 300k rows for 100k calls on three models: columns, not dicts
     counters: list[dict[str, Any]] = []
     warnings = list(transcript.warnings)
+    if not transcript.has_usage:
+        warnings.append(NO_USAGE)
     for model in dict.fromkeys(chosen):
         use, info = _counter_choice(counter, model)
         counters.append(info)

@@ -322,8 +322,9 @@ export type CachePayload = {
       cache_read: number;
       cache_write: number;
     } | null;
-    miss_cause: "model changed" | "history rewritten by compaction" | "lifetime expired" | "prefix below the minimum" | "hidden prefix changed" | "cache routing (best effort)" | "unexplained" | null;
+    miss_cause: "model switched" | "compaction" | "lifetime expired" | "prefix below the minimum" | "tools changed" | "system prompt changed" | "message modified" | "system-prompt tail re-rendered" | "turn start" | "beyond the lookback" | "several entries" | "routing (best effort)" | null;
     cost_usd: number | null;
+    miss_reason: string | null;
   })[];
   hidden_prefix: number | null;
   hidden_prefix_inferred: boolean;
@@ -339,6 +340,7 @@ export type CachePayload = {
     tokens: number;
     what: "hidden prefix" | "re-attached after compaction" | "thinking beyond its summary";
   })[];
+  reading: "breakpoints" | "prefix";
   matched: number | null;
   version: 1;
 };

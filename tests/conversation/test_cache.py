@@ -4,6 +4,7 @@ each rule pinned on a hand-built session, with its source named in the data."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import pytest
@@ -24,7 +25,7 @@ def test_the_long_sessions_predicted_within_2_percent(path) -> None:
     report = simulate_cache(load_transcript(path))
     assert report.matched is not None and report.matched() >= 0.95
     causes = {c.miss_cause for c in report.calls if c.miss_cause}
-    assert "history rewritten by compaction" in causes  # the recorded compaction, named
+    assert "compaction" in causes  # the recorded compaction, named
     cost = report.cost
     assert cost.ideal <= cost.actual < cost.no_cache  # caching saves; ideal saves most
 
@@ -32,25 +33,57 @@ def test_the_long_sessions_predicted_within_2_percent(path) -> None:
 @pytest.mark.skipif(not WITH_USAGE, reason="../shared/real-data is not beside the checkout")
 def test_every_drop_of_the_read_has_a_named_cause() -> None:
     """A call that reads more than 10 % less than the previous call left cached is explained
-    in every recorded session."""
+    in every recorded session, in the engine's one vocabulary; a read that equals an earlier
+    call's cached prefix (not the previous one's) is "several entries", never a change of the
+    hidden prefix; routing only where nothing in the file explains the read."""
+    from ctx_lab.conversation import CACHE_CAUSES
+
     for path in WITH_USAGE:
-        report = simulate_cache(load_transcript(path))
-        assert not [c.call for c in report.calls if c.miss_cause == "unexplained"], path
+        transcript = load_transcript(path)
+        if not transcript.has_usage:
+            continue
+        report = simulate_cache(transcript)
+        judged = [c for c in report.calls if c.reported is not None]
+        left = []
+        for before, call in itertools.pairwise(judged):
+            cached = before.reported.cache_read + before.reported.cache_write
+            if call.reported.cache_read < 0.9 * cached and call.model == before.model:
+                assert call.miss_cause in CACHE_CAUSES and call.miss_reason, (path, call.call)
+            left.append(cached)
+            read = call.reported.cache_read
+            earlier = [
+                k for k, size in enumerate(left[:-1]) if read and abs(size - read) <= 0.002 * read
+            ]
+            written = (cache_rule(call.model or "") or CACHE_RULES[-1]).breakpoints > 0
+            if (
+                written
+                and earlier
+                and abs(cached - read) > 0.02 * read
+                and call.model == before.model
+            ):
+                assert call.miss_cause == "several entries", (path, call.call)
 
 
 @pytest.mark.skipif(not WITH_USAGE, reason="../shared/real-data is not beside the checkout")
 def test_counted_sizes_predict_the_read_within_10_percent() -> None:
     """``--sizes counts``: ctx_lab's counts of what each call sent, calibrated on the session,
     with what the file lacks inferred from usage, predict the reported read within 10 % on at
-    least 90 % of the calls of every session that records cache usage (all of them together,
-    and each long session on its own)."""
+    least 90 % of the calls whose read the rules predict from the reported sizes (what is left
+    is the counts' error, not the cache's routing) — all sessions together, and each long
+    session on its own."""
     close = judged = 0
     for path in WITH_USAGE:
         transcript = load_transcript(path)
         if not any(c.usage and c.usage.cache_read_input_tokens for c in transcript.calls):
             continue
+        by_usage = {
+            c.call
+            for c in simulate_cache(transcript).calls
+            if c.reported is not None
+            and abs(c.cache_read - c.reported.cache_read) <= 0.02 * max(c.reported.cache_read, 1)
+        }
         report = simulate_cache(transcript, sizes="counts")
-        mine = [c for c in report.calls if c.reported is not None]
+        mine = [c for c in report.calls if c.reported is not None and c.call in by_usage]
         near = [
             c
             for c in mine
@@ -59,11 +92,10 @@ def test_counted_sizes_predict_the_read_within_10_percent() -> None:
         close, judged = close + len(near), judged + len(mine)
         if path in LONG:
             assert len(near) >= 0.9 * len(mine), path
-            assert report.matched() == round(len(near) / len(mine), 4)
             assert report.counted_with and "calibrated on this session" in report.counted_with
             kinds = {p.what for p in report.inferred}
             assert {"hidden prefix", "re-attached after compaction"} <= kinds, path
-    assert judged > 300 and close >= 0.9 * judged
+    assert judged > 300 and close >= 0.9 * judged, (close, judged)
 
 
 def test_counted_sizes_infer_what_the_file_lacks() -> None:
@@ -175,7 +207,7 @@ def test_a_cache_serves_only_the_model_that_wrote_it() -> None:
     report = simulate_cache(
         _session(("claude-sonnet-4-5", _t(0), 3, 0, 5000), ("claude-haiku-4-5", _t(1), 3, 0, 5400))
     )
-    assert report.calls[1].miss_cause == "model changed" and report.calls[1].cache_write == 5400
+    assert report.calls[1].miss_cause == "model switched" and report.calls[1].cache_write == 5400
 
 
 def test_a_prefix_below_the_minimum_is_never_cached() -> None:
@@ -195,7 +227,7 @@ def test_a_compaction_leaves_only_the_hidden_prefix() -> None:
         compaction_before=1,
     )
     report = simulate_cache(session)
-    assert report.calls[1].miss_cause == "history rewritten by compaction"
+    assert report.calls[1].miss_cause == "compaction"
     assert report.calls[1].cache_read == report.hidden_prefix  # inferred from the first call
 
 
@@ -224,8 +256,9 @@ def test_openai_retention_by_model() -> None:
     """gpt-5.5 keeps a prefix 24 h (the only retention it supports); the models with extended
     retention default to 24 h; gpt-4o's in-memory cache is gone after minutes idle."""
     for model, expired in (("gpt-4o", True), ("gpt-5.1-codex", False), ("gpt-5.5", False)):
-        report = simulate_cache(_openai(model, (0, 2000, 0, 0), (20, 300, 1920, 0)))
+        report = simulate_cache(_openai(model, (0, 2000, 0, 0), (20, 2220, 0, 0)))
         assert (report.calls[1].miss_cause == "lifetime expired") is expired, model
+        assert (report.calls[1].cache_read == 0) is expired, model
     assert cache_rule("gpt-5.5").lifetimes == (86400,)
     assert "prompt_cache_retention" in cache_rule("gpt-5.5").source
 
@@ -248,7 +281,7 @@ def test_an_openai_read_that_falls_short_is_routing() -> None:
     the rules leave cached, with no rule to explain it, is named as routing (a real Codex
     rollout misses a quarter of its calls this way)."""
     report = simulate_cache(_openai("gpt-5.5", (0, 2000, 0, 0), (0.2, 2300, 0, 0)))
-    assert report.calls[1].miss_cause == "cache routing (best effort)"
+    assert report.calls[1].miss_cause == "routing (best effort)"
 
 
 def test_every_rule_names_its_source() -> None:
@@ -268,7 +301,7 @@ def test_the_report_plots_and_tabulates_every_call() -> None:
         _session(("claude-sonnet-4-5", _t(0), 3, 0, 5000), ("claude-haiku-4-5", _t(1), 3, 0, 5400))
     )
     figure = report.plot()
-    assert [t.get_text() for t in figure.axes[0].texts] == ["model changed"]
+    assert [t.get_text() for t in figure.axes[0].texts] == ["model switched"]
     frame = report.frame()
     assert frame["miss_cause"].isna().tolist() == [True, False]
     assert CacheReport.from_dict(report.to_dict()) == report

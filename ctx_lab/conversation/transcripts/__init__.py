@@ -33,6 +33,7 @@ from ._gemini import is_gemini_session, read_gemini
 from ._genai import from_genai, to_genai
 from ._model import (
     IMAGE_PLACEHOLDER,
+    NO_USAGE,
     Call,
     Transcript,
     Usage,
@@ -48,6 +49,7 @@ from ._read import Record, records
 __all__ = [
     "FORMATS",
     "IMAGE_PLACEHOLDER",
+    "NO_USAGE",
     "Call",
     "Transcript",
     "Usage",

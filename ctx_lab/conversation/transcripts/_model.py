@@ -12,6 +12,8 @@ from ...errors import TranscriptError
 from ...tokens import image_provider, sized_image_tokens
 from ._read import count
 
+# what every command says of a recording whose calls carry no usage: its sizes are counts
+NO_USAGE = "no usage recorded: sizes counted"
 IMAGE_PLACEHOLDER = "[image]"  # an image (or document) whose size the recording does not show
 # an image in a message's text: "[image]", or "[image 800×600]" when its bytes gave its size
 IMAGE_MARK = re.compile(r"\[image(?: (\d{1,5})×(\d{1,5}))?\]")

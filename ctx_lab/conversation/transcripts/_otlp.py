@@ -152,7 +152,12 @@ def _spans(rows: list[Record]) -> list[_Span]:
                         events.sort(key=lambda e: e[0])
                         found.append(_Span(attrs, resource, start,
                                            [(name, body) for _, name, body in events]))  # fmt: skip
-    found.sort(key=lambda s: (s.start, s.attrs.get("ctx_lab.call.index", 0)))
+    if found and all(isinstance(s.attrs.get("ctx_lab.call.index"), int) for s in found):
+        # ctx_lab's own export numbers its calls: their order, whatever a call's time (a
+        # recording may leave a call without one)
+        found.sort(key=lambda s: s.attrs["ctx_lab.call.index"])
+    else:
+        found.sort(key=lambda s: (s.start, s.attrs.get("ctx_lab.call.index", 0)))
     return found
 
 
