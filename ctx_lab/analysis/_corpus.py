@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from ..choices import ROWS_PER, SHIP_MODES
+from ..choices import ROWS_PER, SHIP_MODES, CacheReading
 from ..clock import utc_now
 from ..conversation import ReplaySettings
 from ..errors import UsageError
@@ -131,12 +131,13 @@ class ReplayOptions:
 class PoliciesOptions:
     """What a corpus of policy runs asks of each session: the ``policies`` (``NAME`` or
     ``NAME:key=value,…``; default every built-in one), the ``model`` to run them as if sent
-    to, the ``counter`` (by name) and the ``registry``."""
+    to, the ``counter`` (by name), the ``registry`` and the cache ``reading``."""
 
     policies: tuple[str, ...] = ()
     model: str | None = None
     counter: str | None = None
     registry: str | None = None
+    reading: CacheReading = "breakpoints"
 
 
 def _split(given: dict[str, Any], *kinds: type) -> list[dict[str, Any]]:
@@ -361,7 +362,7 @@ def _policies_plan(paths: Paths, options: PoliciesOptions, run: RunOptions) -> _
             data = read_bytes(confine(base, path, what="file") if base is not None else path)
         return PoliciesTask(
             path, path, data, tuple(options.policies), options.model, options.counter,
-            options.registry, base,
+            options.registry, base, options.reading,
         )  # fmt: skip
 
     return _plan("policies", paths, run.ship, run.workers, make)

@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..choices import CacheReading
 from ..conversation import ReplaySettings
 from ..files import confine, write_atomic
 
@@ -155,6 +156,7 @@ class PoliciesTask:
     counter: str | None = None
     registry: str | None = None
     root: str | None = None
+    reading: CacheReading = "breakpoints"
 
     def rows(self, path: str) -> list[dict[str, Any]]:
         """A row per policy: peak, mean, compactions, cost, hit rate, probes."""
@@ -164,7 +166,7 @@ class PoliciesTask:
         source = confine(self.root, path, what="file") if self.root is not None else path
         report = run_policies(
             load_transcript(source), self.policies, model=self.model, counter=self.counter,
-            registry=self.registry, source=self.item,
+            registry=self.registry, source=self.item, reading=self.reading,
         )  # fmt: skip
         return [
             {

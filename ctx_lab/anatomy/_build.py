@@ -267,7 +267,7 @@ def _from_transcript(
         start, end = transcript.sent_range(found)
         chosen = model or found.model or (transcript.models[0] if transcript.models else "")
         if not chosen:
-            raise UsageError(f"{name}: the transcript names no model: pass --model")
+            transcript.require_model(None, name)
         pieces = pieces_of_transcript(
             transcript.messages[start:end],
             transcript.system,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from ..files import confine, display_path
 from . import _params as params
 from ._param import ALL, Param, hidden
-from ._params import AllowUnknownModel, Registry
+from ._params import AllowUnknownModel, CacheReadingParam, Registry
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ def cache(
     allow_unknown_model: AllowUnknownModel = False,
     counter: Annotated[str | None, params.counter("bytes/4", model=False)] = None,
     registry: Registry = None,
+    reading: CacheReadingParam = "breakpoints",
     root: Annotated[
         PathArg | None, hidden("the file must resolve inside it", session="root")
     ] = None,
@@ -72,6 +73,7 @@ def cache(
         counter=counter,
         registry=registry,
         source=label,
+        reading=reading,
     )
 
 
@@ -87,7 +89,8 @@ command(
         "why each miss happened, and the cost beside no caching and ideal caching.",
         epilog="examples:\n  ctx-lab cache ~/.claude/projects/*/SESSION.jsonl\n"
         "  ctx-lab cache calls.db --format json\n"
-        "  ctx-lab cache SESSION.jsonl --sizes counts",
+        "  ctx-lab cache SESSION.jsonl --sizes counts\n"
+        "  ctx-lab cache SESSION.jsonl --reading prefix",
         group="sessions",
     )
 )

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, TypeVar
 
-from ..choices import RELEVANCE_RULES
+from ..choices import RELEVANCE_RULES, CacheReading
 from ..errors import UsageError
 from ..validate import parse_whole_number, shown
 from ._param import CLI, Param, hidden
@@ -20,6 +20,7 @@ __all__ = [
     "AllowRemote",
     "AllowUnknownModel",
     "Budget",
+    "CacheReadingParam",
     "Model",
     "Now",
     "Registry",
@@ -122,6 +123,14 @@ AllowUnknownModel = Annotated[
     Param(
         "use a model name no registry knows, with the default 8,192 / 4,096 limits (without it "
         "such a name is refused with the names it is close to)"
+    ),
+]
+CacheReadingParam = Annotated[
+    CacheReading,
+    Param(
+        "which cache entries a call can read: whole entries ending at, or within 20 blocks "
+        "before, one of its breakpoints (Anthropic's documented lookback), or any prefix it "
+        "shares with a live entry"
     ),
 ]
 Now = Annotated[

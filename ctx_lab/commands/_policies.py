@@ -13,7 +13,7 @@ from ..files import confine, display_path
 from . import _params as params
 from ._analysis import CORPUS_OUTPUT, NoWorkerTimeout, Progress, Scheduler, Ship, Workers
 from ._param import ALL, Param, hidden
-from ._params import AllowUnknownModel, Registry
+from ._params import AllowUnknownModel, CacheReadingParam, Registry
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ def policies(
     ] = (),
     counter: Annotated[str | None, params.counter("bytes/4", model=False)] = None,
     registry: Registry = None,
+    reading: CacheReadingParam = "breakpoints",
     workers: Workers = None,
     scheduler: Scheduler = None,
     ship: Ship = "paths",
@@ -102,7 +103,7 @@ def policies(
         executor, size = executor_for(workers, scheduler)
         return run_policies_corpus(
             files,
-            PoliciesOptions(tuple(policy), model, counter, registry),
+            PoliciesOptions(tuple(policy), model, counter, registry, reading),
             RunOptions(executor, size, ship, progress, no_worker_timeout, root),
         )
     from ..conversation import run_policies
@@ -112,8 +113,9 @@ def policies(
     path = confine(root, one, what="file") if root is not None else one
     shown = display_path(path, root) if root is not None else os.fspath(one)
     return run_policies(
-        session_of(path), specs, model=model, counter=counter, registry=registry, source=shown
-    )
+        session_of(path), specs, model=model, counter=counter, registry=registry, source=shown,
+        reading=reading,
+    )  # fmt: skip
 
 
 command(
@@ -133,6 +135,7 @@ command(
         "constraints) each kept, summarized or lost.",
         epilog="examples:\n  ctx-lab policies ~/.claude/projects/*/SESSION.jsonl\n"
         "  ctx-lab policies SESSION.jsonl --policy recorded --policy observation-masking:keep=5\n"
+        "  ctx-lab policies SESSION.jsonl --reading prefix\n"
         "  ctx-lab policies a.jsonl b.jsonl --workers 2 --output rows.csv",
         group="sessions",
     )

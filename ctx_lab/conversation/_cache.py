@@ -88,13 +88,7 @@ def simulate_cache(
     if sizes == "usage" and not transcript.has_usage and transcript.calls:
         sizes = "counts"
         warnings.append(NO_USAGE)
-    if model is None and not transcript.models and transcript.calls:
-        from ..errors import UsageError
-
-        raise UsageError(
-            f"{source or transcript.source or 'the transcript'}: the recording names no model: "
-            "pass --model"
-        )
+    transcript.require_model(model, source)
     counted = counted_sizes(transcript, counting, model=model) if sizes == "counts" else None
     hidden = counted.hidden_prefix if counted else _hidden_prefix(transcript, counting)
     run = _Run(transcript, counted, get_registry(registry), hidden, model, reading)

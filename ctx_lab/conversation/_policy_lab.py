@@ -86,6 +86,7 @@ def run_policies(
     from ..tokens import get_counter
     from ._policy_specs import parse_policy
 
+    transcript.require_model(model, source)
     counting = get_counter(counter or "bytes/4")
     chosen_registry = get_registry(registry)
     session = policy_session(transcript, counting, model, chosen_registry)

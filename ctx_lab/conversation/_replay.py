@@ -72,7 +72,7 @@ def replay_report(
     source = source or transcript.source or "<transcript>"
     chosen = [models] if isinstance(models, str) else list(models or transcript.models)
     if not chosen:
-        raise UsageError("the transcript names no model: pass models=[…] (--model M)")
+        transcript.require_model(None, source)
     if not transcript.calls:
         raise UsageError(f"{source}: the transcript records no model calls to replay")
     resolved = get_registry(registry)

@@ -1088,6 +1088,8 @@ export interface CacheQuery {
   counter?: string;
   /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
   registry?: string;
+  /** which cache entries a call can read: whole entries ending at, or within 20 blocks before, one of its breakpoints (Anthropic's documented lookback), or any prefix it shares with a live entry (default breakpoints) */
+  reading?: 'breakpoints' | 'prefix';
 }
 
 /** The query of GET /ctx-lab/api/check (ctx-lab check). */
@@ -1276,6 +1278,8 @@ export interface PoliciesQuery {
   counter?: string;
   /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
   registry?: string;
+  /** which cache entries a call can read: whole entries ending at, or within 20 blocks before, one of its breakpoints (Anthropic's documented lookback), or any prefix it shares with a live entry (default breakpoints) */
+  reading?: 'breakpoints' | 'prefix';
 }
 
 /** The query of GET /ctx-lab/api/tokens (ctx-lab tokens). */
@@ -1307,7 +1311,8 @@ export const QUERY_DEFAULTS = {
   },
   "cache": {
     "sizes": "usage",
-    "allow_unknown_model": false
+    "allow_unknown_model": false,
+    "reading": "breakpoints"
   },
   "check": {
     "allow_unknown_model": false
@@ -1348,7 +1353,8 @@ export const QUERY_DEFAULTS = {
     "max_chars": 8000
   },
   "policies": {
-    "allow_unknown_model": false
+    "allow_unknown_model": false,
+    "reading": "breakpoints"
   },
   "tokens": {
     "allow_unknown_model": false

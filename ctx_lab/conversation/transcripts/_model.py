@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...errors import TranscriptError
+from ...errors import TranscriptError, UsageError
 from ...tokens import image_provider, sized_image_tokens
 from ._read import count
 
@@ -206,6 +206,13 @@ class Transcript:
     def models(self) -> tuple[str, ...]:
         """The models the calls were made with, in first-use order."""
         return tuple(dict.fromkeys(c.model for c in self.calls if c.model))
+
+    def require_model(self, model: str | None, source: str | None = None) -> None:
+        """Refuse, naming ``--model``, a recording that names no model when none is given
+        (every command says it the same way: a usage error, never a default model)."""
+        if model is None and self.calls and not self.models:
+            where = source or self.source or "the transcript"
+            raise UsageError(f"{where}: the recording names no model: pass --model")
 
     @property
     def has_usage(self) -> bool:
