@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..conversation import claude_code_reserve
 from ..conversation.transcripts import Usage
 from ..errors import TranscriptError, UsageError
 from ._capture import CapturedCall, CaptureStore
@@ -108,7 +109,9 @@ def body_anatomy(
         registry=registry,
         reported=usage_of(response, format),
         call=call_id,
-        autocompact=provider == "anthropic",
+        # an Anthropic request in a capture: Claude Code's buffer, of a version the body
+        # does not say (today's)
+        autocompact=claude_code_reserve("") if provider == "anthropic" else None,
         warnings=[*notes, *server_side_notes(response)],
     )
     return made, system_text(pieces)

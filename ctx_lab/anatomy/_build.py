@@ -11,6 +11,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
+from ..conversation import claude_code_reserve
 from ..conversation.transcripts import Transcript, load_transcript, otlp_bodies, records
 from ..errors import InputFileError, TranscriptError, UsageError
 from ..files import entry_kind, read_text, real_path
@@ -283,7 +284,9 @@ def _from_transcript(
             registry=registry,
             reported=found.usage,
             call=found.index,
-            autocompact=transcript.format == "claude-code",
+            autocompact=claude_code_reserve(transcript.agent_version)
+            if transcript.format == "claude-code"
+            else None,
             warnings=notes,
         )
         return made, transcript.system

@@ -130,9 +130,13 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _traces(spans: list[dict[str, Any]], source: str, format: str) -> dict[str, Any]:
+def _traces(
+    spans: list[dict[str, Any]], source: str, format: str, version: str = ""
+) -> dict[str, Any]:
     resource = {"service.name": "ctx-lab", "ctx_lab.transcript.format": format,
                 "ctx_lab.transcript.source": source}  # fmt: skip
+    if version:
+        resource["ctx_lab.transcript.agent_version"] = version
     return {"resourceSpans": [{
         "resource": {"attributes": _attributes(resource)},
         "scopeSpans": [{"scope": {"name": "ctx_lab", "version": __version__}, "spans": spans}],
@@ -164,7 +168,7 @@ def otlp_traces(transcript: Transcript, calls: Sequence[Any], source: str) -> di
             **predicted.get(call.index, {}),
         }  # fmt: skip
         spans.append(_span(source, call.index, call.model, _nanos(call.timestamp), attrs, anatomy))
-    return _traces(spans, source, transcript.format)
+    return _traces(spans, source, transcript.format, transcript.agent_version)
 
 
 def _predicted(transcript: Transcript) -> dict[int, dict[str, Any]]:

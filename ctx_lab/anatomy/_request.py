@@ -20,10 +20,6 @@ from ._pieces import CATEGORIES, Piece
 
 __all__ = ["AnatomyItem", "RequestAnatomy", "anatomize"]
 
-# Claude Code keeps this share of the window free for its autocompact summary (its /context
-# view: "Autocompact buffer: 45.0k tokens (22.5%)" of 200k)
-AUTOCOMPACT_SHARE = 0.225
-
 
 @dataclass(frozen=True)
 class AnatomyItem:
@@ -321,13 +317,14 @@ def anatomize(
     registry: str | None = None,
     reported: Any = None,
     output_reserve: int | None = None,
-    autocompact: bool = False,
+    autocompact: int | None = None,
     call: int | None = None,
     warnings: Iterable[str] = (),
 ) -> RequestAnatomy:
     """Count ``pieces`` with ``counter`` (default: ``model``'s own tokenizer, else a named
     estimate) against ``model``'s limits; ``reported`` is the call's provider usage
-    (:class:`~ctx_lab.conversation.transcripts.Usage`), if any."""
+    (:class:`~ctx_lab.conversation.transcripts.Usage`), if any; ``autocompact`` the tokens
+    the agent keeps free of the window before it compacts (Claude Code's buffer), if it does."""
     choice = resolve_counter(counter, model, "bytes/4")
     counting = _counting(choice.use)
     texts = [p.text for p in pieces if p.fixed is None]
@@ -368,7 +365,7 @@ def anatomize(
         reported.reported_input if reported is not None else None,
         reported.cache_read_input_tokens if reported is not None else None,
         reported.cache_creation_input_tokens if reported is not None else None,
-        round(window * (1 - AUTOCOMPACT_SHARE)) if autocompact else None,
+        window - autocompact if autocompact is not None else None,
         tuple(notes),
         call,
         _input_cost(model, limits.prices, sum(i.tokens for i in items), reported),

@@ -34,7 +34,7 @@ from ._manager import (
 from ._messages import Message
 from ._policy_lab import ContextPolicy, run_policies
 from ._policy_report import PoliciesReport, PolicyResult, plot_policies
-from ._policy_specs import POLICIES, PolicySpec, parse_policy
+from ._policy_specs import POLICIES, PolicySpec, claude_code_reserve, parse_policy
 from ._probes import Probe, mine_probes
 from ._recovery import JournalReport, RecoveryReport, inspect_journal, recover_into, stream_into
 from ._replay import REPLAY_COLUMNS, ReplayReport, plot_replay, replay, replay_report
@@ -111,6 +111,7 @@ __all__ = [
     "Usage",
     "UsageStatus",
     "calibrate",
+    "claude_code_reserve",
     "connect",
     "connect_readonly",
     "content_class",

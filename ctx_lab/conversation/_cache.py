@@ -109,6 +109,29 @@ def simulate_cache(
     )
 
 
+def usage_sizes(model: str | None) -> Any:
+    """A call's ``(total input, uncached tail)`` as its usage reports them (None without
+    usage): the tail is what follows the last breakpoint (Anthropic's uncached input)."""
+
+    def sizes(call: Call) -> tuple[int, int] | None:
+        if call.usage is None:
+            return None
+        rule = cache_rule(model or call.model or "unknown")
+        tail = call.usage.input_tokens if rule is not None and rule.breakpoints else 0
+        return call.usage.reported_input, tail
+
+    return sizes
+
+
+def recorded_requests(
+    transcript: Transcript, counter: Any, model: str | None = None
+) -> dict[int, Request]:
+    """Per call index, the engine's request for every call with usage — what ``cache --sizes
+    usage`` steps, and the ``recorded`` policy with it."""
+    hidden = _hidden_prefix(transcript, counter)
+    return {c.index: r for c, r in requests(transcript, usage_sizes(model), hidden, model)}
+
+
 def requests(
     transcript: Transcript,
     totals: Any,
@@ -204,30 +227,13 @@ class _Run:
         self.priced = True
         self.previous_total: dict[str, int] = {}
         self.warnings: list[str] = []
-        self.requests = dict(
-            (call.index, request)
-            for call, request in requests(transcript, self._sizes, hidden, model)
-        )
-        self.first = True
-
-    def _sizes(self, call: Call) -> tuple[int, int] | None:
-        """``(total input, uncached tail)`` of a call (None: not judged)."""
-        if self.counted is None:
-            if call.usage is None:
-                return None
-            rule = cache_rule(self.model or call.model or "unknown")
-            tail = call.usage.input_tokens if rule is not None and rule.breakpoints else 0
-            return call.usage.reported_input, tail
-        return self.counted.totals[call.index], 0
+        sizes = (lambda c: (counted.totals[c.index], 0)) if counted else usage_sizes(model)
+        self.requests = {c.index: r for c, r in requests(transcript, sizes, hidden, model)}
 
     def call(self, call: Call) -> CacheCall:
         request = self.requests[call.index]
         model = request.model
         rule = cache_rule(model)
-        if self.first and request.reported is not None and request.reported[1]:
-            # the cache as the recording found it: the first call read what was already there
-            self.engine.seed(model, request.reported[1], request.at)
-        self.first = False
         outcome = self.engine.step(request)
         fresh, read, write = outcome.fresh, outcome.read, outcome.write
         reported = ReportedCache(*request.reported) if request.reported is not None else None

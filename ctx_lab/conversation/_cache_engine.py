@@ -147,12 +147,17 @@ class CacheEngine:
         self.expired: dict[str, list[_Entry]] = {}
         self.last_model: str | None = None
         self.previous: dict[str, tuple[int, float | None]] = {}  # model → (cached end, at)
+        self.started = False
 
     # -- the prediction ------------------------------------------------------------------
 
     def step(self, request: Request) -> Outcome:
         """The call's predicted split, and the cause of a shortfall; then the cache as the
         call left it (the reported read, where there is one, decides what was refreshed)."""
+        if not self.started and request.reported is not None and request.reported[1]:
+            # the cache as the recording found it: its first call read what was already there
+            self.seed(request.model, request.reported[1], request.at)
+        self.started = True
         rule = cache_rule(request.model, self.rules)
         if rule is None:  # no caching known for this model: everything fresh
             self.last_model = request.model

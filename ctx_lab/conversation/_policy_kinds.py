@@ -9,7 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ._messages import Message
 from ._policy_session import Context, PolicySession, Sent
-from ._policy_specs import PolicySpec
+from ._policy_specs import PolicySpec, claude_code_reserve
 
 __all__ = ["BuiltinPolicy", "ContextPolicy", "CustomPolicy"]
 
@@ -50,7 +50,9 @@ class BuiltinPolicy:
         self.thoughtful: list[int] = []  # context positions of answers with thinking
         self.names: dict[str, str] | None = None  # tool call id → tool name
         self._limit: int | None = None
-        self.last_total = 0
+        self.last_total = 0  # the previous call's size (anchored to its usage)
+        self.last_counted = 0  # … and as counted
+        self.index = 0  # the call being made
 
     # the open-loop history: every recorded message up to the call, recorded summaries left out
     def _push(self, end: int) -> None:
@@ -74,6 +76,7 @@ class BuiltinPolicy:
 
     def advance(self, index: int, call: Any) -> Sent:
         kind = self.spec.kind
+        self.index = index
         if kind == "recorded":
             return self._recorded(index, call)
         self._push(call.sent_end)
@@ -89,7 +92,21 @@ class BuiltinPolicy:
             return self._slide(index)
         return self._finish(self._with_hidden(self.ctx.sent(), index))
 
-    def _finish(self, sent: Sent) -> Sent:
+    def _anchor(self) -> int:
+        """What the recording's usage adds to the counted size of this call: its reported
+        input less the count of what it sent (0 where it reports none)."""
+        return self.session.offsets.get(self.index, 0)
+
+    def _finish(self, sent: Sent, anchored: bool = False) -> Sent:
+        offset = 0 if anchored else self._anchor()
+        counted = sent.total
+        if offset:  # the reported size − what the policy removed + what it added
+            sent.total = max(counted + offset, 0)
+            # the prefix still the same: the previous call's size less what changed after it
+            # (counted), so that an unchanged history reads the previous entry whole
+            sent.stable = min(max(self.last_total - (self.last_counted - sent.stable), 0),
+                              sent.total)  # fmt: skip
+        self.last_counted = counted
         self.last_total = sent.total
         if not sent.blocks:
             sent.blocks = len(self.ctx.keys) + 2
@@ -117,9 +134,9 @@ class BuiltinPolicy:
         sent = ctx.sent(compacted=first and index > 0)
         # the recording's own sizes: each call counted with its model's calibration, what it was
         # sent beyond the file inferred from its usage (as ctx-lab cache --sizes counts)
-        total = session.totals.get(index, sent.total)
+        total = session.totals.get(index, sent.total) + self._anchor()  # the reported, if any
         stable = self.last_total if not first else session.hidden_for(call.model or "unknown")
-        return self._finish(Sent(total, min(stable, total), sent.compacted))
+        return self._finish(Sent(total, min(stable, total), sent.compacted), anchored=True)
 
     # compaction: the whole history before the newest messages summarized
     def threshold(self) -> int | None:
@@ -138,7 +155,10 @@ class BuiltinPolicy:
     def _threshold(self) -> int:
         params, window = self.params, self.session.window
         if "reserve" in params:
-            return window - params["reserve"]
+            reserve = params["reserve"]
+            if reserve is None:  # Claude Code's own, by the version that recorded the session
+                reserve = claude_code_reserve(self.session.transcript.agent_version)
+            return window - reserve
         if "share" in params:
             return round(params["share"] * (window - params["output_reserve"]))
         if "threshold" in params:
@@ -159,7 +179,7 @@ class BuiltinPolicy:
         threshold = self.threshold() or 0
         keep = self.params.get("preserve_recent")
         if keep is not None:  # ctx-lab: before the call, once what it would send is too large
-            due = ctx.total + self._hidden(call) > threshold
+            due = ctx.total + self._hidden(call) + self._anchor() > threshold
             cut = max(len(ctx.keys) - keep, 0)
         else:  # agents: after the response that passed the threshold
             due = self.last_total > threshold
@@ -200,7 +220,7 @@ class BuiltinPolicy:
     def _clear_tools(self, index: int) -> Sent:
         params, ctx, session = self.params, self.ctx, self.session
         messages = session.transcript.messages
-        total = ctx.total + self._hidden(session.transcript.calls[index])
+        total = ctx.total + self._hidden(session.transcript.calls[index]) + self._anchor()
         removed = 0
         upto = len(self.results) - params["keep"]
         if total > params["trigger"] and upto > self.done:
@@ -258,7 +278,7 @@ class BuiltinPolicy:
     def _slide(self, index: int) -> Sent:
         ctx = self.ctx
         hidden = self._hidden(self.session.transcript.calls[index])
-        total = ctx.total + hidden
+        total = ctx.total + hidden + self._anchor()
         cut = 0
         removed = 0
         while total > self.session.window and cut < len(ctx.keys) - 1:
@@ -288,6 +308,7 @@ class CustomPolicy(BuiltinPolicy):
 
     def advance(self, index: int, call: Any) -> Sent:
         session = self.session
+        self.index = index
         while self.pushed < call.sent_end:
             if self.pushed not in session.skip:
                 self.history.append(self.pushed)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..models import ModelRegistry, cache_prices, get_registry
+from ._cache import recorded_requests
 from ._cache import seconds as _seconds
 from ._cache_engine import CacheEngine, Reading, Request
 from ._messages import Message
@@ -49,18 +50,32 @@ class Pricer:
         self.split = [0.0, 0.0, 0.0]  # USD read, write, fresh
 
     def price(
-        self, number: int, model: str, stamp: str | None, sent: Sent, hidden: int = 0
-    ) -> tuple[int, int, int, float | None]:
-        """``(read, write, fresh, cost)`` of call ``number`` (1-based)."""
-        request = Request(
+        self,
+        number: int,
+        model: str,
+        stamp: str | None,
+        sent: Sent,
+        hidden: int = 0,
+        recorded: Request | None = None,
+        usage: Any = None,
+    ) -> tuple[int, int, int, float | None, str | None]:
+        """``(read, write, fresh, cost, cause)`` of call ``number`` (1-based); ``recorded``:
+        the very request ``cache`` steps for it, with its ``usage`` — the recorded policy on a
+        recording's usage is the bill: the reported split, priced as ``cache`` prices it, the
+        cause the engine's."""
+        request = recorded or Request(
             number, model, _seconds(stamp), sent.total, 0, sent.stable, sent.blocks,
             (hidden,) if hidden else (), self.hour,
         )  # fmt: skip
         outcome = self.engine.step(request)
         read, write, fresh = outcome.read, outcome.write, outcome.fresh
+        hour = write if self.hour and write else 0
+        if usage is not None:  # billed
+            fresh, read, write = (usage.input_tokens, usage.cache_read_input_tokens,
+                                  usage.cache_creation_input_tokens)  # fmt: skip
+            hour = usage.cache_write_1h
         prices = self.registry.get(model).prices if model != "unknown" else None
         known = cache_prices(model, prices)
-        hour = write if self.hour and write else 0
         cost = known.cost(fresh, read, write, hour)
         if cost is None:
             self.priced = False
@@ -68,7 +83,7 @@ class Pricer:
             self.split[0] += known.cost(0, read) or 0.0
             self.split[1] += known.cost(0, 0, write, hour) or 0.0
             self.split[2] += known.cost(fresh) or 0.0
-        return read, write, fresh, cost
+        return read, write, fresh, cost, outcome.cause
 
 
 def run_policies(
@@ -93,6 +108,7 @@ def run_policies(
     probes = mine_probes(transcript.messages)
     uses = _tool_uses(transcript.messages, probes)
     hour = any(c.usage is not None and c.usage.cache_write_1h for c in transcript.calls)
+    recorded = recorded_requests(transcript, counting, model)
     results = []
     specs = list(policies) or list(POLICIES.values())
     for given in specs:
@@ -103,7 +119,10 @@ def run_policies(
             if isinstance(given, PolicySpec)
             else CustomPolicy(given, session)
         )
-        results.append(_run_one(policy, session, chosen_registry, hour, probes, uses, reading))
+        mine = recorded if policy.spec.kind == "recorded" else {}
+        results.append(
+            _run_one(policy, session, chosen_registry, hour, probes, uses, reading, mine)
+        )
     warnings = []
     if any(r.cost is None for r in results):
         warnings.append(
@@ -143,27 +162,34 @@ def _run_one(
     probes: Sequence[Probe],
     uses: dict[str, list[int]],
     reading: Reading = "breakpoints",
+    recorded: dict[int, Request] | None = None,
 ) -> PolicyResult:
     pricer = Pricer(registry, hour, reading)
+    recorded = recorded or {}
     calls = []
     transcript = session.transcript
     for index, call in enumerate(transcript.calls):
         sent = policy.advance(index, call)
         chosen_model = session.model or call.model or "unknown"
-        read, write, fresh, cost = pricer.price(
-            index + 1, chosen_model, call.timestamp, sent, session.hidden_for(chosen_model)
-        )
+        mine = recorded.get(index)
+        read, write, fresh, cost, cause = pricer.price(
+            index + 1, chosen_model, call.timestamp, sent, session.hidden_for(chosen_model), mine,
+            call.usage if mine is not None else None,
+        )  # fmt: skip
+        total = mine.total if mine is not None else sent.total
         calls.append(
             PolicyCall(
                 index + 1,
-                sent.total,
+                total,
                 read,
                 write,
                 fresh,
                 sent.compacted,
                 sent.removed,
-                sent.total > session.window,
+                total > session.window,
                 cost,
+                cause,
+                index in session.offsets,
             )
         )
     inputs = [c.input for c in calls] or [0]

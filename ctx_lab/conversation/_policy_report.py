@@ -8,6 +8,7 @@ from typing import Any
 
 from ..display import RichResult, escape, html_table, text_table
 from ..wire import wire
+from ._cache_engine import CAUSES
 
 __all__ = [
     "CostSplit",
@@ -35,6 +36,14 @@ class PolicyCall:
     )
     over_window: bool = field(default=False, metadata=wire("more than the model's window"))
     cost_usd: float | None = field(default=None, metadata=wire("the input's price"))
+    miss_cause: str | None = field(
+        default=None,
+        metadata=wire("why less was read than the previous call left cached", enum=CAUSES),
+    )
+    billed: bool = field(
+        default=False,
+        metadata=wire("the input is the recording's usage (recorded) or anchored to it"),
+    )
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,10 @@ class PolicySession:
     counted_with: str = ""
     main: str = "unknown"
     totals: dict[int, int] = field(default_factory=dict)
+    # per call index: its reported input less its counted total (what anchors every policy's
+    # sizes to the bill); empty where the recording has no usage or the calls are counted
+    # as another model's
+    offsets: dict[int, int] = field(default_factory=dict)
 
     def hidden_for(self, model: str) -> int:
         return self.hidden.get(model, next(iter(self.hidden.values()), 0))
@@ -79,9 +83,14 @@ def policy_session(
     window = get_registry(registry).get(main).limits.context_window
     if transcript.format == "claude-code":  # the window the recording ran in: Claude Code's
         window = min(window, CLAUDE_CODE_WINDOW)
+    offsets = {
+        c.index: c.usage.reported_input - sizes.totals[c.index]
+        for c in calls
+        if c.usage is not None and model in (None, c.model) and c.index in sizes.totals
+    }
     return PolicySession(transcript, model, tokens, thinking, hidden, reattached, recorded, window,
                     counter, set(transcript.recorded_summaries), sizes.counted_with, main,
-                    sizes.totals)  # fmt: skip
+                    sizes.totals, offsets)  # fmt: skip
 
 
 def main_model(transcript: Transcript) -> str:

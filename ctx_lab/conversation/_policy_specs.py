@@ -13,13 +13,26 @@ from typing import Any
 
 from ..errors import UsageError
 
-__all__ = ["POLICIES", "PolicySpec", "parse_policy"]
+__all__ = ["CLAUDE_CODE_RESERVES", "POLICIES", "PolicySpec", "claude_code_reserve", "parse_policy"]
 
 ANTHROPIC_EDITING = "https://platform.claude.com/docs/en/build-with-claude/context-editing"
 ANTHROPIC_COMPACTION = "https://platform.claude.com/docs/en/build-with-claude/compaction"
 OPENAI_TRUNCATION = (
     "https://platform.openai.com/docs/api-reference/responses/create#responses-create-truncation"
 )
+# Claude Code's autocompact buffer by version: 45,000 tokens in 2.0.x (/context showing
+# "Autocompact buffer: 45k" in 2.0.2x–2.0.42: https://github.com/anthropics/claude-code/issues/10266
+# and /issues/11781, read 2026-12-07; a real 2.0.76 session compacted at preTokens 155,979 of
+# 200,000), 33,000 from 2.1 (/issues/23409). The first version prefix that matches wins.
+CLAUDE_CODE_RESERVES: tuple[tuple[str, int], ...] = (("2.0.", 45_000), ("1.", 45_000), ("", 33_000))
+
+
+def claude_code_reserve(version: str) -> int:
+    """The tokens Claude Code ``version`` keeps free of a 200k window before compacting (2.1's
+    where the recording does not say its version)."""
+    return next(r for prefix, r in CLAUDE_CODE_RESERVES if version.startswith(prefix))
+
+
 CLAUDE_CODE_THRESHOLD = (
     "https://github.com/anthropics/claude-code/issues/12004 (threshold = the input the window "
     "leaves after a 20,000-token output reserve, less a 13,000-token buffer) and /issues/23409 "
@@ -90,8 +103,9 @@ POLICIES: dict[str, PolicySpec] = {
             "claude-code",
             "compact",
             "Claude Code's auto-compaction: the whole history summarized once the input passes "
-            "the window less 33,000 tokens",
-            {"reserve": 33_000, "summary": 0},
+            "the window less its autocompact buffer (33,000 tokens from 2.1, 45,000 in 2.0: by "
+            "the recording's version unless reserve= is given)",
+            {"reserve": None, "summary": 0},
             {"reserve": CLAUDE_CODE_THRESHOLD, "summary": NO_SOURCE},
         ),
         PolicySpec(

@@ -825,6 +825,8 @@ export type PoliciesPayload = {
       removed: number;
       over_window: boolean;
       cost_usd: number | null;
+      miss_cause: "model switched" | "compaction" | "lifetime expired" | "prefix below the minimum" | "tools changed" | "system prompt changed" | "message modified" | "system-prompt tail re-rendered" | "turn start" | "beyond the lookback" | "several entries" | "routing (best effort)" | null;
+      billed: boolean;
     })[];
     peak: number;
     mean: number;

@@ -15,7 +15,7 @@ from ctx_lab.conversation import (
     parse_policy,
     run_policies,
 )
-from ctx_lab.conversation.transcripts import Call, Transcript, Usage, load_transcript
+from ctx_lab.conversation.transcripts import Call, Transcript, load_transcript
 from ctx_lab.errors import UsageError
 
 REAL = SHARED / "real-data" / "transcripts"
@@ -28,32 +28,76 @@ def long_reports():
     return {p.name[:8]: (load_transcript(p), run_policies(load_transcript(p))) for p in LONG}
 
 
-@needs_real
-def test_recorded_reproduces_what_each_call_sent(long_reports) -> None:
-    """``recorded`` sends each call's total input within 5 % of what the provider reported, on
-    at least 90 % of the calls with usage of every long session."""
-    for name, (transcript, report) in long_reports.items():
-        recorded = report.policy("recorded")
-        judged = [
-            (c.input, k.usage.reported_input)
-            for c, k in zip(recorded.calls, transcript.calls, strict=True)
-            if k.usage is not None
-        ]
-        close = sum(abs(mine - theirs) <= 0.05 * theirs for mine, theirs in judged)
-        assert close >= 0.9 * len(judged), name
-        recorded_compactions = [c + 1 for c in transcript.compaction_calls()]
-        assert list(recorded.compactions) == recorded_compactions, name
+# every shared recording whose calls report usage (transcripts, not request bodies)
+WITH_USAGE = (
+    sorted(
+        p
+        for p in REAL.rglob("*.json*")
+        if p.is_file() and not p.name.startswith("test_") and load_transcript(p).has_usage
+    )
+    if REAL.is_dir()
+    else []
+)
 
 
 @needs_real
-def test_claude_code_compacts_where_the_recording_did(long_reports) -> None:
-    """Claude Code's auto-compaction (the window less 33,000 tokens) fires within one call of
-    the recorded automatic compaction (8463c716: after call 71, 167,731 tokens before it)."""
-    transcript, report = long_reports["8463c716"]
+@pytest.mark.parametrize("path", WITH_USAGE, ids=lambda p: p.name[:16])
+def test_recorded_is_the_bill(path) -> None:
+    """``recorded`` on a recording with usage is the bill: each call's input equals its
+    reported input within 1 % (here: exactly), its split is the reported one, its cost is
+    ``cache``'s actual cost, and its causes are ``cache``'s, call by call."""
+    from ctx_lab.conversation import simulate_cache
+
+    transcript = load_transcript(path)
+    report = run_policies(transcript, ["recorded"])
+    recorded = report.policy("recorded")
+    cache = simulate_cache(transcript)
+    by_call = {c.call: c for c in cache.calls}
+    for mine, call in zip(recorded.calls, transcript.calls, strict=True):
+        if call.usage is None:
+            continue
+        reported = call.usage.reported_input
+        assert abs(mine.input - reported) <= 0.01 * reported and mine.billed, (path, mine.call)
+        assert (mine.fresh, mine.cache_read, mine.cache_write) == (
+            call.usage.input_tokens,
+            call.usage.cache_read_input_tokens,
+            call.usage.cache_creation_input_tokens,
+        )
+        assert mine.miss_cause == by_call[mine.call].miss_cause, (path, mine.call)
+    assert recorded.cost == cache.cost.actual
+    assert list(recorded.compactions) == [c + 1 for c in transcript.compaction_calls()]
+
+
+def _automatic(path) -> bool:
+    text = path.read_text(encoding="utf-8")
+    return '"trigger":"auto"' in text.replace(" ", "")
+
+
+AUTO = [p for p in WITH_USAGE if _automatic(p)]
+
+
+@needs_real
+@pytest.mark.parametrize("path", AUTO, ids=lambda p: p.name[:16])
+def test_claude_code_compacts_where_the_recording_did(path) -> None:
+    """Claude Code's auto-compaction fires within one call of every recorded automatic
+    compaction — 2.1.x (the window less 33,000 tokens: 8463c716 after call 71 at 167,731) and
+    2.0.x (less 45,000: session-624a4a58 after call 37 at 155,979) — on sizes anchored to the
+    recording's usage."""
+    transcript = load_transcript(path)
+    report = run_policies(transcript, ["claude-code"])
     recorded = [c + 1 for c in transcript.compaction_calls()]
     fired = report.policy("claude-code").compactions
-    assert len(fired) == len(recorded) == 1
-    assert abs(fired[0] - recorded[0]) <= 1
+    assert len(fired) == len(recorded) >= 1, (path.name, fired, recorded)
+    assert all(abs(f - r) <= 1 for f, r in zip(fired, recorded, strict=True)), (fired, recorded)
+
+
+def test_claude_code_keeps_its_versions_buffer() -> None:
+    from ctx_lab.conversation import claude_code_reserve
+
+    assert claude_code_reserve("2.0.76") == 45_000 and claude_code_reserve("2.1.39") == 33_000
+    assert claude_code_reserve("") == 33_000  # a recording that does not say: today's
+    assert parse_policy("claude-code").params["reserve"] is None  # by the recording
+    assert parse_policy("claude-code:reserve=40000").params["reserve"] == 40_000
 
 
 @needs_real
@@ -132,7 +176,8 @@ def test_policies_are_data_with_cited_defaults() -> None:
 
 
 def _session(results: int, size: int = 4000) -> Transcript:
-    """A tool loop of ``results`` calls, each reading a file of ``size`` characters."""
+    """A tool loop of ``results`` calls, each reading a file of ``size`` characters (the
+    usage is made up, far below what the calls hold: counts decide, not the bill)."""
     messages = [Message.user("Refactor the parser. Never change tests/fixtures/a.json.")]
     calls = []
     for i in range(results):
@@ -142,7 +187,7 @@ def _session(results: int, size: int = 4000) -> Transcript:
                 len(messages) + 1,
                 "claude-sonnet-4-5",
                 f"2026-06-15T09:{i:02d}:00Z",
-                Usage(3, 10, 100, 0),
+                None,
                 len(messages),
             )
         )

@@ -337,4 +337,16 @@ def read_claude_code(rows: list[Record]) -> Transcript:
         skipped=tuple(sorted(state.skipped.items())),
         thinking=tuple(state.thinking),
         subagent=state.sidechain_only,
+        agent_version=_version(rows),
     )
+
+
+def _version(rows: list[Record]) -> str:
+    """The Claude Code version the main session's records name (its ``version`` field; the
+    newest when a session spans an update)."""
+    found = ""
+    for _, record in rows:
+        version = record.get("version") if isinstance(record, dict) else None
+        if isinstance(version, str) and len(version) <= 40 and not record.get("isSidechain"):
+            found = version
+    return found

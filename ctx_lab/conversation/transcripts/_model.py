@@ -165,7 +165,9 @@ class Transcript:
     ``progress``, ``system`` … lines, Codex's events, Gemini's ``info`` messages); ``thinking``
     holds the reasoning text each call produced (``(call index, text)``): counted apart, never
     part of the messages — a file holds a summary, and which earlier thinking a request sends
-    again is the model's rule (:func:`ctx_lab.models.keeps_earlier_thinking`).
+    again is the model's rule (:func:`ctx_lab.models.keeps_earlier_thinking`);
+    ``agent_version`` the version of the agent that wrote it (Claude Code's records say it),
+    which decides the agent's own rules (its auto-compaction threshold).
     """
 
     format: str
@@ -183,6 +185,7 @@ class Transcript:
     skipped: tuple[tuple[str, int], ...] = ()
     thinking: tuple[tuple[int, str], ...] = ()
     subagent: bool = False
+    agent_version: str = ""  # the recording agent's own version, where the file says it
 
     def sent_range(self, call: Call) -> tuple[int, int]:
         """The messages ``[start, end)`` the recorded call was sent: after the last compaction

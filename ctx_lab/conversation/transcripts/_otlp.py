@@ -355,6 +355,7 @@ def read_otlp(rows: list[Record]) -> Transcript:
     return Transcript(
         str(resource.get("ctx_lab.transcript.format") or "otlp"), tuple(messages), tuple(calls),
         system, tools, tuple(compactions), warnings=tuple(warnings), thinking=tuple(thinking),
+        agent_version=str(resource.get("ctx_lab.transcript.agent_version") or "")[:40],
     )  # fmt: skip
 
 
