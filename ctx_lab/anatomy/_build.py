@@ -142,7 +142,8 @@ def _pick(calls: Sequence[Any], call: int | None, what: str) -> Any:
     if call is None:
         return calls[-1]
     for found in calls:
-        if getattr(found, "id", getattr(found, "index", None)) == call:
+        number = getattr(found, "id", None)
+        if (number if number is not None else found.index + 1) == call:  # calls count from 1
             return found
     raise UsageError(f"{what} has no call {call} (it has {len(calls)})")
 
@@ -181,7 +182,7 @@ def anatomy_of(
         raw = _raw_calls(os.fspath(path))
         if not raw:
             raise UsageError(f"{name}: no request body, transcript or capture to take apart")
-        indexed = list(enumerate(raw))
+        indexed = list(enumerate(raw, start=1))  # calls count from 1
         if not session:
             index, (body, response) = indexed[-1] if call is None else _raw_index(indexed, call)
             return request_anatomy(
@@ -238,9 +239,9 @@ def _as_list(found: CapturedCall | None) -> list[CapturedCall]:
 
 
 def _raw_index(indexed: list[Any], call: int) -> Any:
-    if not 0 <= call < len(indexed):
-        raise UsageError(f"no call {call}: the file holds {len(indexed)} (0–{len(indexed) - 1})")
-    return indexed[call]
+    if not 1 <= call <= len(indexed):
+        raise UsageError(f"no call {call}: the file holds {len(indexed)} (1–{len(indexed)})")
+    return indexed[call - 1]
 
 
 _OPENAI_FORMATS = ("openai-chat", "openai-responses", "codex")
@@ -283,7 +284,7 @@ def _from_transcript(
             counter=counter,
             registry=registry,
             reported=found.usage,
-            call=found.index,
+            call=found.index + 1,
             autocompact=claude_code_reserve(transcript.agent_version)
             if transcript.format == "claude-code"
             else None,
@@ -305,4 +306,4 @@ def _from_transcript(
             replayed = [by_call.get(c.index) for c in chosen_calls]
         except Exception as exc:  # the anatomy stands without the replay beside it
             notes.append(f"replay not shown ({type(exc).__name__}: {exc})")
-    return make_session(name, made, replayed, notes, transcript)
+    return make_session(name, made, replayed, notes, transcript, simulated=transcript)

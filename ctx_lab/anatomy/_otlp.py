@@ -150,11 +150,11 @@ def otlp_traces(transcript: Transcript, calls: Sequence[Any], source: str) -> di
     thinking: dict[int, list[str]] = {}
     for index, text in transcript.thinking:
         thinking.setdefault(index, []).append(text)
-    by_index = {c.index: c for c in transcript.calls}
+    by_number = {c.index + 1: c for c in transcript.calls}
     predicted = _predicted(transcript)
     spans = []
     for anatomy in calls:
-        call = by_index[anatomy.call]
+        call = by_number[anatomy.call]
         start, end = transcript.sent_range(call)
         attrs = {
             "gen_ai.provider.name": provider,

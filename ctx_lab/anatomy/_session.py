@@ -127,6 +127,9 @@ class SessionAnatomy(RichResult):
     # else a callable giving the request bodies (``Body``) it was made from
     transcript: Any = field(default=None, compare=False, repr=False)
     bodies: Any = field(default=None, compare=False, repr=False)
+    # per call, the one cache engine's prediction and cause (ctx_lab.conversation
+    # simulate_cache: a CacheCall), where the session could be simulated
+    cache: tuple[Any, ...] = ()
 
     payload_kind = "anatomy_session"
 
@@ -156,6 +159,7 @@ class SessionAnatomy(RichResult):
                 "stable_prefix": diff.stable_prefix if diff else 0,
                 "cache_break": diff.cache_break if diff else "",
                 "replayed": self.replayed[i] if i < len(self.replayed) else None,
+                **_engine_columns(self.cache[i] if i < len(self.cache) else None),
             }
             out.append(row)
         return out
@@ -223,6 +227,7 @@ class SessionAnatomy(RichResult):
             diffs,
             tuple(r.get("replayed") for r in rows),
             tuple(data.get("warnings", ())),
+            cache=tuple(_EngineRow.of(r) for r in rows),
         )
 
     _COLUMNS = ("call", "total", "new", "carried", "dropped", "stable_prefix", "reported_input",
@@ -304,6 +309,48 @@ class SessionAnatomy(RichResult):
         return plot_session(self, ax=ax)
 
 
+# the cache engine's columns of a row: what cache --sizes usage predicts for the call
+ENGINE_COLUMNS = ("cache_read_predicted", "cache_write_predicted", "cache_cause", "cache_reason")
+
+
+def _engine_columns(found: Any) -> dict[str, Any]:
+    if found is None:
+        return dict.fromkeys(ENGINE_COLUMNS)
+    return {
+        "cache_read_predicted": found.cache_read,
+        "cache_write_predicted": found.cache_write,
+        "cache_cause": found.miss_cause,
+        "cache_reason": found.miss_reason,
+    }
+
+
+@dataclass(frozen=True)
+class _EngineRow:
+    """The engine's columns read back from a row (what :func:`_engine_columns` wrote)."""
+
+    cache_read: int | None
+    cache_write: int | None
+    miss_cause: str | None
+    miss_reason: str | None
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> _EngineRow | None:
+        if row.get("cache_read_predicted") is None:
+            return None
+        return cls(row["cache_read_predicted"], row.get("cache_write_predicted"),
+                   row.get("cache_cause"), row.get("cache_reason"))  # fmt: skip
+
+
+# the body diff's reason for a break, in the cache engine's vocabulary
+def engine_cause(reason: str) -> str:
+    """The cache engine's cause for an anatomy's ``cache_break`` text."""
+    if reason.startswith(("the tool list", "the tool definitions")):
+        return "tools changed"
+    if "system prompt" in reason or reason.startswith("a memory file"):
+        return "system prompt changed"
+    return "message modified"
+
+
 def make_session(
     source: str,
     made: list[tuple[RequestAnatomy, str]],
@@ -311,13 +358,44 @@ def make_session(
     warnings: Sequence[str] = (),
     transcript: Any = None,
     bodies: Any = None,
+    simulated: Any = None,
 ) -> SessionAnatomy:
     """The calls' anatomies (each with its system prompt text) as a session: each diffed
-    with the one before."""
+    with the one before. ``simulated``: the recorded session the cache engine steps (the
+    transcript, or one made of captured calls), each call's prediction beside its row."""
     diffs: list[CallDiff | None] = [None]
     for (before, system_before), (after, system_after) in pairwise(made):
         diffs.append(diff_calls(before, after, [system_before, system_after]))
+    anatomies = tuple(a for a, _ in made)
+    notes = list(warnings)
+    cache = _simulated(simulated, anatomies, diffs, notes) if simulated and anatomies else ()
     return SessionAnatomy(
-        source, tuple(a for a, _ in made), tuple(diffs[: len(made)]), tuple(replayed),
-        tuple(warnings), transcript, bodies,
+        source, anatomies, tuple(diffs[: len(made)]), tuple(replayed),
+        tuple(notes), transcript, bodies, cache,
     )  # fmt: skip
+
+
+def _simulated(
+    transcript: Any,
+    anatomies: Sequence[RequestAnatomy],
+    diffs: Sequence[CallDiff | None],
+    warnings: list[str],
+) -> tuple[Any, ...]:
+    """Per anatomy, the cache engine's call (``ctx-lab cache`` on the same session, told what
+    each request body shows changed), matched by call number."""
+    from ..conversation import simulate_cache
+    from ..errors import CtxLabError
+
+    changes = {}
+    for anatomy, diff in zip(anatomies, diffs, strict=False):
+        if diff is not None and diff.cache_break and anatomy.call is not None and anatomy.total:
+            share = min(diff.stable_prefix / anatomy.total, 1.0)
+            changes[anatomy.call - 1] = (share, engine_cause(diff.cache_break), diff.cache_break)
+    try:
+        report = simulate_cache(transcript, model=None if transcript.models else anatomies[0].model,
+                                changes=changes)  # fmt: skip
+    except CtxLabError as exc:
+        warnings.append(f"no cache prediction ({exc})")
+        return ()
+    by_call = {c.call: c for c in report.calls}
+    return tuple(by_call.get(a.call) if a.call is not None else None for a in anatomies)

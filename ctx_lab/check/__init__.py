@@ -59,7 +59,8 @@ def check_files(
             raise
         except CtxLabError as exc:
             raise UsageError(f"cannot check {label}: {exc}") from None
-        found, said = check_session(label, anatomy, transcript.compaction_calls(), chosen)
+        compacted = [c + 1 for c in transcript.compaction_calls()]  # calls count from 1
+        found, said = check_session(label, anatomy, compacted, chosen)
         findings += found
         notes += said
         warnings += [f"{label}: {w}" for w in anatomy.warnings]

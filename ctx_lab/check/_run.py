@@ -20,7 +20,8 @@ __all__ = ["Finding", "check_session"]
 
 @dataclass(frozen=True)
 class Finding:
-    """One rule broken: where (session, 0-based call), what (category), by how much."""
+    """One rule broken: where (session, call counted from 1 as every command counts them),
+    what (category), by how much."""
 
     code: str
     rule: str
@@ -204,8 +205,12 @@ def _cache_miss(source: str, calls: Sequence[_Call], compactions: set[int], rule
             continue  # no cache reported, or a compaction: a new prefix is expected
         missed = before - read
         if missed > limit:
-            cause = call.row["cache_break"] or (
-                "the prefix was unchanged: the provider's cache expired or was evicted"
+            # the one cache engine's cause where the session was simulated; else the body diff
+            cause = (
+                f"{call.row['cache_cause']}: {call.row['cache_reason']}"
+                if call.row.get("cache_cause")
+                else call.row["cache_break"]
+                or "the prefix was unchanged: the provider's cache expired or was evicted"
             )
             message = (
                 f"{missed:,} tokens of call {previous.row['call']}'s input were not read "

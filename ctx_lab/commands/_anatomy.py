@@ -35,7 +35,7 @@ def anatomy(
     call: Annotated[
         int | None,
         Param(
-            "the call to take apart: its id in a capture file, its index elsewhere",
+            "the call to take apart: its id in a capture file, its number (from 1) elsewhere",
             metavar="N",
             default_text="the last",
         ),

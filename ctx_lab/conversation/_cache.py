@@ -23,7 +23,7 @@ again), the blocks each call sent (for the lookback) and the hidden prefix as a 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -77,10 +77,13 @@ def simulate_cache(
     registry: str | ModelRegistry | None = None,
     source: str | None = None,
     reading: Reading = "breakpoints",
+    changes: Mapping[int, tuple[float, str, str]] | None = None,
 ) -> CacheReport:
     """The session's caching as the engine predicts it (see the module docstring); with
     ``model``, every call as if sent to that model (its rules and prices). A session without
-    usage is counted whatever ``sizes`` asks, and says so."""
+    usage is counted whatever ``sizes`` asks, and says so. ``changes``: per call index, what
+    its request body shows changed since the call before — ``(share of the request still
+    the same, cause, reason)`` (the anatomy's diffs)."""
     from ..tokens import get_counter
 
     counting = get_counter(counter or "bytes/4")
@@ -91,7 +94,7 @@ def simulate_cache(
     transcript.require_model(model, source)
     counted = counted_sizes(transcript, counting, model=model) if sizes == "counts" else None
     hidden = counted.hidden_prefix if counted else _hidden_prefix(transcript, counting)
-    run = _Run(transcript, counted, get_registry(registry), hidden, model, reading)
+    run = _Run(transcript, counted, get_registry(registry), hidden, model, reading, changes)
     calls = tuple(run.call(call) for call in transcript.calls if sizes == "counts" or call.usage)
     return CacheReport(
         source or transcript.source or "<transcript>",
@@ -137,9 +140,11 @@ def requests(
     totals: Any,
     hidden: int | None,
     model: str | None = None,
+    changes: Mapping[int, tuple[float, str, str]] | None = None,
 ) -> Iterator[tuple[Call, Request]]:
     """Each call of ``transcript`` as the engine's :class:`Request`: its sizes (``totals``:
-    the call → ``(total, tail)``, None to leave it out), and what the file shows of it."""
+    the call → ``(total, tail)``, None to leave it out), and what the file shows of it —
+    ``changes`` adds what its request body shows (see :func:`simulate_cache`)."""
     compactions = set(transcript.compaction_calls())
     thought = {index for index, _ in transcript.thinking}
     previous_end = 0
@@ -172,6 +177,9 @@ def requests(
                     "a new turn: the previous turn's reasoning items are not sent again, so "
                     f"the prefix ends where that turn began ({first:,})"
                 )
+        elif changes and call.index in changes:  # what the request body shows
+            share, change, why = changes[call.index]
+            stable = round(share * total)
         elif any(TASK_NOTIFICATION in m.content for m in added if m.role == "user"):
             change = "system-prompt tail re-rendered"
             why = "after a <task-notification> Claude Code renders its system prompt's tail again"
@@ -219,6 +227,7 @@ class _Run:
         hidden: int | None,
         model: str | None,
         reading: Reading,
+        changes: Mapping[int, tuple[float, str, str]] | None = None,
     ) -> None:
         self.transcript, self.counted, self.model = transcript, counted, model
         self.registry, self.hidden = registry, hidden
@@ -228,7 +237,8 @@ class _Run:
         self.previous_total: dict[str, int] = {}
         self.warnings: list[str] = []
         sizes = (lambda c: (counted.totals[c.index], 0)) if counted else usage_sizes(model)
-        self.requests = {c.index: r for c, r in requests(transcript, sizes, hidden, model)}
+        made = requests(transcript, sizes, hidden, model, changes)
+        self.requests = {c.index: r for c, r in made}
 
     def call(self, call: Call) -> CacheCall:
         request = self.requests[call.index]

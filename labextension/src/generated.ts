@@ -1040,7 +1040,7 @@ export type QueryValue = string | number | boolean | readonly (string | number)[
 export interface AnatomyQuery {
   /** a capture file (ctx-lab capture), a file of request bodies (Chat Completions, Responses, Messages), or a recorded session */
   file: string;
-  /** the call to take apart: its id in a capture file, its index elsewhere (default the last) */
+  /** the call to take apart: its id in a capture file, its number (from 1) elsewhere (default the last) */
   call?: number;
   /** every call: categories over time, what changed, where the prompt cache broke */
   session?: boolean;
