@@ -62,6 +62,13 @@ LIMITS: dict[str, Limit] = {
             "one file read by tokens, compress, build, history and .context/ loading",
         ),
         Limit("page", 256 * MIB, "CTX_LAB_MAX_PAGE_BYTES", "one file paged by `page`"),
+        Limit(
+            "recording",
+            128 * MIB,
+            "CTX_LAB_MAX_RECORDING_BYTES",
+            "one recorded session or trace read by cache, policies, replay, anatomy, check and "
+            "calibrate (an OTLP export holds every call's input: 30–40 MB for a 3 MB session)",
+        ),
         Limit("read", 25 * MIB, "CTX_LAB_MAX_READ_BYTES", "one resource read by `read`"),
         Limit("build", 256 * MIB, "CTX_LAB_MAX_BUILD_BYTES", "all files of one build together"),
         Limit(

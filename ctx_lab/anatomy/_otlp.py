@@ -165,10 +165,29 @@ def otlp_traces(transcript: Transcript, calls: Sequence[Any], source: str) -> di
             "ctx_lab.call.index": call.index,
             "ctx_lab.call.timestamp": call.timestamp,
             "ctx_lab.call.compacted": call.compacted or None,
+            **_kept_apart(transcript, call, start, end),
             **predicted.get(call.index, {}),
         }  # fmt: skip
         spans.append(_span(source, call.index, call.model, _nanos(call.timestamp), attrs, anatomy))
     return _traces(spans, source, transcript.format, transcript.agent_version)
+
+
+def _kept_apart(transcript: Transcript, call: Any, start: int, end: int) -> dict[str, Any]:
+    """What a call's input and answer do not carry but the session holds, so that reading
+    the export gives the same session: the messages after its answer that no later call was
+    sent (before a compaction, or at the end), and which of its input are a recorded
+    compaction's summary (offsets in its input)."""
+    following = [c for c in transcript.calls if c.index > call.index]
+    upto = len(transcript.messages)
+    if following:
+        begin = transcript.sent_range(following[0])[0]
+        upto = begin if begin >= call.context else call.context
+    after = transcript.messages[call.context : upto]
+    summaries = [p - start for p in transcript.recorded_summaries if start <= p < end]
+    return {
+        "ctx_lab.call.after": _json(to_genai(after)) if after else None,
+        "ctx_lab.call.recorded_summaries": summaries or None,
+    }
 
 
 def _predicted(transcript: Transcript) -> dict[int, dict[str, Any]]:

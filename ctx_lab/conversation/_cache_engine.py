@@ -64,7 +64,10 @@ READINGS = cast("tuple[Reading, ...]", CACHE_READINGS)
 LOOKBACK = 20
 CLOSE = 0.02  # a read within this share of an entry's size is that entry
 DROP = 0.10  # a read this far below what the previous call left cached is a miss to explain
-KEPT = 64  # entries kept per model (the oldest beyond go first): bounded time and memory
+# entries kept per model, the oldest beyond going first (bounded time and memory): the real
+# 2.0.76 sessions read entries up to 8 calls old
+KEPT = 24
+ANCHORS = 6  # of them, breakpoints inside the system prompt
 
 # why a call read less than the previous call of its model left cached — one vocabulary for
 # every command
@@ -148,6 +151,12 @@ class CacheEngine:
         self.last_model: str | None = None
         self.previous: dict[str, tuple[int, float | None]] = {}  # model → (cached end, at)
         self.started = False
+        self.rules_of: dict[str, CacheRule | None] = {}
+
+    def _rule(self, model: str) -> CacheRule | None:
+        if model not in self.rules_of:
+            self.rules_of[model] = cache_rule(model, self.rules)
+        return self.rules_of[model]
 
     # -- the prediction ------------------------------------------------------------------
 
@@ -158,7 +167,7 @@ class CacheEngine:
             # the cache as the recording found it: its first call read what was already there
             self.seed(request.model, request.reported[1], request.at)
         self.started = True
-        rule = cache_rule(request.model, self.rules)
+        rule = self._rule(request.model)
         if rule is None:  # no caching known for this model: everything fresh
             self.last_model = request.model
             return Outcome(request.number, request.total, 0, 0)
@@ -176,7 +185,7 @@ class CacheEngine:
             write = end - read if end >= rule.minimum else 0
             fresh = request.total - read - write
         cause, reason = self._cause(request, rule, live, read, end)
-        self._keep(request, rule, live, read, end, automatic)
+        self._keep(request, rule, live, read, end, automatic, found[1] if found else None)
         return Outcome(request.number, fresh, read, write, cause, reason)
 
     def _live(self, request: Request, rule: CacheRule) -> list[_Entry]:
@@ -237,10 +246,14 @@ class CacheEngine:
         read: int,
         end: int,
         automatic: bool,
+        predicted: _Entry | None = None,
     ) -> None:
         lifetime = max(rule.lifetimes) if request.hour else rule.lifetimes[0]
         actual = request.reported[1] if request.reported is not None else read
-        hit = self._matching(live, actual) if actual else None
+        if request.reported is None:  # the prediction's entry was read
+            hit = predicted if read else None
+        else:
+            hit = self._matching(live, actual) if actual else None
         if hit is not None:
             hit.at = request.at  # a hit refreshes its entry's lifetime
         elif actual and request.reported is not None and actual < end:
@@ -264,9 +277,9 @@ class CacheEngine:
             if entry.size in points:  # written again: fresh, and a prefix of this request
                 entry.at, entry.valid = request.at, entry.size
         if len(live) > KEPT:
-            anchors = [e for e in live if e.anchor]
+            anchors = [e for e in live if e.anchor][-ANCHORS:]
             rest = [e for e in live if not e.anchor]
-            live[:] = anchors[-KEPT // 4 :] + rest[-(KEPT - min(len(anchors), KEPT // 4)) :]
+            live[:] = anchors + rest[-(KEPT - len(anchors)) :]
         self.entries[request.model] = live
         self.previous[request.model] = (end, request.at)
         self.last_model = request.model

@@ -31,6 +31,36 @@ class ContextPolicy(Protocol):
         """What call ``call`` (0-based) sends."""
 
 
+class Summaries:
+    """A policy's summaries: a recorded one's text, or what a simulated one is written from —
+    written (ctx_lab's extractive summary) when first read, since only a lost probe's check
+    reads one."""
+
+    def __init__(self, session: PolicySession) -> None:
+        self.session = session
+        self.items: list[str | tuple[tuple[int, ...], int]] = []
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def append(self, item: str | tuple[tuple[int, ...], int]) -> None:
+        self.items.append(item)
+
+    def __getitem__(self, index: int) -> str:
+        item = self.items[index]
+        if isinstance(item, str):
+            return item
+        from ._summarizers import ExtractiveSummarizer
+
+        positions, tokens = item
+        messages = self.session.transcript.messages
+        text = ExtractiveSummarizer(self.session.counter).summarize(
+            [messages[m] for m in positions], tokens
+        )
+        self.items[index] = text
+        return text
+
+
 class BuiltinPolicy:
     """A built-in policy over the session (see :data:`POLICIES` for what each kind does)."""
 
@@ -39,7 +69,7 @@ class BuiltinPolicy:
         self.ctx = Context()
         self.pushed = 0  # messages of the open-loop history pushed so far
         self.gone: dict[int, tuple[int, int | None]] = {}  # message → (call, summary)
-        self.summaries: list[str] = []
+        self.summaries = Summaries(session)
         self.compactions: list[int] = []
         self.cleared_thinking: set[int] = set()
         counter = session.counter
@@ -190,7 +220,7 @@ class BuiltinPolicy:
             removed = sum(ctx.tokens[:cut])
             summary = self._summary_tokens()
             self._drop(range(start, cut), index, len(self.summaries))
-            self.summaries.append(self._summary_text(start, cut, summary))
+            self.summaries.append(self._summarized(start, cut, summary))
             ctx.cut(0, cut, ("summary", len(self.summaries)), summary)
             self.results = [p - cut + 1 for p in self.results if p >= cut]
             self.compactions.append(index)
@@ -210,12 +240,11 @@ class BuiltinPolicy:
             1 if self.ctx.keys and self.ctx.keys[0][0] == "summary" else 0
         )
 
-    def _summary_text(self, start: int, end: int, tokens: int) -> str:
-        from ._summarizers import ExtractiveSummarizer
-
-        messages = self.session.transcript.messages
-        chosen = [messages[m] for m in self.ctx.messages[start:end] if m is not None]
-        return ExtractiveSummarizer(self.session.counter).summarize(chosen[-400:], tokens)
+    def _summarized(self, start: int, end: int, tokens: int) -> tuple[tuple[int, ...], int]:
+        """What a summary of context positions ``[start, end)`` is written from: the last 400
+        messages there (a summary before them is not summarized again), and its size."""
+        chosen = [m for m in self.ctx.messages[start:end] if m is not None]
+        return tuple(chosen[-400:]), tokens
 
     def _clear_tools(self, index: int) -> Sent:
         params, ctx, session = self.params, self.ctx, self.session

@@ -48,6 +48,13 @@ class Pricer:
         self.engine = CacheEngine(reading)
         self.priced = True
         self.split = [0.0, 0.0, 0.0]  # USD read, write, fresh
+        self.prices: dict[str, Any] = {}  # model → its cache prices
+
+    def _prices(self, model: str) -> Any:
+        if model not in self.prices:
+            prices = self.registry.get(model).prices if model != "unknown" else None
+            self.prices[model] = cache_prices(model, prices)
+        return self.prices[model]
 
     def price(
         self,
@@ -74,8 +81,7 @@ class Pricer:
             fresh, read, write = (usage.input_tokens, usage.cache_read_input_tokens,
                                   usage.cache_creation_input_tokens)  # fmt: skip
             hour = usage.cache_write_1h
-        prices = self.registry.get(model).prices if model != "unknown" else None
-        known = cache_prices(model, prices)
+        known = self._prices(model)
         cost = known.cost(fresh, read, write, hour)
         if cost is None:
             self.priced = False

@@ -46,6 +46,16 @@ def _sentences(text: str, pattern: re.Pattern[str]) -> list[str]:
     return [s.group(0).strip() for s in _SENTENCE.finditer(text) if pattern.search(s.group(0))]
 
 
+def _may_hold(kind: str, text: str) -> bool:
+    """A cheap test that ``text`` can hold a probe of ``kind`` (every path has a slash, every
+    error one of its words); the regular expression decides."""
+    if kind == "path":
+        return "/" in text
+    if kind == "error":
+        return "Error" in text or "Exception" in text or "FAILED" in text
+    return True
+
+
 def mine_probes(messages: Sequence[Message]) -> list[Probe]:
     """The session's probes, the user's constraints first (see the module docstring)."""
     found: dict[str, list[Probe]] = {kind: [] for kind in KINDS}
@@ -68,6 +78,8 @@ def mine_probes(messages: Sequence[Message]) -> list[Probe]:
                 add("decision", sentence, at)
         for kind, pattern in (("path", _PATH), ("error", _ERROR), ("identifier", _IDENT),
                               ("number", _NUMBER)):  # fmt: skip
+            if len(found[kind]) >= PER_KIND or not _may_hold(kind, text):
+                continue  # full (nothing more of it is added), or it cannot match
             for hit in pattern.finditer(text):
                 add(kind, hit.group(0), at)
     return [p for kind in KINDS for p in found[kind]]

@@ -59,6 +59,12 @@ def test_export_then_import_gives_the_same_anatomy(path: Path, tmp_path: Path) -
         return
     assert imported.format == original.format and imported.thinking == original.thinking
     assert [c.usage for c in imported.calls] == [c.usage for c in original.calls]
+    # the session itself: every message (those no call was sent too), where it compacted and
+    # what its compactions wrote, and the agent's version
+    assert imported.messages == original.messages
+    assert imported.compactions == original.compactions
+    assert imported.recorded_summaries == original.recorded_summaries
+    assert imported.agent_version == original.agent_version
 
 
 def _as_protobuf(payload: dict[str, Any]) -> Any:
@@ -141,3 +147,27 @@ def test_calibrate_reads_the_export_as_it_reads_the_session(tmp_path: Path) -> N
     _, out = _export(session, tmp_path)
     fitted, again = calibrate([session], "bytes/4"), calibrate([out], "bytes/4")
     assert (again.model, again.ratio, again.calls) == (fitted.model, fitted.ratio, fitted.calls)
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    "path",
+    [p for p in SESSIONS if p.parent.name == "long"],
+    ids=lambda p: p.name[:8],
+)
+def test_export_then_import_gives_identical_policies(path: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """An export of a long session is ~10× the session (every call's input again): read back
+    under the recording limit, not the file limit, and ``policies`` on it gives the same JSON
+    as on the original; past the recording limit, one line naming it (exit 1)."""
+    from ctx_lab.conversation import run_policies
+
+    _, out = _export(path, tmp_path)
+    size = out.stat().st_size
+    assert size > 20 * 2**20  # 30–32 MB for these sessions
+    monkeypatch.setenv("CTX_LAB_MAX_FILE_BYTES", str(size // 4))  # the file limit is not it
+    exported = run_policies(load_transcript(out), source="s").to_dict()
+    assert exported == run_policies(load_transcript(path), source="s").to_dict()
+    monkeypatch.setenv("CTX_LAB_MAX_RECORDING_BYTES", str(size - 1))
+    code = main(["policies", str(out)])
+    assert code == 1

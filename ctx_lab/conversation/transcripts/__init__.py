@@ -194,7 +194,7 @@ def read_records(rows: list[Record], format: str = "auto", source: str = "") -> 
 def load_transcript(
     source: str | os.PathLike[str] | Mapping[str, Any] | list[Any], format: str = "auto"
 ) -> Transcript:
-    """Read a recorded session from a file (JSON or JSON Lines, within the file size limit)
+    """Read a recorded session from a file (JSON or JSON Lines, within the recording limit)
     or an already-parsed object. ``format`` is ``auto`` (detected) or one of :data:`FORMATS`.
     Every malformed input raises :class:`TranscriptError` naming the file, line and field."""
     if format != "auto" and format not in _READERS:
@@ -204,7 +204,7 @@ def load_transcript(
         if isinstance(source, Mapping | list):
             rows: list[Record] = [(1, source)]
         else:
-            text = read_text(Path(source).expanduser())
+            text = read_text(Path(source).expanduser(), kind="recording")
             _refuse_known_text(text)
             rows = records(text)
         chosen = _detect(rows) if format == "auto" else format

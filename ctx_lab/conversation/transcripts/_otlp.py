@@ -318,6 +318,22 @@ def _timestamp(span: _Span) -> str | None:
     return moment.isoformat().replace("+00:00", "Z")
 
 
+def _kept_apart(
+    attrs: Mapping[str, Any], messages: list[Message], segment: int, summaries: dict[int, None]
+) -> None:
+    """ctx_lab's own export: the messages after a call's answer that no later call was sent,
+    and which of its input were a recorded compaction's summary (offsets from the segment's
+    start)."""
+    after = attrs.get("ctx_lab.call.after")
+    if isinstance(after, str | list) and after:
+        messages.extend(from_genai(after)[0])
+    offsets = attrs.get("ctx_lab.call.recorded_summaries")
+    if isinstance(offsets, list):
+        for offset in offsets:
+            if isinstance(offset, int) and 0 <= segment + offset < len(messages):
+                summaries[segment + offset] = None
+
+
 def read_otlp(rows: list[Record]) -> Transcript:
     """The LLM spans of OTLP/JSON traces as one transcript (see the module docstring)."""
     spans = _spans(rows)
@@ -326,6 +342,7 @@ def read_otlp(rows: list[Record]) -> Transcript:
     calls: list[Call] = []
     thinking: list[tuple[int, str]] = []
     system, tools, segment, bare = "", (), 0, 0
+    summaries: dict[int, None] = {}  # positions of recorded compaction summaries, in order
     for span in spans:
         _content(span)
         if span.messages is None:
@@ -348,13 +365,15 @@ def read_otlp(rows: list[Record]) -> Transcript:
         calls.append(Call(index, len(messages), model, _timestamp(span),
                           _usage(span.attrs), prompt,
                           bool(span.attrs.get("ctx_lab.call.compacted"))))  # fmt: skip
+        _kept_apart(span.attrs, messages, segment, summaries)
     warnings = []
     if bare:
         warnings.append(f"{bare} of {len(spans)} calls have no content in the trace (usage only)")
     resource = spans[0].resource if spans else {}
     return Transcript(
         str(resource.get("ctx_lab.transcript.format") or "otlp"), tuple(messages), tuple(calls),
-        system, tools, tuple(compactions), warnings=tuple(warnings), thinking=tuple(thinking),
+        system, tools, tuple(compactions), tuple(summaries), warnings=tuple(warnings),
+        thinking=tuple(thinking),
         agent_version=str(resource.get("ctx_lab.transcript.agent_version") or "")[:40],
     )  # fmt: skip
 
@@ -369,7 +388,7 @@ def otlp_bodies(
     from ._read import records
 
     found = []
-    for span in _spans(records(read_text(Path(path)))):
+    for span in _spans(records(read_text(Path(path), kind="recording"))):
         body = span.attrs.get("ctx_lab.request.body")
         if not isinstance(body, str):
             continue
