@@ -303,7 +303,7 @@ def _from_transcript(
         try:
             report = replay_report(transcript, [made[-1][0].model], counter=counter or "model")
             by_call = {r["call"]: r["context_tokens"] for r in report.rows}
-            replayed = [by_call.get(c.index) for c in chosen_calls]
+            replayed = [by_call.get(c.index + 1) for c in chosen_calls]
         except Exception as exc:  # the anatomy stands without the replay beside it
             notes.append(f"replay not shown ({type(exc).__name__}: {exc})")
     return make_session(name, made, replayed, notes, transcript, simulated=transcript)

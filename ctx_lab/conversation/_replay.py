@@ -30,6 +30,7 @@ from ._replay_model import ReplaySettings, replay_model
 from ._replay_report import (
     REPLAY_COLUMNS,
     ReplayReport,
+    billed_over_budget_warning,
     over_budget_warning,
     plot_replay,
 )
@@ -99,14 +100,22 @@ def replay_report(
         tuple(counters),
         len(transcript.calls),
         len(transcript.messages),
-        transcript.compaction_calls(),
+        tuple(c + 1 for c in transcript.compaction_calls()),  # calls count from 1
         transcript.sidechain_lines,
         transcript.unknown_lines,
         transcript.images,
         tuple(dict.fromkeys(warnings)),
         resolved.name,
     )
-    over = [w for s in made.summary() if (w := over_budget_warning(s, len(transcript.calls)))]
+    over = [
+        w
+        for s in made.summary()
+        for w in (
+            billed_over_budget_warning(s, len(transcript.calls)),
+            over_budget_warning(s, len(transcript.calls)),
+        )
+        if w
+    ]
     return replace(made, warnings=(*made.warnings, *over)) if over else made
 
 

@@ -284,8 +284,10 @@ class _ModelReplay:
         start, end = self.transcript.sent_range(call)
         reported = call.usage
         context, budget = selected.context, selected.budget
+        # the bill: what the recorded call was sent, where it was sent to this model
+        billed = reported.reported_input if reported and call.model == self.model else None
         return {
-            "call": call.index,
+            "call": call.index + 1,  # calls count from 1, as every command counts them
             "model": self.model,
             "recorded_model": call.model,
             "timestamp": call.timestamp,
@@ -306,5 +308,7 @@ class _ModelReplay:
             "reported_cached": reported.cache_read_input_tokens if reported else None,
             "reported_output": reported.output_tokens if reported else None,
             "counted_input": self.overhead + self.prefix[end] - self.prefix[start],
+            "billed_input": billed,
+            "over_budget_billed": billed > budget if billed is not None else None,
             "event": "; ".join(selected.events),
         }

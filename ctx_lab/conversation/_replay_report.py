@@ -9,7 +9,7 @@ from typing import Any
 
 from ..display import RichResult, csv_text, escape, html_table, text_table
 
-__all__ = ["REPLAY_COLUMNS", "ReplayReport", "plot_replay"]
+__all__ = ["REPLAY_COLUMNS", "ReplayReport", "billed_over_budget_warning", "plot_replay"]
 
 REPLAY_COLUMNS = [
     "call",
@@ -39,6 +39,8 @@ REPLAY_COLUMNS = [
     "reported_cached",
     "reported_output",
     "counted_input",
+    "billed_input",
+    "over_budget_billed",
     "event",
 ]
 _SUMMARY_COLUMNS = [
@@ -49,6 +51,8 @@ _SUMMARY_COLUMNS = [
     "first summarization",
     "summaries made",
     "over budget",
+    "billed peak",
+    "billed over budget",
     "cost USD",
 ]
 
@@ -68,6 +72,22 @@ def _over(summary: Mapping[str, Any]) -> str:
     if not count:
         return "0"
     return f"{count} (worst {summary['worst_headroom']:+,} at call {summary['worst_call']})"
+
+
+def billed_over_budget_warning(summary: Mapping[str, Any], calls: int) -> str | None:
+    """What the recording itself shows for its own model: the calls its usage (the bill)
+    puts over the budget, beside the replay's counted peak."""
+    over = summary.get("billed_over_budget_calls")
+    if not over:
+        return None
+    shown = ", ".join(str(c) for c in over[:8]) + (f" and {len(over) - 8} more" if len(over) > 8
+                                                     else "")  # fmt: skip
+    return (
+        f"{summary['model']}: the recording itself sent {len(over)} of {calls} calls over the "
+        f"budget of {summary['budget']:,} tokens by its usage (calls {shown}; peak "
+        f"{summary['billed_peak']:,} at call {summary['billed_peak_call']}); ctx_lab's counts "
+        f"of the same calls peak at {summary['peak_context']:,}"
+    )
 
 
 def over_budget_warning(summary: Mapping[str, Any], calls: int) -> str | None:
@@ -120,7 +140,16 @@ class ReplayReport(RichResult):
         one of them) and how many calls needed one, the calls over the budget and the worst
         headroom, total cost (None when a price is unknown)."""
         seen: dict[str, dict[str, Any]] = {
-            model: {"calls": 0, "peak": 0, "needed": [], "over": 0, "worst": None, "costs": 0.0}
+            model: {
+                "calls": 0,
+                "peak": 0,
+                "needed": [],
+                "over": 0,
+                "worst": None,
+                "costs": 0.0,
+                "billed": [],
+                "billed_peak": None,
+            }
             for model in self.models
         }
         for r in self.rows:  # one pass; a RowTable makes each row as it is read
@@ -133,6 +162,12 @@ class ReplayReport(RichResult):
             if r["needed_summarization"]:
                 m["needed"].append(r["call"])
             m["over"] += bool(r.get("over_budget", r["headroom"] < 0))
+            billed = r.get("billed_input")
+            if billed is not None:
+                if r.get("over_budget_billed"):
+                    m["billed"].append(r["call"])
+                if m["billed_peak"] is None or billed > m["billed_peak"][0]:
+                    m["billed_peak"] = (billed, r["call"])
             if m["worst"] is None or r["headroom"] < m["worst"]["headroom"]:
                 m["worst"] = r
             cost = r["cost_usd"]
@@ -154,6 +189,10 @@ class ReplayReport(RichResult):
                     "over_budget_calls": m["over"],
                     "worst_headroom": worst["headroom"] if worst else None,
                     "worst_call": worst["call"] if worst else None,
+                    # the recording's own calls as billed (its usage), where it was this model
+                    "billed_peak": m["billed_peak"][0] if m["billed_peak"] else None,
+                    "billed_peak_call": m["billed_peak"][1] if m["billed_peak"] else None,
+                    "billed_over_budget_calls": m["billed"] if m["billed_peak"] else None,
                     "cost_usd": round(m["costs"], 6)
                     if m["calls"] and m["costs"] is not None
                     else None,
@@ -215,6 +254,10 @@ class ReplayReport(RichResult):
                     else f"call {s['first_summarization']}",
                     s["summarizations"],
                     _over(s),
+                    "" if s["billed_peak"] is None else s["billed_peak"],
+                    ""
+                    if s["billed_over_budget_calls"] is None
+                    else len(s["billed_over_budget_calls"]),
                     "?" if s["cost_usd"] is None else f"{s['cost_usd']:.4f}",
                 ]
             )
@@ -250,7 +293,7 @@ class ReplayReport(RichResult):
         ]
         return (
             f"<h4 data-ctx-replay>{escape(self._head())}</h4>"
-            + html_table(_SUMMARY_COLUMNS, self._summary_rows(), numeric=(2, 3, 5, 7))
+            + html_table(_SUMMARY_COLUMNS, self._summary_rows(), numeric=(2, 3, 5, 7, 8, 9))
             + (
                 html_table(
                     ["model", "call", "context", "over by", "event"],

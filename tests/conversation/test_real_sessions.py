@@ -1005,3 +1005,28 @@ def test_a_pi_compaction_sends_the_summary_then_the_kept_messages() -> None:
     ratio = rows[after.index]["counted_input"] / rows[before.index]["counted_input"]
     reported = after.usage.reported_input / before.usage.reported_input
     assert abs(ratio - reported) < 0.06, (ratio, reported)
+
+
+@needs_real_data
+def test_replay_reports_the_recordings_own_over_budget_calls() -> None:
+    """Where a recording carries usage, ``replay`` reports the calls its usage puts over the
+    budget (the bill), whatever ctx_lab's counts of them say: every call whose reported
+    input passes the recorded model's budget, counted by hand from the file."""
+    for path in sorted((TRANSCRIPTS / "marot__spotter" / "long").glob("*.jsonl")):
+        t = load_transcript(path)
+        used = [c.model for c in t.calls if c.model]
+        model = max(set(used), key=used.count)  # the session's main model
+        report = replay_report(t, [model])
+        (summary,) = report.summary()
+        budget = summary["budget"]
+        by_hand = [
+            c.index + 1
+            for c in t.calls
+            if c.usage is not None and c.model == model and c.usage.reported_input > budget
+        ]
+        assert summary["billed_over_budget_calls"] == by_hand, path.name
+        assert by_hand and summary["billed_peak"] == max(
+            c.usage.reported_input for c in t.calls if c.usage and c.model == model
+        )
+        assert any("the recording itself sent" in w for w in report.warnings)
+        assert [r["call"] for r in report.rows][:3] == [1, 2, 3]  # calls count from 1
