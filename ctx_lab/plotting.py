@@ -80,6 +80,7 @@ CATEGORY_COLORS = {
 WINDOW_COLORS = {
     "messages": "#2563eb",
     "hidden": "#94a3b8",
+    "error": "#fca5a5",
     "free": "#f8fafc",
     "margin": "#e5e7eb",
     "reserve": "#cbd5e1",

@@ -11,7 +11,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from ..conversation import claude_code_reserve
+from ..conversation import claude_code_reserve, hidden_prefix
 from ..conversation.transcripts import Transcript, load_transcript, otlp_bodies, records
 from ..errors import InputFileError, TranscriptError, UsageError
 from ..files import entry_kind, read_text, real_path
@@ -265,6 +265,8 @@ def _from_transcript(
             "the recording holds no system prompt or tool definitions: they are not counted"
         )
 
+    inferred = hidden_prefix(transcript)  # the cache engine's: ctx-lab cache reports it
+
     def one(found: Any) -> tuple[RequestAnatomy, str]:
         start, end = transcript.sent_range(found)
         chosen = model or found.model or (transcript.models[0] if transcript.models else "")
@@ -288,6 +290,7 @@ def _from_transcript(
             autocompact=claude_code_reserve(transcript.agent_version)
             if transcript.format == "claude-code"
             else None,
+            system_inferred=inferred,
             warnings=notes,
         )
         return made, transcript.system

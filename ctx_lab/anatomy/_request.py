@@ -74,6 +74,9 @@ class RequestAnatomy(RichResult):
     warnings: tuple[str, ...] = field(default=())
     call: int | None = None
     cost_usd: float | None = None
+    # the system prompt and tools the file does not hold, as the cache engine infers them from
+    # the session's first call (ctx_lab.conversation.hidden_prefix); None where not inferred
+    system_inferred: int | None = None
 
     payload_kind = "anatomy"
 
@@ -183,6 +186,7 @@ class RequestAnatomy(RichResult):
             "cache_read": self.cache_read,
             "cache_write": self.cache_write,
             "cost_usd": self.cost_usd,
+            "system_inferred": self.system_inferred,
             "breakpoints": sum(1 for i in self.items if i.breakpoint),
             "window_view": [block.to_dict() for block in self.window_view()],
             "advice": [a.to_dict() for a in self.advice()],
@@ -210,6 +214,7 @@ class RequestAnatomy(RichResult):
             tuple(data.get("warnings", ())),
             data.get("call"),
             data.get("cost_usd"),
+            data.get("system_inferred"),
         )
 
     def _rows(self) -> list[list[object]]:
@@ -320,6 +325,7 @@ def anatomize(
     autocompact: int | None = None,
     call: int | None = None,
     warnings: Iterable[str] = (),
+    system_inferred: int | None = None,
 ) -> RequestAnatomy:
     """Count ``pieces`` with ``counter`` (default: ``model``'s own tokenizer, else a named
     estimate) against ``model``'s limits; ``reported`` is the call's provider usage
@@ -369,6 +375,7 @@ def anatomize(
         tuple(notes),
         call,
         _input_cost(model, limits.prices, sum(i.tokens for i in items), reported),
+        system_inferred,
     )
 
 

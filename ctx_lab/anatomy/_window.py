@@ -4,9 +4,12 @@ tools, memory files, messages, what the file lacks, free space, and what the win
 tokens and as a share of the window.
 
 What a recording lacks is a block of its own: a Claude Code transcript holds no system prompt
-or tool definitions, yet the provider's reported input counts them, so the difference between
-the reported and the counted input is drawn as "not in the file" (inferred, never exact), and
-free space is what is left of the reported total, not of the counted one.
+or tool definitions, yet the provider's reported input counts them. The difference between the
+reported and the counted input is split in two: "system prompt + tools (inferred)", the
+prefix the cache engine infers from the session's first call (the same number ``ctx-lab
+cache`` reports as the hidden prefix), and "estimate error", what is left — the counter's
+under-count of the messages, with its share. Free space is what is left of the reported total,
+not of the counted one.
 
 The bar sums to the window: blocks of the request, then ``free`` up to the limit (the effective
 input budget, or where the agent compacts), then what the window keeps beyond it. A request
@@ -72,6 +75,29 @@ def _hidden_label(anatomy: RequestAnatomy) -> tuple[str, str]:
     return ("reported − counted", "inferred: the provider counted more than ctx_lab's counter")
 
 
+def _hidden_blocks(
+    anatomy: RequestAnatomy, hidden: int, counted: int
+) -> list[tuple[str, str, int, str, str]]:
+    """What the reported input holds beyond the count: the inferred system prompt and tools
+    (the cache engine's hidden prefix) and the estimate error, where the prefix is inferred."""
+    label, note = _hidden_label(anatomy)
+    inferred = anatomy.system_inferred
+    present = anatomy.categories()
+    if inferred is None or "system" in present or "tools" in present:
+        return [("hidden", label, hidden, "inferred", note)]
+    prefix = min(inferred, hidden)
+    blocks = [("hidden", "system prompt + tools (inferred)", prefix, "inferred",
+               f"the cache engine's hidden prefix: {inferred:,} inferred from the session's "
+               "first call (its reported input less what the file holds)")]  # fmt: skip
+    error = hidden - prefix
+    if error:
+        share = error / max(counted, 1)
+        blocks.append(("error", "estimate error", error, "inferred",
+                       f"reported − counted − the inferred prefix: the {anatomy.counter} count "
+                       f"of the messages is {share:.1%} short of what was billed"))  # fmt: skip
+    return blocks
+
+
 def _kept(anatomy: RequestAnatomy) -> tuple[int, list[tuple[str, str, int, str]]]:
     """The limit free space runs to, and what the window keeps beyond it."""
     window = anatomy.window
@@ -100,8 +126,7 @@ def window_blocks(anatomy: RequestAnatomy) -> list[WindowBlock]:
     raw.append(("messages", "messages", sum(messages.values()), basis, detail))
     hidden = hidden_tokens(anatomy)
     if hidden:
-        label, note = _hidden_label(anatomy)
-        raw.append(("hidden", label, hidden, "inferred", note))
+        raw.extend(_hidden_blocks(anatomy, hidden, sum(messages.values())))
     used = anatomy.used
     limit, kept = _kept(anatomy)
     raw.append(("free", "free space", max(limit - used, 0), "space", f"up to {limit:,}"))

@@ -1,7 +1,7 @@
 """Conversation context management: append-only history, summaries, model limits, the working
 context — and the crash-safe journals of the same design."""
 
-from ._cache import simulate_cache
+from ._cache import hidden_prefix, simulate_cache
 from ._cache_engine import CAUSES as CACHE_CAUSES
 from ._cache_engine import CacheEngine, CacheOutcome, CacheRequest
 from ._cache_report import CacheReport, plot_cache
@@ -118,6 +118,7 @@ __all__ = [
     "describe_adaptation",
     "evaluate_calibration",
     "fit_classes",
+    "hidden_prefix",
     "history_report",
     "inspect_journal",
     "load_transcript",

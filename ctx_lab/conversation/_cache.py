@@ -33,7 +33,7 @@ from ._cache_report import CacheCall, CacheCost, CacheReport, InferredPart, Repo
 from ._cache_sizes import CountedSizes, counted_sizes
 from .transcripts import NO_USAGE, Call, Transcript, images_cost
 
-__all__ = ["simulate_cache"]
+__all__ = ["hidden_prefix", "simulate_cache"]
 
 Sizes = Literal["usage", "counts"]
 TASK_NOTIFICATION = "<task-notification>"  # Claude Code's note of a finished background task
@@ -49,12 +49,16 @@ def seconds(stamp: str | None) -> float | None:
         return None
 
 
-def _hidden_prefix(transcript: Transcript, counter: Any) -> int | None:
+def hidden_prefix(transcript: Transcript, counter: Any = None) -> int | None:
     """The prefix a file does not hold, from the first call with usage: what it reported as
     input less ctx_lab's count of the messages it sent (None when the file holds the system
     prompt or tools, or no call reports usage)."""
     if transcript.system or transcript.tools:
         return None
+    if counter is None or isinstance(counter, str):
+        from ..tokens import get_counter
+
+        counter = get_counter(counter or "bytes/4")  # what ctx-lab cache counts with
     for call in transcript.calls:
         if call.usage is None:
             continue
@@ -93,7 +97,7 @@ def simulate_cache(
         warnings.append(NO_USAGE)
     transcript.require_model(model, source)
     counted = counted_sizes(transcript, counting, model=model) if sizes == "counts" else None
-    hidden = counted.hidden_prefix if counted else _hidden_prefix(transcript, counting)
+    hidden = counted.hidden_prefix if counted else hidden_prefix(transcript, counting)
     run = _Run(transcript, counted, get_registry(registry), hidden, model, reading, changes)
     calls = tuple(run.call(call) for call in transcript.calls if sizes == "counts" or call.usage)
     return CacheReport(
@@ -131,7 +135,7 @@ def recorded_requests(
 ) -> dict[int, Request]:
     """Per call index, the engine's request for every call with usage — what ``cache --sizes
     usage`` steps, and the ``recorded`` policy with it."""
-    hidden = _hidden_prefix(transcript, counter)
+    hidden = hidden_prefix(transcript, counter)
     return {c.index: r for c, r in requests(transcript, usage_sizes(model), hidden, model)}
 
 

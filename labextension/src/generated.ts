@@ -53,6 +53,7 @@ export const CATEGORY_COLORS: Record<string, string> = {
 export const WINDOW_COLORS: Record<string, string> = {
   "messages": "#2563eb",
   "hidden": "#94a3b8",
+  "error": "#fca5a5",
   "free": "#f8fafc",
   "margin": "#e5e7eb",
   "reserve": "#cbd5e1",
@@ -116,6 +117,7 @@ export type AnatomyPayload = {
   cache_read?: number | null;
   cache_write?: number | null;
   cost_usd?: number | null;
+  system_inferred?: number | null;
   breakpoints?: number;
   window_view: ({
     key: string;
@@ -183,6 +185,10 @@ export type AnatomySessionPayload = {
     stable_prefix: number;
     cache_break: string;
     replayed?: number | null;
+    cache_read_predicted?: number | null;
+    cache_write_predicted?: number | null;
+    cache_cause?: string | null;
+    cache_reason?: string | null;
   })[];
   breaks: {
     call: number;
@@ -232,6 +238,7 @@ export type AnatomySessionPayload = {
     cache_read?: number | null;
     cache_write?: number | null;
     cost_usd?: number | null;
+    system_inferred?: number | null;
     breakpoints?: number;
     window_view?: ({
       key: string;
