@@ -286,9 +286,10 @@ class CacheEngine:
 
     @staticmethod
     def _matching(entries: Sequence[_Entry], read: int) -> _Entry | None:
-        """The entry a read of ``read`` tokens was (within :data:`CLOSE`), largest first."""
+        """The entry a read of ``read`` tokens was (within :data:`CLOSE`): the closest in size,
+        the newest of equals."""
         near = [e for e in entries if abs(e.size - read) <= max(CLOSE * e.size, 1)]
-        return max(near, key=lambda e: (e.call, e.size), default=None)
+        return min(near, key=lambda e: (abs(e.size - read), -e.call), default=None)
 
     # -- the cause -------------------------------------------------------------------------
 

@@ -213,8 +213,11 @@ class CacheReport(RichResult):
     _COLUMNS = ("call", "read", "write", "fresh", "reported read", "reported write", "miss")
 
     def to_text(self) -> str:
-        """The summary line, then one row per call."""
-        return self._head() + "\n\n" + text_table(list(self._COLUMNS), self._rows())
+        """The summary line, one row per call, then each miss's reason in one line."""
+        why = [f"call {c.call}: {c.miss_cause} — {c.miss_reason}" for c in self.calls
+               if c.miss_cause and c.miss_reason]  # fmt: skip
+        table = self._head() + "\n\n" + text_table(list(self._COLUMNS), self._rows())
+        return table + ("\n\nwhy:\n" + "\n".join(why) if why else "")
 
     def html_body(self) -> str:
         """The summary line and the calls' table."""
