@@ -5,6 +5,7 @@ call, and write its row."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
@@ -67,6 +68,7 @@ def replay_model(
         into.append(run.call(call))  # kept as columns: the row's dict is not
 
 
+_DATED = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")  # a snapshot's date after its alias
 RECORDED = "the recorded compaction"  # the author of a summary the agent itself wrote
 
 
@@ -280,12 +282,21 @@ class _ModelReplay:
             "cost_usd": _sum(input_cost, cached_cost, output_cost),
         }
 
+    def _same(self, recorded: str | None) -> bool:
+        """Whether the recorded call's model is the one replayed: the same name, or a dated
+        snapshot and its alias (``claude-sonnet-4-5-20250929`` and ``claude-sonnet-4-5``, as
+        Anthropic names them; ``gpt-4o-2024-08-06`` and ``gpt-4o``)."""
+        if recorded is None:
+            return False
+        return _DATED.sub("", recorded.lower()) == _DATED.sub("", self.model.lower())
+
     def _row(self, call: Any, selected: _Selected) -> dict[str, Any]:
         start, end = self.transcript.sent_range(call)
         reported = call.usage
         context, budget = selected.context, selected.budget
-        # the bill: what the recorded call was sent, where it was sent to this model
-        billed = reported.reported_input if reported and call.model == self.model else None
+        # the bill: what the recorded call was sent, where it was sent to this model (a dated
+        # name and its alias are one model: the registry's match)
+        billed = reported.reported_input if reported and self._same(call.model) else None
         return {
             "call": call.index + 1,  # calls count from 1, as every command counts them
             "model": self.model,

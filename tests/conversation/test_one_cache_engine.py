@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from paths import SHARED
+from recordings import with_usage
 
 from ctx_lab.anatomy import anatomy_of
 from ctx_lab.check import check_files
@@ -20,15 +21,7 @@ from ctx_lab.conversation import (
 from ctx_lab.conversation.transcripts import load_transcript
 
 REAL = SHARED / "real-data" / "transcripts"
-WITH_USAGE = (
-    sorted(
-        p
-        for p in REAL.rglob("*.json*")
-        if p.is_file() and not p.name.startswith("test_") and load_transcript(p).has_usage
-    )
-    if REAL.is_dir()
-    else []
-)
+WITH_USAGE = with_usage()
 
 
 @pytest.mark.skipif(not WITH_USAGE, reason="../shared/real-data is not beside the checkout")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from paths import SHARED
+from recordings import with_usage
 
 from ctx_lab.conversation import (
     POLICIES,
@@ -28,16 +29,7 @@ def long_reports():
     return {p.name[:8]: (load_transcript(p), run_policies(load_transcript(p))) for p in LONG}
 
 
-# every shared recording whose calls report usage (transcripts, not request bodies)
-WITH_USAGE = (
-    sorted(
-        p
-        for p in REAL.rglob("*.json*")
-        if p.is_file() and not p.name.startswith("test_") and load_transcript(p).has_usage
-    )
-    if REAL.is_dir()
-    else []
-)
+WITH_USAGE = with_usage()
 
 
 @needs_real
