@@ -125,7 +125,9 @@ def test_replay_per_call_on_dask_matches_inline(corpus, client) -> None:
     dask = replay_corpus(sessions[:3], "gpt-4.1", per="call", executor=client)
     assert list(inline.columns) == list(REPLAY_CALL_COLUMNS)
     pd.testing.assert_frame_equal(inline, dask)
-    assert inline.groupby("item")["call"].apply(lambda c: list(c) == list(range(len(c)))).all()
+    assert (
+        inline.groupby("item")["call"].apply(lambda c: list(c) == list(range(1, len(c) + 1))).all()
+    )
 
 
 def test_as_dask_keeps_one_partition_per_item_on_the_cluster(corpus, client) -> None:
