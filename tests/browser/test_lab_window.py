@@ -46,7 +46,7 @@ def test_window_view_of_a_request_and_of_a_claude_code_call(page, lab: Lab) -> N
         [
             "%load_ext ctx_lab",
             "%ctx anatomy request.json",
-            "%ctx anatomy claude-session.jsonl --call 5",
+            "%ctx anatomy claude-session.jsonl --call 6",  # calls count from 1
         ],
     )
     open_lab(page, lab, "window.ipynb")
