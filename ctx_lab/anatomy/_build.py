@@ -265,10 +265,12 @@ def _from_transcript(
             "the recording holds no system prompt or tool definitions: they are not counted"
         )
 
-    inferred = hidden_prefix(transcript)  # the cache engine's: ctx-lab cache reports it
+    inferred: dict[str | None, int | None] = {}  # per model: the engine's hidden prefix
 
     def one(found: Any) -> tuple[RequestAnatomy, str]:
         start, end = transcript.sent_range(found)
+        if found.model not in inferred:  # the first model's is what ctx-lab cache reports
+            inferred[found.model] = hidden_prefix(transcript, model=found.model)
         chosen = model or found.model or (transcript.models[0] if transcript.models else "")
         if not chosen:
             transcript.require_model(None, name)
@@ -290,7 +292,7 @@ def _from_transcript(
             autocompact=claude_code_reserve(transcript.agent_version)
             if transcript.format == "claude-code"
             else None,
-            system_inferred=inferred,
+            system_inferred=inferred[found.model],
             warnings=notes,
         )
         return made, transcript.system

@@ -49,10 +49,13 @@ def seconds(stamp: str | None) -> float | None:
         return None
 
 
-def hidden_prefix(transcript: Transcript, counter: Any = None) -> int | None:
-    """The prefix a file does not hold, from the first call with usage: what it reported as
-    input less ctx_lab's count of the messages it sent (None when the file holds the system
-    prompt or tools, or no call reports usage)."""
+def hidden_prefix(
+    transcript: Transcript, counter: Any = None, model: str | None = None
+) -> int | None:
+    """The prefix a file does not hold, from the first call with usage (of ``model``, when
+    given: Claude Code's system prompt differs by model): what it reported as input less
+    ctx_lab's count of the messages it sent (None when the file holds the system prompt or
+    tools, or no such call reports usage)."""
     if transcript.system or transcript.tools:
         return None
     if counter is None or isinstance(counter, str):
@@ -60,7 +63,7 @@ def hidden_prefix(transcript: Transcript, counter: Any = None) -> int | None:
 
         counter = get_counter(counter or "bytes/4")  # what ctx-lab cache counts with
     for call in transcript.calls:
-        if call.usage is None:
+        if call.usage is None or (model is not None and call.model != model):
             continue
         start, end = transcript.sent_range(call)
         counted = sum(_count(counter, m, call.model or "") for m in transcript.messages[start:end])
