@@ -178,7 +178,8 @@ def requests(
             why = "the history was rewritten by a compaction: only the hidden prefix is the same"
         elif user and last_turn and any(c.index in thought for c in last_turn):
             first = sized.get(last_turn[0].index)
-            if first is not None and (cache_rule(name) or _NONE).provider == "openai":
+            rule = cache_rule(name)
+            if first is not None and rule is not None and rule.provider == "openai":
                 stable, change = first, "turn start"
                 why = (
                     "a new turn: the previous turn's reasoning items are not sent again, so "
@@ -214,13 +215,6 @@ def requests(
                 else None,
             ),
         )
-
-
-class _NoRule:
-    provider = ""
-
-
-_NONE = _NoRule()
 
 
 class _Run:
