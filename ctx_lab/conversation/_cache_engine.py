@@ -149,7 +149,7 @@ class CacheEngine:
         self.entries: dict[str, list[_Entry]] = {}
         self.expired: dict[str, list[_Entry]] = {}
         self.last_model: str | None = None
-        self.previous: dict[str, tuple[int, float | None]] = {}  # model → (cached end, at)
+        self.previous: dict[str, int] = {}  # model → where its previous call's cache ended
         self.started = False
         self.rules_of: dict[str, CacheRule | None] = {}
 
@@ -281,7 +281,7 @@ class CacheEngine:
             rest = [e for e in live if not e.anchor]
             live[:] = anchors + rest[-(KEPT - len(anchors)) :]
         self.entries[request.model] = live
-        self.previous[request.model] = (end, request.at)
+        self.previous[request.model] = end
         self.last_model = request.model
 
     @staticmethod
@@ -298,15 +298,14 @@ class CacheEngine:
     ) -> tuple[str | None, str]:
         """Why the call read less than its model's previous call left cached (judged on the
         reported read where there is one, else on the prediction)."""
-        before = self.previous.get(request.model)
-        if before is None:
+        expected = self.previous.get(request.model)
+        if expected is None:
             if self.last_model not in (None, request.model):
                 return "model switched", (
                     f"the first call to {request.model}: a cache serves only the model that "
                     f"wrote it (the previous call was {self.last_model})"
                 )
             return None, ""
-        expected, _at = before
         if request.reported is None:
             if not expected or read >= (1 - DROP) * expected:
                 return None, ""
