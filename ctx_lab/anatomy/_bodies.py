@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..conversation import claude_code_reserve
+from ..conversation import claude_code_registry, claude_code_reserve
 from ..conversation.transcripts import Usage
 from ..errors import TranscriptError, UsageError
 from ._capture import CapturedCall, CaptureStore
@@ -106,7 +106,7 @@ def body_anatomy(
         format=format,
         model=chosen,
         counter=counter,
-        registry=registry,
+        registry=claude_code_registry(registry) if provider == "anthropic" else registry,
         reported=usage_of(response, format),
         call=call_id,
         # an Anthropic request in a capture: Claude Code's buffer, of a version the body

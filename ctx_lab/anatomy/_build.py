@@ -11,7 +11,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from ..conversation import claude_code_reserve, hidden_prefix
+from ..conversation import agent_registry, claude_code_reserve, hidden_prefix
 from ..conversation.transcripts import Transcript, load_transcript, otlp_bodies, records
 from ..errors import InputFileError, TranscriptError, UsageError
 from ..files import entry_kind, read_text, real_path
@@ -266,6 +266,7 @@ def _from_transcript(
         )
 
     inferred: dict[str | None, int | None] = {}  # per model: the engine's hidden prefix
+    sized = agent_registry(transcript, registry)  # Claude Code: its window and buffer
 
     def one(found: Any) -> tuple[RequestAnatomy, str]:
         start, end = transcript.sent_range(found)
@@ -286,7 +287,7 @@ def _from_transcript(
             format=transcript.format,
             model=chosen,
             counter=counter,
-            registry=registry,
+            registry=sized,
             reported=found.usage,
             call=found.index + 1,
             autocompact=claude_code_reserve(transcript.agent_version)

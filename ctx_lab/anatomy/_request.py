@@ -77,6 +77,9 @@ class RequestAnatomy(RichResult):
     # the system prompt and tools the file does not hold, as the cache engine infers them from
     # the session's first call (ctx_lab.conversation.hidden_prefix); None where not inferred
     system_inferred: int | None = None
+    # no registry knows the model: the window and budget are assumed, not the model's; findings
+    # and advice that need them are not made (the warning says which limits were assumed)
+    limits_assumed: bool = False
 
     payload_kind = "anatomy"
 
@@ -187,6 +190,7 @@ class RequestAnatomy(RichResult):
             "cache_write": self.cache_write,
             "cost_usd": self.cost_usd,
             "system_inferred": self.system_inferred,
+            "limits_assumed": self.limits_assumed,
             "breakpoints": sum(1 for i in self.items if i.breakpoint),
             "window_view": [block.to_dict() for block in self.window_view()],
             "advice": [a.to_dict() for a in self.advice()],
@@ -215,6 +219,7 @@ class RequestAnatomy(RichResult):
             data.get("call"),
             data.get("cost_usd"),
             data.get("system_inferred"),
+            bool(data.get("limits_assumed", False)),
         )
 
     def _rows(self) -> list[list[object]]:
@@ -319,7 +324,7 @@ def anatomize(
     format: str,
     model: str,
     counter: str | None = None,
-    registry: str | None = None,
+    registry: Any = None,
     reported: Any = None,
     output_reserve: int | None = None,
     autocompact: int | None = None,
@@ -330,7 +335,8 @@ def anatomize(
     """Count ``pieces`` with ``counter`` (default: ``model``'s own tokenizer, else a named
     estimate) against ``model``'s limits; ``reported`` is the call's provider usage
     (:class:`~ctx_lab.conversation.transcripts.Usage`), if any; ``autocompact`` the tokens
-    the agent keeps free of the window before it compacts (Claude Code's buffer), if it does."""
+    the agent keeps free of the window before it compacts (Claude Code's buffer), if it does;
+    ``registry`` a name or a registry (an agent's view: ``ctx_lab.conversation.agent_registry``)."""
     choice = resolve_counter(counter, model, "bytes/4")
     counting = _counting(choice.use)
     texts = [p.text for p in pieces if p.fixed is None]
@@ -357,6 +363,7 @@ def anatomize(
     limits = get_registry(registry).get(model)
     reserve = limits.limits.reserved(output_reserve)
     notes = [*warnings, *([choice.note] if choice.note else [])]
+    notes += [limits.warning] if limits.warning and limits.warning not in notes else []
     window = limits.limits.context_window
     return RequestAnatomy(
         source,
@@ -376,6 +383,7 @@ def anatomize(
         call,
         _input_cost(model, limits.prices, sum(i.tokens for i in items), reported),
         system_inferred,
+        limits.source == "default",
     )
 
 

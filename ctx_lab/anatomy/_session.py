@@ -147,6 +147,7 @@ class SessionAnatomy(RichResult):
                 "budget": call.budget,
                 "window": call.window,
                 "autocompact_at": call.autocompact_at,
+                "limits_assumed": call.limits_assumed,
                 **{c: categories.get(c, 0) for c in CATEGORIES},
                 "reported_input": call.reported_input,
                 "difference": call.difference,
@@ -368,6 +369,10 @@ def make_session(
         diffs.append(diff_calls(before, after, [system_before, system_after]))
     anatomies = tuple(a for a, _ in made)
     notes = list(warnings)
+    # what the registry said of a call's model (assumed limits, a fallback row): once
+    notes += dict.fromkeys(
+        w for a in anatomies for w in a.warnings if w.startswith(f"{a.model}: ") and w not in notes
+    )
     cache = _simulated(simulated, anatomies, diffs, notes) if simulated and anatomies else ()
     return SessionAnatomy(
         source, anatomies, tuple(diffs[: len(made)]), tuple(replayed),

@@ -84,10 +84,24 @@ def _segments(calls: Sequence[_Call], compactions: set[int]) -> Iterator[list[_C
         yield segment
 
 
+def _sized(source: str, calls: Sequence[_Call], rule: Rule, notes: list[str]) -> list[_Call]:
+    """The calls whose model's window is known: a model no registry knows gets assumed limits,
+    and a finding made from them would be invented (the anatomy's warning names the model)."""
+    known = [c for c in calls if not c.row.get("limits_assumed")]
+    if len(known) < len(calls):
+        models = sorted({c.row["model"] for c in calls if c.row.get("limits_assumed")})
+        notes.append(
+            f"{source}: {rule.code} {rule.name}: not applied to {len(calls) - len(known)} "
+            f"calls of {', '.join(models)} (no registry knows its window)"
+        )
+    return known
+
+
 def _fill(source: str, calls: Sequence[_Call], compactions: set[int], rule: Rule,
           notes: list[str]) -> list[Finding]:  # fmt: skip
     percent = rule.value("percent")
     found = []
+    calls = _sized(source, calls, rule, notes)
     for segment in _segments(calls, compactions):
         over = [c for c in segment if c.row["window"] and c.input > percent / 100 * c.row["window"]]
         if over:
@@ -180,6 +194,7 @@ def _memory_dropped(source: str, calls: Sequence[_Call], compactions: set[int], 
 def _over_budget(source: str, calls: Sequence[_Call], compactions: set[int], rule: Rule,
                  notes: list[str]) -> list[Finding]:  # fmt: skip
     found = []
+    calls = _sized(source, calls, rule, notes)
     for segment in _segments(calls, compactions):
         over = [c for c in segment if c.row["budget"] and c.input > c.row["budget"]]
         if over:

@@ -34,7 +34,17 @@ from ._manager import (
 from ._messages import Message
 from ._policy_lab import ContextPolicy, run_policies
 from ._policy_report import PoliciesReport, PolicyResult, plot_policies
-from ._policy_specs import POLICIES, PolicySpec, claude_code_reserve, parse_policy
+from ._policy_session import peak_input
+from ._policy_specs import (
+    POLICIES,
+    PolicySpec,
+    agent_registry,
+    claude_code_compaction_point,
+    claude_code_registry,
+    claude_code_reserve,
+    claude_code_window,
+    parse_policy,
+)
 from ._probes import Probe, mine_probes
 from ._recovery import JournalReport, RecoveryReport, inspect_journal, recover_into, stream_into
 from ._replay import REPLAY_COLUMNS, ReplayReport, plot_replay, replay, replay_report
@@ -110,8 +120,12 @@ __all__ = [
     "Transcript",
     "Usage",
     "UsageStatus",
+    "agent_registry",
     "calibrate",
+    "claude_code_compaction_point",
+    "claude_code_registry",
     "claude_code_reserve",
+    "claude_code_window",
     "connect",
     "connect_readonly",
     "content_class",
@@ -125,6 +139,7 @@ __all__ = [
     "mine_growth",
     "mine_probes",
     "parse_policy",
+    "peak_input",
     "plot_cache",
     "plot_policies",
     "plot_replay",

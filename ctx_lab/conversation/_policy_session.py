@@ -11,16 +11,18 @@ from typing import Any
 
 from ..models import get_registry
 from ._cache_sizes import HIDDEN, REATTACHED, THINKING, counted_sizes, message_counts
+from ._policy_specs import CLAUDE_CODE_WINDOW, claude_code_window
 from .transcripts import Transcript
 
-__all__ = ["CLAUDE_CODE_WINDOW", "Context", "PolicySession", "Sent", "main_model", "policy_session"]
-
-# Claude Code runs a model in a 200,000-token window unless a [1m] model is chosen (its default
-# window constant; CLAUDE_CODE_AUTO_COMPACT_WINDOW changes it): the window a recording ran in.
-# Sources: /context in Claude Code 2.1 showing "claude-opus-4-6 · 21k/200k tokens"
-# (https://github.com/anthropics/claude-code/issues/23409), and a reading of 2.1's strings
-# (https://github.com/xsyetopz/claudetto/wiki/Compaction-And-Context)
-CLAUDE_CODE_WINDOW = 200_000
+__all__ = [
+    "CLAUDE_CODE_WINDOW",
+    "Context",
+    "PolicySession",
+    "Sent",
+    "main_model",
+    "peak_input",
+    "policy_session",
+]
 
 
 @dataclass
@@ -82,7 +84,7 @@ def policy_session(
         recorded = tokens[first] + reattached.get(first, 0)
     window = get_registry(registry).get(main).limits.context_window
     if transcript.format == "claude-code":  # the window the recording ran in: Claude Code's
-        window = min(window, CLAUDE_CODE_WINDOW)
+        window = claude_code_window(peak_input(transcript))
     offsets = {
         c.index: c.usage.reported_input - sizes.totals[c.index]
         for c in calls
@@ -91,6 +93,11 @@ def policy_session(
     return PolicySession(transcript, model, tokens, thinking, hidden, reattached, recorded, window,
                     counter, set(transcript.recorded_summaries), sizes.counted_with, main,
                     sizes.totals, offsets)  # fmt: skip
+
+
+def peak_input(transcript: Transcript) -> int:
+    """The largest input a call of the recording reports (0 without usage)."""
+    return max((c.usage.reported_input for c in transcript.calls if c.usage), default=0)
 
 
 def main_model(transcript: Transcript) -> str:

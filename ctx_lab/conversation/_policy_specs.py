@@ -13,7 +13,18 @@ from typing import Any
 
 from ..errors import UsageError
 
-__all__ = ["CLAUDE_CODE_RESERVES", "POLICIES", "PolicySpec", "claude_code_reserve", "parse_policy"]
+__all__ = [
+    "CLAUDE_CODE_RESERVES",
+    "CLAUDE_CODE_WINDOW",
+    "POLICIES",
+    "PolicySpec",
+    "agent_registry",
+    "claude_code_compaction_point",
+    "claude_code_registry",
+    "claude_code_reserve",
+    "claude_code_window",
+    "parse_policy",
+]
 
 ANTHROPIC_EDITING = "https://platform.claude.com/docs/en/build-with-claude/context-editing"
 ANTHROPIC_COMPACTION = "https://platform.claude.com/docs/en/build-with-claude/compaction"
@@ -31,6 +42,53 @@ def claude_code_reserve(version: str) -> int:
     """The tokens Claude Code ``version`` keeps free of a 200k window before compacting (2.1's
     where the recording does not say its version)."""
     return next(r for prefix, r in CLAUDE_CODE_RESERVES if version.startswith(prefix))
+
+
+# Claude Code runs a model in a 200,000-token window whatever the API offers (Opus 4.6's API
+# window is 1M): /context in 2.1 shows "claude-opus-4-6 · 103k/200k tokens"
+# (https://github.com/anthropics/claude-code/issues/24208 and /issues/23409, read 2026-12-07).
+# A [1m] model runs in 1,000,000 — from 2.1.75 the default Opus of some plans — and the file
+# writes the model without the suffix (https://github.com/sirmalloc/ccstatusline/issues/233,
+# https://github.com/Ruya-AI/cozempic/releases/tag/v1.5.2, read 2026-12-07): a call whose
+# input passed 200,000 shows that the session ran in 1M.
+CLAUDE_CODE_WINDOW = 200_000
+CLAUDE_CODE_1M_WINDOW = 1_000_000
+
+
+def claude_code_window(peak_input: int = 0) -> int:
+    """The window a Claude Code session ran in: 200,000, or 1M where a call's reported input
+    passed 200,000 (a [1m] model, which the file does not name)."""
+    return CLAUDE_CODE_1M_WINDOW if peak_input > CLAUDE_CODE_WINDOW else CLAUDE_CODE_WINDOW
+
+
+def agent_registry(transcript: Any, registry: Any = None) -> Any:
+    """The registry a recording's calls are sized with: a Claude Code session's models in
+    Claude Code's window with its buffer as the reserve (its budget is what it compacts at,
+    less the 5 % margin); any other recording's as the registry has them."""
+    if getattr(transcript, "format", None) != "claude-code":
+        from ..models import get_registry
+
+        return get_registry(registry)
+    peak = max((c.usage.reported_input for c in transcript.calls if c.usage), default=0)
+    return claude_code_registry(registry, transcript.agent_version, peak)
+
+
+def claude_code_registry(registry: Any = None, version: str = "", peak_input: int = 0) -> Any:
+    """``registry`` as Claude Code ``version`` sizes its models (:func:`agent_registry`)."""
+    from ..models import AgentRegistry, get_registry
+
+    return AgentRegistry(
+        get_registry(registry),
+        f"Claude Code {version or '2.1+'}",
+        claude_code_window(peak_input),
+        claude_code_reserve(version),
+        "claude",
+    )
+
+
+def claude_code_compaction_point(version: str, peak_input: int = 0) -> int:
+    """The input at which Claude Code ``version`` auto-compacts: its window less its buffer."""
+    return claude_code_window(peak_input) - claude_code_reserve(version)
 
 
 CLAUDE_CODE_THRESHOLD = (

@@ -26,6 +26,7 @@ from ..collector import paused
 from ..errors import CtxLabError, UsageError
 from ..models import ModelRegistry, get_registry
 from ..tokens import MODEL_COUNTER, CounterLike, get_counter, resolve_counter
+from ._policy_specs import agent_registry
 from ._replay_model import ReplaySettings, replay_model
 from ._replay_report import (
     REPLAY_COLUMNS,
@@ -76,13 +77,19 @@ def replay_report(
         transcript.require_model(None, source)
     if not transcript.calls:
         raise UsageError(f"{source}: the transcript records no model calls to replay")
-    resolved = get_registry(registry)
+    resolved = agent_registry(transcript, registry)  # Claude Code: its window and buffer
     rows = RowTable()  # 300k rows for 100k calls on three models: columns, not dicts
     counters: list[dict[str, Any]] = []
     warnings = list(transcript.warnings)
     if not transcript.has_usage:
         warnings.append(NO_USAGE)
+    assumed = set()  # models no registry knows: their budget is a guess, not a finding
     for model in dict.fromkeys(chosen):
+        said = resolved.get(model)
+        if said.warning:
+            warnings.append(said.warning)
+        if said.source == "default":
+            assumed.add(model)
         use, info = _counter_choice(counter, model)
         counters.append(info)
         if info["note"]:
@@ -110,6 +117,7 @@ def replay_report(
     over = [
         w
         for s in made.summary()
+        if s["model"] not in assumed
         for w in (
             billed_over_budget_warning(s, len(transcript.calls)),
             over_budget_warning(s, len(transcript.calls)),

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import SummarizerError
+from ..models import default_model
 from ..tokens import CounterLike, get_counter
 from ._messages import Message
 
@@ -276,11 +277,12 @@ class ChatCompletionsSummarizer(_HttpSummarizer):
 
 class AnthropicSummarizer(_HttpSummarizer):
     """Anthropic's ``POST {base_url}/v1/messages``: ``AnthropicSummarizer(model=
-    "claude-3-haiku-20240307", *, base_url, api_key_env="ANTHROPIC_API_KEY", input_limit)``."""
+    "claude-haiku-5-5", *, base_url, api_key_env="ANTHROPIC_API_KEY", input_limit)`` (the
+    default is ``ctx_lab.models.default_model("summarizer")``, a current model)."""
 
     default_base_url = "https://api.anthropic.com"
     default_api_key_env = "ANTHROPIC_API_KEY"
-    default_model = "claude-3-haiku-20240307"
+    default_model = default_model("summarizer")
 
     def _call(self, text: str, target_tokens: int) -> str:
         body = {

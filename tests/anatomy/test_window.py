@@ -90,3 +90,40 @@ def test_the_session_chart_has_a_call_axis_a_token_axis_and_a_legend(tmp_path: P
     request = session.calls[40].plot().axes[0]
     assert request.get_xlabel().startswith("tokens") and request.get_legend() is not None
     assert any("input budget" in t.get_text() for t in request.get_legend().get_texts())
+
+
+def _auto_compacted() -> list[Path]:
+    from recordings import with_usage
+
+    return [p for p in with_usage() if '"trigger":"auto"' in p.read_text().replace(" ", "")]
+
+
+def test_the_compaction_line_is_where_each_recording_compacted() -> None:
+    """The window view's compaction line comes from the version in the file (Claude Code 2.0.x:
+    200k less 45,000; 2.1.x: less 33,000, whatever window the API offers the model) and the
+    first call past it is within one call of every recorded automatic compaction: 2.0.76's
+    session-624a4a58 (after call 37) and 2.1.39's 8463c716 (after call 71)."""
+    checked = {}
+    for path in _auto_compacted():
+        transcript = load_transcript(path)
+        session = anatomy_of(str(path), session=True)
+        line = {"2.0": 155_000, "2.1": 167_000}[transcript.agent_version[:3]]
+        assert {c.autocompact_at for c in session.calls} == {line}, path.name
+        assert {c.window for c in session.calls} == {200_000}, path.name  # not the API's 1M
+        recorded = [c + 1 for c in transcript.compaction_calls()]
+        auto = [r for r in recorded if r > 1]
+        predicted, after = [], 0
+        for call in session.calls:
+            number = call.call or 0
+            if number <= after or call.reported_input is None:
+                continue
+            if call.reported_input > line:
+                predicted.append(number + 1)  # compacted after this response
+                after = next((r for r in recorded if r > number), 10**9) - 1
+        assert len(predicted) >= 1 and all(any(abs(p - r) <= 1 for r in auto) for p in predicted), (
+            path.name,
+            predicted,
+            recorded,
+        )
+        checked[transcript.agent_version[:3]] = predicted
+    assert set(checked) == {"2.0", "2.1"}, checked

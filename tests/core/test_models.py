@@ -64,10 +64,13 @@ def test_design_prefixes_are_all_there_with_design_numbers() -> None:
         "gpt-4": (8192, 4096),
         "gpt-3.5": (16_385, 4096),
     }
-    table = {k.prefix: (k.limits.context_window, k.limits.max_output) for k in BUILTIN_MODELS}
-    for prefix, numbers in design.items():
-        assert table[prefix] == numbers
-    assert all(k.as_of for k in BUILTIN_MODELS)
+    table = {
+        k.prefix: (k.limits.context_window, k.limits.max_output)
+        for k in BUILTIN_MODELS
+        if k.fallback
+    }
+    assert table == design  # family fallbacks only: they carry no price
+    assert all(k.as_of and k.prices is None for k in BUILTIN_MODELS if k.fallback)
 
 
 @pytest.mark.parametrize(
@@ -86,8 +89,13 @@ def test_design_prefixes_are_all_there_with_design_numbers() -> None:
         ("openai/gpt-4o", "gpt-4o"),
     ],
 )
-def test_longest_prefix_wins(model: str, prefix: str) -> None:
-    assert ModelRegistry().get(model).matched == prefix
+def test_snapshots_and_variants_resolve_to_their_model(model: str, prefix: str) -> None:
+    """A dated snapshot or a variant resolves to its model's row (same limits and prices),
+    whether the table names it exactly or by prefix, and without a warning."""
+    reg = ModelRegistry()
+    got, base = reg.get(model), reg.get(prefix)
+    assert (got.limits, got.prices) == (base.limits, base.prices)
+    assert got.warning is None and got.source == "prefix"
 
 
 @pytest.mark.parametrize(
@@ -125,40 +133,17 @@ def test_prices_and_cost() -> None:
     assert ModelRegistry().get("llama-3-70b").input_cost(1000) is None
 
 
-def test_cache_prices_come_from_models_dev_else_null() -> None:
-    """Every built-in row taken from models.dev carries that data's cache prices (the owner's
-    entry, dated or not); the design table's rows, which had none, stay null."""
-    from ctx_lab.models._registry import _DATA, BUILTIN_MODELS
-
-    owners = {"claude": "anthropic", "gpt": "openai", "o": "openai", "gemini": "google"}
-    checked = 0
-    for known in BUILTIN_MODELS:
-        prices = known.prices
-        if known.note != _DATA:
-            assert prices is None or prices.cache_read_per_mtok is None
-            continue
-        owner = next(v for k, v in owners.items() if known.prefix.startswith(k))
-        provider = next(p for p in models_dev.providers() if p.id == owner)
-        ids = [i for i in provider.models if i == known.prefix] or sorted(
-            i for i in provider.models if i.startswith(known.prefix + "-2")
-        )
-        assert ids, known.prefix
-        cost = provider.models[ids[0]].cost
-        assert prices is not None
-        assert (prices.cache_read_per_mtok, prices.cache_write_per_mtok) == (
-            cost.cache_read,
-            cost.cache_write,
-        ), known.prefix
-        checked += 1
-    assert checked >= 20
+def test_cache_prices_carry_both_lifetimes() -> None:
+    """A Claude row prices cache reads and the 5-minute and 1-hour writes (genai-prices); the
+    models-dev registry keeps that data's own cache prices."""
     sonnet = ModelRegistry().get("claude-sonnet-4-5-20250929").to_dict()
-    assert (sonnet["cache_read_price_per_mtok"], sonnet["cache_write_price_per_mtok"]) == (
-        0.3,
-        3.75,
-    )
+    assert (
+        sonnet["cache_read_price_per_mtok"],
+        sonnet["cache_write_price_per_mtok"],
+        sonnet["cache_write_1h_price_per_mtok"],
+    ) == (0.3, 3.75, 6.0)
     dev = get_registry("models-dev").get("gpt-4o").to_dict()
     assert dev["cache_read_price_per_mtok"] == 1.25 and dev["cache_write_price_per_mtok"] is None
-    assert ModelRegistry().get("gpt-4o").to_dict()["cache_read_price_per_mtok"] is None
 
 
 def test_models_dev_registry_resolves_thousands() -> None:

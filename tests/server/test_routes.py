@@ -712,3 +712,21 @@ async def test_transcripts_of_unexpected_shapes_are_422(jp_fetch, jp_root_dir) -
             assert "Traceback" not in body["message"], body
     for name in ("m5.json", "big.jsonl"):  # and the CLI's calibrate, exit 1
         assert cli_main(["calibrate", str(jp_root_dir / name), "--model", "claude-sonnet-4-5"]) == 1
+
+
+async def test_a_made_up_model_in_a_recording_warns_once_over_rest(jp_fetch, project) -> None:
+    """The REST check of a recording whose model no registry knows: 200, one warning naming
+    the assumed limits, no finding made from them (as the CLI: test_recording_models)."""
+    from recordings import TRANSCRIPTS
+
+    gemini = (
+        TRANSCRIPTS / "codemie-ai__codemie-code" / "session-2026-01-16T11-01-file-ops-37b7abef.json"
+    )
+    if not gemini.is_file():
+        pytest.skip("../shared/real-data is not here")
+    text = gemini.read_text(encoding="utf-8").replace("gemini-3-pro", "made-up-model-9")
+    (project / "made-up.json").write_text(text)
+    report = await get(jp_fetch, "check", file="made-up.json")
+    assert report["findings"] == []
+    said = [w for w in report["warnings"] if "made-up-model-9" in w]
+    assert len(said) == 1 and "assumed" in said[0]

@@ -340,3 +340,29 @@ def test_http_serves_with_the_httptools_parser(project: Path, monkeypatch) -> No
     assert seen["http"] == "httptools" and seen["host"] == "127.0.0.1"
     assert seen["proxy_headers"] is False  # nothing in front: X-Forwarded-For is not believed
     assert _server.http_protocol() == "httptools"
+
+
+def test_a_made_up_model_in_a_recording_warns_once_over_mcp(project: Path) -> None:
+    """The MCP check tool on a recording whose model no registry knows: a result, not an error,
+    with one warning naming the assumed limits and no finding made from them."""
+    from recordings import TRANSCRIPTS
+
+    gemini = (
+        TRANSCRIPTS / "codemie-ai__codemie-code" / "session-2026-01-16T11-01-file-ops-37b7abef.json"
+    )
+    if not gemini.is_file():
+        pytest.skip("../shared/real-data is not here")
+    text = gemini.read_text(encoding="utf-8").replace("gemini-3-pro", "made-up-model-9")
+    (project / "made-up.json").write_text(text)
+    state = CtxLabMCP(project, watch_interval=0)
+
+    async def session() -> dict:
+        async with Client(build_server(state)) as client:
+            result = await client.call_tool("check", {"file": ["made-up.json"]})
+            assert not result.is_error, text_of(result)
+            return result.structured_content
+
+    report = anyio.run(session)
+    assert report["findings"] == []
+    said = [w for w in report["warnings"] if "made-up-model-9" in w]
+    assert len(said) == 1 and "assumed" in said[0]
