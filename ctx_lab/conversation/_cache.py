@@ -260,6 +260,8 @@ class _Run:
         """The predicted split's price; the session's money as recorded (the reported split
         where there is one), with no cache, and with every stable prefix read."""
         prices = self.registry.get(model).prices if model != "unknown" else None
+        if prices is not None:  # a long-context tier prices the whole request past its size
+            prices = prices.at(total)
         known = cache_prices(model, prices)
         if rule is None or None in (known.input, known.read, known.write):
             self.priced = False  # the model's input or cached-input price is not known here

@@ -199,5 +199,7 @@ def cache_prices(model: str, prices: Any, rules: Sequence[CacheRule] = ()) -> Ca
         read = round(given * rule.read, 6)
     if write is None:
         write = round(given * rule.write[0], 6)
-    hour = round(given * rule.write[-1], 6) if len(rule.write) > 1 else write
+    hour = getattr(prices, "cache_write_1h_per_mtok", None)
+    if hour is None:
+        hour = round(given * rule.write[-1], 6) if len(rule.write) > 1 else write
     return CachePrices(given, read, write, hour)
