@@ -82,3 +82,32 @@ def test_the_long_sessions_cost_what_they_billed() -> None:
     $31.46 the May 2025 claude-opus-4 row ($15) gave."""
     long = TRANSCRIPTS / "marot__spotter" / "long" / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
     assert 10 < by_hand(long) < 11
+
+
+@needs_shared
+def test_codex_cache_writes_are_read_and_priced(tmp_path: Path) -> None:
+    """A newer Codex rollout reports ``cache_write_input_tokens`` inside ``input_tokens``, as it
+    does the cached: the reported input is unchanged, the written part is a cache write (priced
+    as one by ``cache``), not fresh input."""
+    from ctx_lab.conversation.transcripts import load_transcript
+
+    rollout = next((TRANSCRIPTS / "codemie-ai__codemie-code").glob("rollout-2026-05-11T11*"))
+    lines = rollout.read_text(encoding="utf-8").splitlines()
+    changed = []
+    for line in lines:
+        record = json.loads(line)
+        info = (record.get("payload") or {}).get("info") or {}
+        last = info.get("last_token_usage")
+        if last and not changed:
+            last["cache_write_input_tokens"] = 1000
+            changed.append(last["input_tokens"])
+        changed_line = json.dumps(record)
+        lines[lines.index(line)] = changed_line
+    path = tmp_path / rollout.name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    before, after = load_transcript(rollout), load_transcript(path)
+    first_before = next(c.usage for c in before.calls if c.usage)
+    first_after = next(c.usage for c in after.calls if c.usage)
+    assert first_after.reported_input == first_before.reported_input == changed[0]
+    assert first_after.cache_creation_input_tokens == 1000
+    assert first_after.input_tokens == first_before.input_tokens - 1000

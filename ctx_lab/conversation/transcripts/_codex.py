@@ -5,8 +5,9 @@ is the system prompt), ``turn_context`` (the ``model`` of the turn), ``response_
 Responses API items the model was sent and produced: messages, reasoning, function and custom
 tool calls and their outputs), ``event_msg`` (UI events; ``token_count`` carries usage:
 ``info.total_token_usage`` grows by one model call and ``info.last_token_usage`` is that call's
-``input_tokens`` — cached included — ``cached_input_tokens``, ``output_tokens`` and
-``reasoning_output_tokens``; a ``token_count`` whose total did not change repeats the last one)
+``input_tokens`` — cached and written included — ``cached_input_tokens``,
+``cache_write_input_tokens`` (newer Codex), ``output_tokens`` and ``reasoning_output_tokens``;
+a ``token_count`` whose total did not change repeats the last one)
 and ``compacted`` (``message``, and ``replacement_history``: the items the model sees from then
 on). A call's answer is the output items since the previous call.
 
@@ -72,12 +73,22 @@ def _envelope(record: Any, first: bool) -> tuple[str, Mapping[str, Any]] | None:
 def _usage(info: Mapping[str, Any]) -> Usage:
     last = mapping(info.get("last_token_usage"), "info.last_token_usage")
     total_input = count(last.get("input_tokens"), "last_token_usage.input_tokens")
-    cached = count(last.get("cached_input_tokens"), "last_token_usage.cached_input_tokens")
+    cached = min(
+        count(last.get("cached_input_tokens"), "last_token_usage.cached_input_tokens"),
+        total_input,
+    )
+    # written to the cache (GPT-5.6 and later bill it at 1.25x input), inside input_tokens as
+    # the cached tokens are: 51,599 input = 36,339 cached + 15,248 written + 12 fresh in a real
+    # `codex exec --json` usage line quoted by a public test (read 2026-12-07)
+    written = min(
+        count(last.get("cache_write_input_tokens", 0), "last_token_usage.cache_write_input_tokens"),
+        total_input - cached,
+    )
     return Usage(
-        max(total_input - cached, 0),
+        total_input - cached - written,
         count(last.get("output_tokens"), "last_token_usage.output_tokens"),
-        0,
-        min(cached, total_input),
+        written,
+        cached,
         count(last.get("reasoning_output_tokens"), "last_token_usage.reasoning_output_tokens"),
     )
 
