@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._version import __version__
+from .clock import Clock, utc_now
 from .display import RichResult, escape, html_table, text_table
 from .tokens import DATA_SOURCES, counter_names, counter_status
 from .wire import derived
@@ -162,9 +163,37 @@ def _server_extension_check() -> Check:
     )
 
 
-def run_doctor(which: Callable[[str], str | None] = shutil.which) -> DoctorReport:
-    """Run every check; ``which`` is injectable for tests."""
+# the built-in model table's data older than this is said to be stale (prices change within
+# months: Claude Opus 4.6's fell from $15 to $5 between two generations)
+STALE_TABLE_DAYS = 120
+
+
+def _model_table_check(now: Clock) -> Check:
+    """How old the built-in model table's data is (it says what it was generated from)."""
+    from datetime import date
+
+    from .models import table_provenance
+
+    made = table_provenance()
+    read = date.fromisoformat(made["read"])
+    age = (now().date() - read).days
+    sources = " + ".join(f"{k} {v}" for k, v in made["generated_from"].items())
+    return Check(
+        "model table",
+        age <= STALE_TABLE_DAYS,
+        f"{sources}, read {read.isoformat()} ({age} days ago)",
+        f"the prices and limits are {age} days old: upgrade ctx-lab, or regenerate with "
+        "`pip install 'ctx-lab[models-data]'` and scripts/generate_models.py after raising the "
+        "pins, or use --registry models-dev",
+    )
+
+
+def run_doctor(
+    which: Callable[[str], str | None] = shutil.which, now: Clock = utc_now
+) -> DoctorReport:
+    """Run every check; ``which`` and ``now`` (the clock that dates the model table's age) are
+    injectable for tests."""
     checks = _counter_checks()
     checks += [_node_check(which), _chromium_check(which)]
-    checks += [_labextension_check(), _server_extension_check()]
+    checks += [_labextension_check(), _server_extension_check(), _model_table_check(now)]
     return DoctorReport(tuple(checks))

@@ -148,25 +148,49 @@ def request_advice(anatomy: RequestAnatomy) -> list[Advice]:
 
 
 def _policies(session: SessionAnatomy) -> Advice | None:
+    """The cheapest policy the recording's agent can run, with the setting that runs it; a
+    cheaper one only another agent runs is said as such (``ctx_lab.conversation.agent_rule``)."""
     if session.transcript is None:
         return None
-    from ..conversation import run_policies
+    from ..conversation import agent_rule, run_policies
 
     report = run_policies(session.transcript, source=session.source)
-    costs = {p.name: p.cost for p in report.policies if p.cost is not None}
-    recorded = next((p for p in report.policies if p.name == "recorded"), None)
-    if recorded is None or "recorded" not in costs:
+    results = {p.name: p for p in report.policies if p.cost is not None}
+    costs = {name: p.cost for name, p in results.items()}
+    if "recorded" not in costs:
         return None
-    best = min(costs, key=lambda name: costs[name])
+    rule = agent_rule(session.transcript.format)
+    runnable = {n: c for n, c in costs.items() if rule is None or rule.runs(n)}
+    best = min(runnable, key=lambda name: runnable[name])
+    cheapest = min(costs, key=lambda name: costs[name])
+    other = ""
+    if rule is not None and cheapest != best and costs[cheapest] < costs["recorded"]:
+        other = (
+            f"; another agent would run {cheapest} (${costs[cheapest]:.4f}), which "
+            f"{rule.name} cannot"
+        )
     if best == "recorded" or costs[best] >= costs["recorded"]:
-        return None
+        if not other:
+            return None
+        best = "recorded"
+    setting = ""
+    if rule is not None and best != "recorded":
+        setting = rule.setting(best, results[best].params, report.window)
+    action = (
+        f"run the {best} policy instead (${costs[best]:.4f}, {len(costs)} compared"
+        + (f"; {rule.name}: {setting}" if setting else "")
+        + ")"
+        if best != "recorded"
+        else f"no policy {rule.name if rule else 'this agent'} runs costs less"
+    )
+    shown = best if best != "recorded" else cheapest
     return Advice(
         f"the recorded context policy: ${costs['recorded']:.4f} of input",
-        recorded.mean,
-        f"run the {best} policy instead (${costs[best]:.4f}, {len(costs)} compared)",
-        f"ctx-lab policies {session.source} --policy recorded --policy {best}",
+        results["recorded"].mean,
+        action + other,
+        f"ctx-lab policies {session.source} --policy recorded --policy {shown}",
         None,
-        round(costs["recorded"] - costs[best], 6),
+        round(costs["recorded"] - costs[best], 6) if best != "recorded" else None,
         "the policy lab, open-loop, priced with the cache model",
     )
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from ..conversation import agent_registry, claude_code_reserve, hidden_prefix
+from ..conversation import agent_point, agent_registry, hidden_prefix
 from ..conversation.transcripts import Transcript, load_transcript, otlp_bodies, records
 from ..errors import InputFileError, TranscriptError, UsageError
 from ..files import entry_kind, read_text, real_path
@@ -290,9 +290,7 @@ def _from_transcript(
             registry=sized,
             reported=found.usage,
             call=found.index + 1,
-            autocompact=claude_code_reserve(transcript.agent_version)
-            if transcript.format == "claude-code"
-            else None,
+            autocompact=_agent_reserve(transcript, sized, chosen),
             system_inferred=inferred[found.model],
             warnings=notes,
         )
@@ -313,3 +311,11 @@ def _from_transcript(
         except Exception as exc:  # the anatomy stands without the replay beside it
             notes.append(f"replay not shown ({type(exc).__name__}: {exc})")
     return make_session(name, made, replayed, notes, transcript, simulated=transcript)
+
+
+def _agent_reserve(transcript: Any, sized: Any, model: str) -> int | None:
+    """What the recording's agent keeps free of its window before it compacts (the one rule,
+    ``ctx_lab.conversation.agent_point``), None where its agent has none known here."""
+    window = sized.get(model).limits.context_window
+    point = agent_point(transcript, window)
+    return None if point is None else window - point

@@ -131,12 +131,18 @@ def _json(value: Any) -> str:
 
 
 def _traces(
-    spans: list[dict[str, Any]], source: str, format: str, version: str = ""
+    spans: list[dict[str, Any]],
+    source: str,
+    format: str,
+    version: str = "",
+    window: int | None = None,
 ) -> dict[str, Any]:
-    resource = {"service.name": "ctx-lab", "ctx_lab.transcript.format": format,
-                "ctx_lab.transcript.source": source}  # fmt: skip
+    resource: dict[str, Any] = {"service.name": "ctx-lab", "ctx_lab.transcript.format": format,
+                                "ctx_lab.transcript.source": source}  # fmt: skip
     if version:
         resource["ctx_lab.transcript.agent_version"] = version
+    if window:  # the window the agent said it sized calls by (Codex)
+        resource["ctx_lab.transcript.agent_window"] = window
     return {"resourceSpans": [{
         "resource": {"attributes": _attributes(resource)},
         "scopeSpans": [{"scope": {"name": "ctx_lab", "version": __version__}, "spans": spans}],
@@ -169,7 +175,9 @@ def otlp_traces(transcript: Transcript, calls: Sequence[Any], source: str) -> di
             **predicted.get(call.index, {}),
         }  # fmt: skip
         spans.append(_span(source, call.index, call.model, _nanos(call.timestamp), attrs, anatomy))
-    return _traces(spans, source, transcript.format, transcript.agent_version)
+    return _traces(
+        spans, source, transcript.format, transcript.agent_version, transcript.agent_window
+    )
 
 
 def _kept_apart(transcript: Transcript, call: Any, start: int, end: int) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Conversation context management: append-only history, summaries, model limits, the working
 context — and the crash-safe journals of the same design."""
 
+from ._agents import AGENTS, GEMINI_CLI_COMPRESSION, AgentRule, agent_point, agent_rule
 from ._cache import hidden_prefix, simulate_cache
 from ._cache_engine import CAUSES as CACHE_CAUSES
 from ._cache_engine import CacheEngine, CacheOutcome, CacheRequest
@@ -69,12 +70,15 @@ from ._usage import ContextUsage
 from .transcripts import Call, Transcript, Usage, load_transcript
 
 __all__ = [
+    "AGENTS",
     "CACHE_CAUSES",
+    "GEMINI_CLI_COMPRESSION",
     "POLICIES",
     "REPLAY_COLUMNS",
     "SIMULATION_COLUMNS",
     "SUMMARY_PREFIX",
     "ActiveJournal",
+    "AgentRule",
     "AnthropicSummarizer",
     "CacheEngine",
     "CacheOutcome",
@@ -120,7 +124,9 @@ __all__ = [
     "Transcript",
     "Usage",
     "UsageStatus",
+    "agent_point",
     "agent_registry",
+    "agent_rule",
     "calibrate",
     "claude_code_compaction_point",
     "claude_code_registry",

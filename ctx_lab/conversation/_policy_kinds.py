@@ -190,6 +190,8 @@ class BuiltinPolicy:
                 reserve = claude_code_reserve(self.session.transcript.agent_version)
             return window - reserve
         if "share" in params:
+            if self.session.transcript.agent_window:  # Codex said its window: share of it
+                return round(params["share"] * window)
             return round(params["share"] * (window - params["output_reserve"]))
         if "threshold" in params:
             return params["threshold"]

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..models import get_registry
 from ._cache_sizes import HIDDEN, REATTACHED, THINKING, counted_sizes, message_counts
-from ._policy_specs import CLAUDE_CODE_WINDOW, claude_code_window
+from ._policy_specs import CLAUDE_CODE_WINDOW, claude_code_window, codex_window
 from .transcripts import Transcript
 
 __all__ = [
@@ -85,6 +85,8 @@ def policy_session(
     window = get_registry(registry).get(main).limits.context_window
     if transcript.format == "claude-code":  # the window the recording ran in: Claude Code's
         window = claude_code_window(peak_input(transcript))
+    elif transcript.agent_window:  # the agent said it (Codex: 95 % of its window for the model)
+        window = codex_window(transcript.agent_window)
     offsets = {
         c.index: c.usage.reported_input - sizes.totals[c.index]
         for c in calls

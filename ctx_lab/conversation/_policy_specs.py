@@ -23,6 +23,7 @@ __all__ = [
     "claude_code_registry",
     "claude_code_reserve",
     "claude_code_window",
+    "codex_window",
     "parse_policy",
 ]
 
@@ -64,10 +65,19 @@ def claude_code_window(peak_input: int = 0) -> int:
 def agent_registry(transcript: Any, registry: Any = None) -> Any:
     """The registry a recording's calls are sized with: a Claude Code session's models in
     Claude Code's window with its buffer as the reserve (its budget is what it compacts at,
-    less the 5 % margin); any other recording's as the registry has them."""
-    if getattr(transcript, "format", None) != "claude-code":
-        from ..models import get_registry
+    less the 5 % margin); a Codex rollout's in the window it reports; any other recording's as
+    the registry has them."""
+    from ..models import AgentRegistry, get_registry
 
+    form = getattr(transcript, "format", None)
+    if form == "codex" and transcript.agent_window:  # Codex said the window it sized calls by
+        window = codex_window(transcript.agent_window)
+        version = transcript.agent_version
+        return AgentRegistry(
+            get_registry(registry), f"Codex {version}".strip(), window,
+            window - transcript.agent_window, "gpt",
+        )  # fmt: skip
+    if form != "claude-code":
         return get_registry(registry)
     peak = max((c.usage.reported_input for c in transcript.calls if c.usage), default=0)
     return claude_code_registry(registry, transcript.agent_version, peak)
@@ -96,6 +106,17 @@ CLAUDE_CODE_THRESHOLD = (
     "leaves after a 20,000-token output reserve, less a 13,000-token buffer) and /issues/23409 "
     "(/context in 2.1.x: 'Autocompact buffer: 33k tokens (16.5%)' of 200k)"
 )
+# Codex reports the window it sizes a call by in each token_count (info.model_context_window):
+# 95 % of its window for the model (258,400 = 0.95 × 272,000 for gpt-5.5 in a real 0.125.0
+# rollout, codemie-ai/codemie-code@8e8d4ce; effective_context_window_percent, openai/codex#9429).
+CODEX_EFFECTIVE_SHARE = 0.95
+
+
+def codex_window(reported: int) -> int:
+    """Codex's window for the model, from the effective window its rollout reports."""
+    return round(reported / CODEX_EFFECTIVE_SHARE)
+
+
 CODEX_THRESHOLD = (
     "https://github.com/openai/codex/issues/9429 (effective window = context window − 128k "
     "output, auto-compaction at 0.95 of it)"

@@ -29,6 +29,7 @@ from ._registry import (
     ResolvedModelLimits,
     get_registry,
     registry_names,
+    table_provenance,
     tokenizer_for,
 )
 from ._report import ModelInfo, ModelList, describe_model, list_models
@@ -68,5 +69,6 @@ __all__ = [
     "list_models",
     "registry_names",
     "similar_models",
+    "table_provenance",
     "tokenizer_for",
 ]

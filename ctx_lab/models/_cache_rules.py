@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = ["CACHE_RULES", "CachePrices", "CacheRule", "cache_prices", "cache_rule"]
@@ -83,7 +83,40 @@ def _anthropic(pattern: str, minimum: int, note: str = "") -> CacheRule:
     )
 
 
+CLAUDE_5_MINIMUMS = (
+    "https://dev.to/creeta/claudes-prompt-cache-fails-silently-below-1024-tokens-1ch1 (quoting "
+    "Anthropic's prompt caching page: 512 tokens for Opus 5, Fable 5 and Mythos 5; 1,024 for "
+    "Opus 4.8, Sonnet 5, Sonnet 4.6/4.5 and Opus 4.1/4; 2,048 for Opus 4.7; 4,096 for Opus "
+    "4.6, Opus 4.5 and Haiku 4.5), read 2026-12-07"
+)
+
+
+def _claude5(pattern: str, minimum: int, note: str) -> CacheRule:
+    """A Claude 5 family: the cache read price differs by model (0.05x on the 5.5 models,
+    0.025x on Fable 5.1: their rows' prices), so the rule carries no read multiplier."""
+    return replace(
+        _anthropic(pattern, minimum, note),
+        read=None,
+        source=ANTHROPIC_DOC + " ; " + CLAUDE_5_MINIMUMS,
+    )
+
+
 CACHE_RULES: tuple[CacheRule, ...] = (
+    _claude5(r"claude-(opus-5(?!-5)|fable-5(?!-)|mythos-5)", 512, "512 by the quoted table"),
+    _claude5(r"claude-sonnet-5(?!-5)", 1024, "1,024 by the quoted table"),
+    _claude5(
+        r"claude-(opus-5-5|sonnet-5-5|haiku-5-5|fable-5-[12]|mythos-5-[12])",
+        1024,
+        "no minimum found for this model: 1,024, the family's common one, is assumed",
+    ),
+    _anthropic(r"claude-opus-4-8", 1024, "1,024 by the quoted table (" + CLAUDE_5_MINIMUMS + ")"),
+    _anthropic(
+        r"claude-sonnet-4-6",
+        1024,
+        "sources disagree: 1,024 in the table quoted by "
+        + CLAUDE_5_MINIMUMS.split(" (")[0]
+        + ", 2,048 at https://docs.orq.ai/docs/proxy/prompt-caching; 1,024 is kept",
+    ),
     _anthropic(
         r"claude-(opus-4-[56]|haiku-4-5)",
         4096,

@@ -7,7 +7,7 @@ from paths import REPO
 
 from ctx_lab.anatomy import anatomy_of, request_anatomy
 from ctx_lab.anatomy._advice import PAGE_TOKENS
-from ctx_lab.conversation import run_policies
+from ctx_lab.conversation import agent_rule, run_policies
 from ctx_lab.conversation.transcripts import load_transcript
 
 LONG = sorted(
@@ -59,16 +59,42 @@ def test_nothing_material_gets_no_advice_and_no_made_up_saving() -> None:
     assert advice and advice[0].saving_tokens is None and advice[0].saving_usd is None
 
 
-def test_a_long_session_is_pointed_at_the_policy_lab_s_cheaper_policy() -> None:
+def test_a_long_session_is_pointed_at_the_cheapest_policy_its_agent_runs() -> None:
+    """Claude Code runs its own compaction at another point (CLAUDE_AUTOCOMPACT_PCT_OVERRIDE),
+    not Codex's: the advice names the cheapest policy Claude Code can run with the setting that
+    runs it, and a cheaper one only another agent runs as "another agent would"."""
     session = anatomy_of(str(LONG[0]), session=True)
     advice = session.advice()
     report = run_policies(load_transcript(str(LONG[0])))
     costs = {p.name: p.cost for p in report.policies}
-    best = min(costs, key=lambda n: costs[n])
+    rule = agent_rule("claude-code")
+    assert rule is not None and not rule.runs("codex") and rule.runs("summary")
+    runnable = {n: c for n, c in costs.items() if rule.runs(n)}
+    best = min(runnable, key=lambda n: runnable[n])
     first = advice[0]
     assert first.command.endswith(f"--policy {best}")
     assert first.saving_usd == round(costs["recorded"] - costs[best], 6)
     assert "open-loop" in first.basis
+    assert "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=" in first.action
+    cheapest = min(costs, key=lambda n: costs[n])
+    if cheapest != best:
+        assert f"another agent would run {cheapest}" in first.action
+        assert f"run the {cheapest} policy" not in first.action
     # the compaction's cache break is by design, not advice
     assert not any("compacted" in a.action for a in advice)
     assert session.to_dict()["advice"][0]["saving_usd"] == first.saving_usd
+
+
+def test_a_codex_session_is_advised_with_codex_s_own_setting() -> None:
+    rollout = next(
+        (REPO.parent / "shared" / "real-data" / "transcripts" / "codemie-ai__codemie-code").glob(
+            "rollout-2026-05-11T11*"
+        )
+    )
+    transcript = load_transcript(str(rollout))
+    # the rollout says Codex's version and the window it sized calls by (95 % of 272,000)
+    assert (transcript.agent_version, transcript.agent_window) == ("0.125.0", 258_400)
+    report = run_policies(transcript, ["recorded", "codex"])
+    assert report.window == 272_000  # Codex's window for gpt-5.5, not the API's 1,050,000
+    first = anatomy_of(str(rollout), session=True).advice()[0]
+    assert "model_auto_compact_token_limit=" in first.action and "Codex" in first.action

@@ -65,6 +65,7 @@ def test_export_then_import_gives_the_same_anatomy(path: Path, tmp_path: Path) -
     assert imported.compactions == original.compactions
     assert imported.recorded_summaries == original.recorded_summaries
     assert imported.agent_version == original.agent_version
+    assert imported.agent_window == original.agent_window  # Codex's window for the model
 
 
 def _as_protobuf(payload: dict[str, Any]) -> Any:

@@ -127,3 +127,22 @@ def test_the_compaction_line_is_where_each_recording_compacted() -> None:
         )
         checked[transcript.agent_version[:3]] = predicted
     assert set(checked) == {"2.0", "2.1"}, checked
+
+
+def test_every_agent_s_compaction_line_is_its_one_rule() -> None:
+    """Gemini CLI compresses at half the model's token limit; Codex at the window its rollout
+    reports (95 % of 272,000 for gpt-5.5): the window view draws the line where the agent's
+    policy in the lab compacts (``agent_point``), from what the file says."""
+    from ctx_lab.conversation import agent_point, run_policies
+
+    codemie = REAL / "codemie-ai__codemie-code"
+    gemini = anatomy_of(
+        str(codemie / "session-2026-01-16T11-01-file-ops-37b7abef.json"), session=True
+    )
+    assert {(c.window, c.autocompact_at) for c in gemini.calls} == {(1_048_576, 524_288)}
+    rollout = next(codemie.glob("rollout-2026-05-11T11*"))
+    codex = anatomy_of(str(rollout), session=True)
+    assert {(c.window, c.autocompact_at) for c in codex.calls} == {(272_000, 258_400)}
+    transcript = load_transcript(rollout)
+    policy = run_policies(transcript, ["codex"]).policy("codex")
+    assert policy.threshold == agent_point(transcript, 272_000) == 258_400

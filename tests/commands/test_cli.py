@@ -177,6 +177,21 @@ def test_doctor_with_nothing_installed() -> None:
     assert not by_name["chromium"].ok and "apt-get install chromium" in by_name["chromium"].fix
 
 
+def test_doctor_says_the_model_table_s_age() -> None:
+    """The built-in table says what it was generated from and when; past 120 days it is stale
+    and the fix says how to refresh it (the clock is injected: the day never changes a test)."""
+    from datetime import UTC, datetime
+
+    from ctx_lab.doctor import run_doctor
+
+    fresh = run_doctor(which=lambda name: None, now=lambda: datetime(2027, 1, 6, tzinfo=UTC))
+    table = {c.name: c for c in fresh.checks}["model table"]
+    assert table.ok and "genai-prices 0.2.5" in table.detail and "(30 days ago)" in table.detail
+    stale = run_doctor(which=lambda name: None, now=lambda: datetime(2027, 6, 5, tzinfo=UTC))
+    table = {c.name: c for c in stale.checks}["model table"]
+    assert not table.ok and "180 days" in table.fix and "generate_models.py" in table.fix
+
+
 def test_help_lists_every_command(run_cli) -> None:
     code, out, _ = run_cli("--help")
     assert code == 0

@@ -136,3 +136,16 @@ def test_models_shows_each_rows_source_and_date(capsys: pytest.CaptureFixture[st
     assert main(["models", "claude-opus-4-6"]) == 0
     text = capsys.readouterr().out
     assert "as of" in text and "cited" in text and "genai-prices" in text
+
+
+def test_claude_5_cache_rules_take_their_minimum_and_read_price() -> None:
+    """Claude 5.x caches from other minimums and reads at other rates than 4.x: Opus 5 from 512
+    tokens, Opus 5.5 read at $0.20 (0.05x, its row), not 0.1x of input; where sources disagree
+    (Sonnet 4.6's minimum) the rule says so."""
+    from ctx_lab.models import cache_prices, cache_rule
+
+    assert cache_rule("claude-opus-5").minimum == 512
+    assert cache_rule("claude-opus-4-7").minimum == 2048
+    five = cache_prices("claude-opus-5-5", ModelRegistry().get("claude-opus-5-5").prices)
+    assert (five.input, five.read, five.write, five.write_hour) == (4.0, 0.2, 5.0, 8.0)
+    assert "sources disagree" in cache_rule("claude-sonnet-4-6").note

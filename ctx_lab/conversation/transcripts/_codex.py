@@ -109,6 +109,8 @@ class _Rollout:
     compactions: list[int] = field(default_factory=list)
     summaries: list[int] = field(default_factory=list)
     thinking: list[tuple[int, str]] = field(default_factory=list)
+    version: str = ""  # session_meta.cli_version
+    window: int | None = None  # the last token_count's model_context_window
     skipped: Counter[str] = field(default_factory=Counter)
     pending_reasoning: list[str] = field(default_factory=list)
     answer_start: int | None = None  # where the current call's output items began
@@ -120,6 +122,9 @@ class _Rollout:
 
 
 def _session_meta(state: _Rollout, payload: Mapping[str, Any]) -> None:
+    version = payload.get("cli_version")
+    if isinstance(version, str):
+        state.version = version[:40]
     instructions = payload.get("base_instructions")
     if isinstance(instructions, Mapping):
         state.system = text_field(instructions.get("text"), "base_instructions.text")
@@ -176,6 +181,8 @@ def _token_count(state: _Rollout, payload: Mapping[str, Any], record: Any) -> No
         state.skipped[f"event_msg:{event}"] += 1
         return
     info = payload["info"]
+    if info.get("model_context_window") is not None:  # the window Codex sized the call by
+        state.window = count(info.get("model_context_window"), "info.model_context_window") or None
     total = info.get("total_token_usage")
     if total == state.last_total:
         state.skipped["event_msg:token_count (repeated)"] += 1
@@ -255,4 +262,6 @@ def read_codex(rows: list[Record]) -> Transcript:
         warnings=tuple(warnings),
         skipped=tuple(sorted(state.skipped.items())),
         thinking=tuple(state.thinking),
+        agent_version=state.version,
+        agent_window=state.window,
     )

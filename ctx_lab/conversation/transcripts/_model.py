@@ -166,8 +166,10 @@ class Transcript:
     holds the reasoning text each call produced (``(call index, text)``): counted apart, never
     part of the messages — a file holds a summary, and which earlier thinking a request sends
     again is the model's rule (:func:`ctx_lab.models.keeps_earlier_thinking`);
-    ``agent_version`` the version of the agent that wrote it (Claude Code's records say it),
-    which decides the agent's own rules (its auto-compaction threshold).
+    ``agent_version`` the version of the agent that wrote it (Claude Code's records and Codex's
+    ``session_meta.cli_version`` say it), which decides the agent's own rules (its
+    auto-compaction threshold); ``agent_window`` the window the agent says it ran the model in,
+    where the file says it (Codex's ``token_count`` carries ``model_context_window``).
     """
 
     format: str
@@ -186,6 +188,7 @@ class Transcript:
     thinking: tuple[tuple[int, str], ...] = ()
     subagent: bool = False
     agent_version: str = ""  # the recording agent's own version, where the file says it
+    agent_window: int | None = None  # the agent's window for the model, where the file says it
 
     def sent_range(self, call: Call) -> tuple[int, int]:
         """The messages ``[start, end)`` the recorded call was sent: after the last compaction

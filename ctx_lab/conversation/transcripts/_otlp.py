@@ -375,7 +375,15 @@ def read_otlp(rows: list[Record]) -> Transcript:
         system, tools, tuple(compactions), tuple(summaries), warnings=tuple(warnings),
         thinking=tuple(thinking),
         agent_version=str(resource.get("ctx_lab.transcript.agent_version") or "")[:40],
+        agent_window=_window(resource.get("ctx_lab.transcript.agent_window")),
     )  # fmt: skip
+
+
+def _window(value: Any) -> int | None:
+    """The agent's window an export carried (a positive integer, else none)."""
+    if isinstance(value, str) and value.isdigit() and len(value) <= 12:
+        value = int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def otlp_bodies(
