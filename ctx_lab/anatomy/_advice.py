@@ -156,7 +156,7 @@ def _policies(session: SessionAnatomy) -> Advice | None:
 
     report = run_policies(session.transcript, source=session.source)
     results = {p.name: p for p in report.policies if p.cost is not None}
-    costs = {name: p.cost for name, p in results.items()}
+    costs: dict[str, float] = {name: float(p.cost or 0.0) for name, p in results.items()}
     if "recorded" not in costs:
         return None
     rule = agent_rule(session.transcript.format)
@@ -173,15 +173,16 @@ def _policies(session: SessionAnatomy) -> Advice | None:
         if not other:
             return None
         best = "recorded"
+    agent = rule.name if rule is not None else "this agent"
     setting = ""
     if rule is not None and best != "recorded":
         setting = rule.setting(best, results[best].params, report.window)
     action = (
         f"run the {best} policy instead (${costs[best]:.4f}, {len(costs)} compared"
-        + (f"; {rule.name}: {setting}" if setting else "")
+        + (f"; {agent}: {setting}" if setting else "")
         + ")"
         if best != "recorded"
-        else f"no policy {rule.name if rule else 'this agent'} runs costs less"
+        else f"no policy {agent} runs costs less"
     )
     shown = best if best != "recorded" else cheapest
     return Advice(
