@@ -103,6 +103,10 @@ def simulate_cache(
     hidden = counted.hidden_prefix if counted else hidden_prefix(transcript, counting)
     run = _Run(transcript, counted, get_registry(registry), hidden, model, reading, changes)
     calls = tuple(run.call(call) for call in transcript.calls if sizes == "counts" or call.usage)
+    for name in [model] if model else transcript.models:  # what the registry said of each model
+        said = run.registry.get(name).warning
+        if said and said not in warnings:
+            warnings.append(said)
     return CacheReport(
         source or transcript.source or "<transcript>",
         sizes,

@@ -129,7 +129,11 @@ def run_policies(
         results.append(
             _run_one(policy, session, chosen_registry, hour, probes, uses, reading, mine)
         )
-    warnings = []
+    warnings = [  # what the registry said of each model (assumed limits, a fallback row)
+        said
+        for name in dict.fromkeys([model] if model else transcript.models)
+        if (said := chosen_registry.get(name).warning)
+    ]
     if any(r.cost is None for r in results):
         warnings.append(
             "a model's input or cached-input price is unknown here (try --registry "

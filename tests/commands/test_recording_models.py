@@ -75,5 +75,9 @@ def test_a_made_up_model_warns_once_and_invents_nothing(
         said[0].split(": ", 1)[1]  # check names the file first
     ]
     assert not [w for w in replayed["warnings"] if "over the budget" in w]
+    for command in ("cache", "policies"):  # every surface says it, once
+        assert main([command, str(path), "--format", "json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert len([w for w in out["warnings"] if "no registry here knows" in w]) == 1, command
     # a recording of the same calls under Gemini 3 is not refused either
     assert main(["check", str(GEMINI)]) == 0
