@@ -71,12 +71,11 @@ def agent_registry(transcript: Any, registry: Any = None) -> Any:
 
     form = getattr(transcript, "format", None)
     if form == "codex" and transcript.agent_window:  # Codex said the window it sized calls by
+        # its window for the model is input only (gpt-5.5: 272,000 of the API's 400,000 less
+        # 128,000 output), so nothing more is reserved: the budget is 95 % of it, what Codex says
         window = codex_window(transcript.agent_window)
         version = transcript.agent_version
-        return AgentRegistry(
-            get_registry(registry), f"Codex {version}".strip(), window,
-            window - transcript.agent_window, "gpt",
-        )  # fmt: skip
+        return AgentRegistry(get_registry(registry), f"Codex {version}".strip(), window, 0, "gpt")
     if form != "claude-code":
         return get_registry(registry)
     peak = max((c.usage.reported_input for c in transcript.calls if c.usage), default=0)

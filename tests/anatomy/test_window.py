@@ -143,6 +143,7 @@ def test_every_agent_s_compaction_line_is_its_one_rule() -> None:
     rollout = next(codemie.glob("rollout-2026-05-11T11*"))
     codex = anatomy_of(str(rollout), session=True)
     assert {(c.window, c.autocompact_at) for c in codex.calls} == {(272_000, 258_400)}
+    assert {c.budget for c in codex.calls} == {258_400}  # the window Codex says it sized by
     transcript = load_transcript(rollout)
     policy = run_policies(transcript, ["codex"]).policy("codex")
     assert policy.threshold == agent_point(transcript, 272_000) == 258_400
