@@ -471,7 +471,12 @@ class ModelRegistry:
     def entries(self) -> list[ResolvedModelLimits]:
         """Every model this registry knows by name (overrides, then the built-in table)."""
         rows = [ResolvedModelLimits(n, lim, "override", n) for n, lim in self.overrides.items()]
-        rows += [self._from_row(k.prefix, k, None) for k in self.known]
+        named = {k.prefix for k in self.known if not k.fallback}
+        rows += [  # a family fallback under a name a row of the table has is that row's
+            self._from_row(k.prefix, k, None)
+            for k in self.known
+            if not (k.fallback and k.prefix in named)
+        ]
         return rows
 
     @classmethod

@@ -149,3 +149,11 @@ def test_claude_5_cache_rules_take_their_minimum_and_read_price() -> None:
     five = cache_prices("claude-opus-5-5", ModelRegistry().get("claude-opus-5-5").prices)
     assert (five.input, five.read, five.write, five.write_hour) == (4.0, 0.2, 5.0, 8.0)
     assert "sources disagree" in cache_rule("claude-sonnet-4-6").note
+
+
+def test_each_name_is_listed_once() -> None:
+    """A family fallback under a name the table has (gpt-4o, claude-opus-4) is not listed again:
+    the listing, the lab's picker and --model's suggestions see each name once."""
+    names = [entry.model for entry in ModelRegistry().entries()]
+    assert len(names) == len(set(names))
+    assert "gpt-4o" in names and "claude" in names  # the row, and a family only a fallback has
