@@ -157,3 +157,15 @@ def test_each_name_is_listed_once() -> None:
     names = [entry.model for entry in ModelRegistry().entries()]
     assert len(names) == len(set(names))
     assert "gpt-4o" in names and "claude" in names  # the row, and a family only a fallback has
+
+
+def test_every_agent_rule_says_its_source_and_when_it_was_read() -> None:
+    from ctx_lab.conversation import AGENTS
+    from ctx_lab.conversation._policy_specs import CLAUDE_CODE_THRESHOLD, CODEX_THRESHOLD
+
+    for name, rule in AGENTS.items():
+        assert rule.source.startswith("https://"), name
+    for name, rule in AGENTS.items():
+        if name in ("claude-code", "codex", "gemini-cli"):  # agents' own settings: dated
+            assert re.search(r"read \d{4}-\d{2}-\d{2}", rule.source), name
+    assert CLAUDE_CODE_THRESHOLD.startswith("https://") and CODEX_THRESHOLD.startswith("https://")
