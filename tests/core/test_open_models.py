@@ -37,6 +37,35 @@ def corpus() -> list[str]:
     return texts
 
 
+# beyond the corpus: Arabic, emoji with joiners, and the Japanese that quicktok-v1's Llama 3
+# vocabulary merges differently from Meta's (「しない」)
+JAPANESE = "しないでください。今日は雨が降らないでしょう。"
+MULTILINGUAL = ["مرحبا بالعالم، هذا نص عربي للاختبار.", "Emoji 😀🎉👩‍👩‍👧 and ZWJ", JAPANESE]
+
+
+def test_llama3_equals_metas_own_tokenizer() -> None:
+    """The Llama 3 counter is Meta's tokenizer.model counted by tiktoken: equal to Meta's own
+    Tokenizer (llama-models) on the multilingual corpus; quicktok-v1's Llama 3 packaging, once
+    the counter, differs from both on Japanese only (12 tokens where Meta's gives 13)."""
+    llama_models = pytest.importorskip("llama_models")
+    import quicktok
+    from llama_models.llama3.tokenizer import Tokenizer
+
+    meta = Tokenizer(Path(llama_models.__file__).parent / "llama3" / "tokenizer.model")
+    texts = corpus() + MULTILINGUAL
+    counter = get_counter("llama3")
+
+    def theirs(text: str) -> int:
+        return len(meta.encode(text, bos=False, eos=False, allowed_special=set(),
+                               disallowed_special=()))  # fmt: skip
+
+    assert counter.count_many(texts) == [theirs(t) for t in texts]
+    second = quicktok.get_encoding("llama3")
+    assert [t for t in texts if len(second.encode(t)) != counter.count(t)] == [JAPANESE]
+    assert (counter.count(JAPANESE), len(second.encode(JAPANESE))) == (13, 12)
+    assert "differs on Japanese" in (counter.verified_by or "")
+
+
 def test_qwen_equals_its_second_packaging() -> None:
     import quicktok
 
@@ -155,3 +184,15 @@ def test_mistral_counters_equal_mistral_commons_own() -> None:
         ("mixtral-8x7b-instruct", "mistral-sp-v1"),
     ):
         assert resolve_counter("model", model, "bytes/4").use == counter, model
+
+
+def test_gemini_says_why_it_has_no_counter() -> None:
+    """Gemini's tokenizer (Gemma 3's SentencePiece model) ships offline in no Python package:
+    the counter list shows it unavailable with the reason, and counting with it is refused."""
+    from ctx_lab.errors import CounterUnavailableError
+    from ctx_lab.tokens import counter_info
+
+    gemini = next(i for i in counter_info() if i.name == "gemini")
+    assert not gemini.available and "Gemma 3" in gemini.reason
+    with pytest.raises(CounterUnavailableError, match="Gemma 3"):
+        get_counter("gemini").count("hello")
