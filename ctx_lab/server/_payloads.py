@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import pkgutil
 import sys
 from typing import Any
 
@@ -51,8 +52,10 @@ def _ours(cls: type) -> bool:
 def payload_classes() -> dict[str, list[type[RichResult]]]:
     """The result classes by payload kind (every subclass defined so far, the packages of
     results imported first; of a class defined twice under one name, the newer)."""
-    for name in RESULT_PACKAGES:
-        importlib.import_module(name)
+    for name in RESULT_PACKAGES:  # and their modules: a package may import them lazily
+        package = importlib.import_module(name)
+        for module in pkgutil.iter_modules(getattr(package, "__path__", [])):
+            importlib.import_module(f"{name}.{module.name}")
     kinds: dict[str, dict[str, type[RichResult]]] = {}
     for cls in _subclasses(RichResult):  # in the order they were defined
         kind = vars(cls).get("payload_kind")

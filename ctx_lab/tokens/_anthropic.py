@@ -30,6 +30,7 @@ class AnthropicCounter:
     ``CTX_LAB_ANTHROPIC_MODEL`` variable, else :data:`ctx_lab.models.DEFAULT_ANTHROPIC_MODEL`)."""
 
     exact = True
+    verified_by = "Anthropic's own count (its token-counting endpoint)"
 
     def __init__(
         self,

@@ -28,6 +28,7 @@ class GeminiCounter:
 
     name = "gemini"
     exact = True
+    verified_by = None
 
     def status(self) -> tuple[bool, str]:
         """Never available here (see the module docstring)."""

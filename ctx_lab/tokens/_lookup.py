@@ -307,15 +307,20 @@ class CounterInfo:
     exact: bool
     available: bool
     reason: str = ""
+    # what an exact counter was checked against (a second packaging, a published hash, the
+    # provider's own count); "" for an estimate or one that is exact by its own packaging only
+    verified_by: str = ""
 
 
 def counter_info() -> list[CounterInfo]:
-    """Every counter with whether it is exact and whether it works here (and why not)."""
+    """Every counter with whether it is exact, what that was checked against, and whether it
+    works here (and why not)."""
     infos = []
     for name in counter_names():
         counter = get_counter(name)
         ok, reason = counter_status(counter)
-        infos.append(CounterInfo(name, bool(counter.exact), ok, reason))
+        checked = getattr(counter, "verified_by", None) if counter.exact else None
+        infos.append(CounterInfo(name, bool(counter.exact), ok, reason, str(checked or "")))
     return infos
 
 

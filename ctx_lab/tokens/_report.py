@@ -164,6 +164,14 @@ def count_texts(
     return TokenReport(files, names, unavailable, tuple(warnings), exact)
 
 
+def _kind(info: CounterInfo) -> str:
+    """exact (checked against a second packaging, a hash or the provider), exact by its own
+    packaging (nothing to check it against here), or estimate."""
+    if not info.exact:
+        return "estimate"
+    return "exact" if info.verified_by else "exact (own packaging)"
+
+
 @dataclass(frozen=True)
 class CounterList(RichResult):
     """Every token counter — built in, installed through the ``ctx_lab.counters`` entry points
@@ -174,10 +182,7 @@ class CounterList(RichResult):
     payload_kind = "counters"
 
     def _rows(self) -> list[list[object]]:
-        return [
-            [c.name, "exact" if c.exact else "estimate", "yes" if c.available else "no", c.reason]
-            for c in self.counters
-        ]
+        return [[c.name, _kind(c), "yes" if c.available else "no", c.reason] for c in self.counters]
 
     def to_text(self) -> str:
         """A table: name, exact or estimate, available, reason."""

@@ -540,6 +540,7 @@ export type CountersPayload = {
     exact: boolean;
     available: boolean;
     reason: string;
+    verified_by: string;
   }[];
   version: 1;
 };

