@@ -452,8 +452,9 @@ async def test_counters_route_lists_plugins(jp_fetch, project, counter_plugin) -
         "exact": False,
         "available": True,
         "reason": "",
+        "verified_by": "",  # an estimate is checked against nothing
     }
-    assert listed["cl100k"]["exact"] is True
+    assert listed["cl100k"]["exact"] is True and "sha256" in listed["cl100k"]["verified_by"]
     counted = await get(jp_fetch, "tokens", text="a b c", counter=PLUGIN_COUNTER)
     assert counted["total"][PLUGIN_COUNTER] == 3
 
