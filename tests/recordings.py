@@ -21,3 +21,21 @@ def with_usage() -> list[Path]:
         for p in TRANSCRIPTS.rglob("*.json*")
         if p.is_file() and not p.name.startswith("test_") and load_transcript(p).has_usage
     )
+
+
+GEMINI = (
+    TRANSCRIPTS / "codemie-ai__codemie-code" / "session-2026-01-16T11-01-file-ops-37b7abef.json"
+)
+MADE_UP = "made-up-model-9"
+
+
+def made_up_recording(where: Path) -> Path:
+    """The Gemini CLI recording with its model renamed to one no registry knows (skips the
+    test without ../shared)."""
+    import pytest
+
+    if not GEMINI.is_file():
+        pytest.skip("../shared/real-data is not here")
+    path = where / "made-up.json"
+    path.write_text(GEMINI.read_text(encoding="utf-8").replace("gemini-3-pro", MADE_UP))
+    return path

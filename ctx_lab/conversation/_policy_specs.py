@@ -19,7 +19,6 @@ __all__ = [
     "POLICIES",
     "PolicySpec",
     "agent_registry",
-    "claude_code_compaction_point",
     "claude_code_registry",
     "claude_code_reserve",
     "claude_code_window",
@@ -93,11 +92,6 @@ def claude_code_registry(registry: Any = None, version: str = "", peak_input: in
         claude_code_reserve(version),
         "claude",
     )
-
-
-def claude_code_compaction_point(version: str, peak_input: int = 0) -> int:
-    """The input at which Claude Code ``version`` auto-compacts: its window less its buffer."""
-    return claude_code_window(peak_input) - claude_code_reserve(version)
 
 
 CLAUDE_CODE_THRESHOLD = (

@@ -8,18 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
-from recordings import TRANSCRIPTS
+from recordings import GEMINI, MADE_UP, TRANSCRIPTS, made_up_recording
 
 from ctx_lab.check import check_files
 from ctx_lab.cli import main
 from ctx_lab.conversation.transcripts import load_transcript
 from ctx_lab.models import get_registry
 
-GEMINI = (
-    TRANSCRIPTS / "codemie-ai__codemie-code" / "session-2026-01-16T11-01-file-ops-37b7abef.json"
-)
 needs_shared = pytest.mark.skipif(not GEMINI.is_file(), reason="../shared/real-data is not here")
-MADE_UP = "made-up-model-9"
 
 
 def recorded_models() -> set[str]:
@@ -30,13 +26,6 @@ def recorded_models() -> set[str]:
         except Exception:  # a request body beside a cassette is not a session
             continue
     return names
-
-
-def made_up_recording(where: Path) -> Path:
-    """The Gemini CLI recording with its model renamed to one nobody knows."""
-    path = where / "made-up.json"
-    path.write_text(GEMINI.read_text(encoding="utf-8").replace("gemini-3-pro", MADE_UP))
-    return path
 
 
 @needs_shared

@@ -718,15 +718,9 @@ async def test_transcripts_of_unexpected_shapes_are_422(jp_fetch, jp_root_dir) -
 async def test_a_made_up_model_in_a_recording_warns_once_over_rest(jp_fetch, project) -> None:
     """The REST check of a recording whose model no registry knows: 200, one warning naming
     the assumed limits, no finding made from them (as the CLI: test_recording_models)."""
-    from recordings import TRANSCRIPTS
+    from recordings import made_up_recording
 
-    gemini = (
-        TRANSCRIPTS / "codemie-ai__codemie-code" / "session-2026-01-16T11-01-file-ops-37b7abef.json"
-    )
-    if not gemini.is_file():
-        pytest.skip("../shared/real-data is not here")
-    text = gemini.read_text(encoding="utf-8").replace("gemini-3-pro", "made-up-model-9")
-    (project / "made-up.json").write_text(text)
+    made_up_recording(project)
     report = await get(jp_fetch, "check", file="made-up.json")
     assert report["findings"] == []
     said = [w for w in report["warnings"] if "made-up-model-9" in w]

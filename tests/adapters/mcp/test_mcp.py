@@ -345,15 +345,9 @@ def test_http_serves_with_the_httptools_parser(project: Path, monkeypatch) -> No
 def test_a_made_up_model_in_a_recording_warns_once_over_mcp(project: Path) -> None:
     """The MCP check tool on a recording whose model no registry knows: a result, not an error,
     with one warning naming the assumed limits and no finding made from them."""
-    from recordings import TRANSCRIPTS
+    from recordings import made_up_recording
 
-    gemini = (
-        TRANSCRIPTS / "codemie-ai__codemie-code" / "session-2026-01-16T11-01-file-ops-37b7abef.json"
-    )
-    if not gemini.is_file():
-        pytest.skip("../shared/real-data is not here")
-    text = gemini.read_text(encoding="utf-8").replace("gemini-3-pro", "made-up-model-9")
-    (project / "made-up.json").write_text(text)
+    made_up_recording(project)
     state = CtxLabMCP(project, watch_interval=0)
 
     async def session() -> dict:
