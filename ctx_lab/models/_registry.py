@@ -35,6 +35,7 @@ __all__ = [
     "registry_names",
 ]
 
+SEEN_NAMES = 4096  # resolutions a registry keeps (names are few; a hostile list is bounded)
 SAFETY_MARGIN_DIVISOR = 20  # 5 % of the available input is held back for counting error
 
 
@@ -429,9 +430,19 @@ class ModelRegistry:
         fallbacks = [k for k in self.known if k.fallback]
         self._fallbacks = sorted(fallbacks, key=lambda k: len(k.prefix), reverse=True)
         self._exact = {k.prefix.lower(): k for k in self.known if k.exact}
+        self._seen: dict[str, ResolvedModelLimits] = {}  # resolutions, by name (bounded)
 
     def get(self, model: str) -> ResolvedModelLimits:
-        """Resolve ``model`` (``provider/`` prefixes are ignored for prefix matching)."""
+        """Resolve ``model`` (``provider/`` prefixes are ignored for prefix matching), once per
+        name: a registry does not change, and a session asks for its models at every call."""
+        found = self._seen.get(model) if isinstance(model, str) else None
+        if found is None:
+            found = self._resolve(model)
+            if len(self._seen) < SEEN_NAMES:
+                self._seen[model] = found
+        return found
+
+    def _resolve(self, model: str) -> ResolvedModelLimits:
         if not isinstance(model, str) or not model.strip():
             raise UsageError("a model name must be a non-empty string")
         if model in self.overrides:
@@ -579,7 +590,7 @@ class ModelsDevRegistry(ModelRegistry):
     def __len__(self) -> int:
         return sum(len(models) for models in self._by_provider.values())
 
-    def get(self, model: str) -> ResolvedModelLimits:
+    def _resolve(self, model: str) -> ResolvedModelLimits:
         """Resolve an override, a ``provider/model`` or bare id, else the built-in table."""
         if not isinstance(model, str) or not model.strip():
             raise UsageError("a model name must be a non-empty string")
