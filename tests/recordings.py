@@ -23,6 +23,15 @@ def with_usage() -> list[Path]:
     )
 
 
+def claude_with_usage() -> list[Path]:
+    """Every shared recording with usage whose calls are Claude's, sorted."""
+    return [
+        p
+        for p in with_usage()
+        if any(c.model and c.model.startswith("claude") for c in load_transcript(p).calls)
+    ]
+
+
 GEMINI = (
     TRANSCRIPTS / "codemie-ai__codemie-code" / "session-2026-01-16T11-01-file-ops-37b7abef.json"
 )

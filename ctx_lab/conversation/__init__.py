@@ -8,7 +8,8 @@ from ._cache_engine import CacheEngine, CacheOutcome, CacheRequest
 from ._cache_report import CacheReport, plot_cache
 from ._calibrate import calibrate
 from ._calibration_eval import CalibrationEvaluation, evaluate_calibration
-from ._delta import content_class, fit_classes, mine_growth, thinking_sent
+from ._delta import content_class, mine_growth, thinking_sent
+from ._growth_fit import fit_classes
 from ._history import FullHistory, HistoryEntry, Summary
 from ._journal import (
     ActiveJournal,

@@ -149,12 +149,17 @@ class ManagerBase:
     # -- history ----------------------------------------------------------------------------
 
     def count(self, message: Message) -> int:
-        """A message's tokens: content + role + 4 (tool calls as assistant, results as user)."""
+        """A message's tokens: content + role + 4 (tool calls as assistant, results as user),
+        and for a tool call or result the framing a calibrated counter measured
+        (``tool_framing``; none for a tokenizer)."""
         role, content = message.counted_as()
         roles = self._role_tokens
         if role not in roles:
             roles[role] = count_message(role, "", self.counter) - MESSAGE_OVERHEAD
-        return self.counter.count(content) + roles[role] + MESSAGE_OVERHEAD
+        framing = 0
+        if message.role in ("tool_use", "tool_result"):
+            framing = round(getattr(self.counter, "tool_framing", 0))
+        return self.counter.count(content) + roles[role] + MESSAGE_OVERHEAD + framing
 
     def summary_tokens(self, content: str) -> int:
         """Tokens of a summary as it is sent: a system message with the summary prefix."""

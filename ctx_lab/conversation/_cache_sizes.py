@@ -147,8 +147,11 @@ class _Walk:
         return found
 
     def walk(self) -> None:
+        from ._delta import thinking_blocks
+
         sizes, start = self.sizes, None
-        extra = 0  # thinking inferred so far in this segment
+        blocks = thinking_blocks(self.transcript, self.model)
+        full: dict[int, int] = {}  # thinking block (its call's index) → its size, inferred
         previous: tuple[Any, int] | None = None  # (call, counted)
         for call in self.transcript.calls:
             model = call.model or "unknown"
@@ -157,11 +160,12 @@ class _Walk:
             begin, end = self.transcript.sent_range(call)
             counted = round(ratio * (overhead + prefix[end] - prefix[begin]))
             if begin != start:  # a new segment: the start, or after a compaction
-                start, extra, self.reattached = begin, 0, 0
+                start, self.reattached = begin, 0
                 if start:
                     self._reattached(call, counted)
-            elif previous is not None and previous[0].index in self.thoughts:
-                extra += self._thinking(call, previous, counted, ratio)
+            elif previous is not None:
+                self._thinking(call, previous, counted, ratio, blocks, full)
+            extra = sum(full.get(b, 0) for b in blocks.get(call.index, ()))
             if model not in self.hidden:
                 self._hidden(call, model, counted + extra)
             sizes.totals[call.index] = self.hidden.get(model, 0) + self.reattached + counted + extra
@@ -186,14 +190,29 @@ class _Walk:
         self.reattached = found
         self.sizes.inferred.append(Inferred(call.index + 1, found, REATTACHED))
 
-    def _thinking(self, call: Any, previous: tuple[Any, int], counted: int, ratio: float) -> int:
-        """The full size of the thinking the previous response returned as a summary."""
+    def _thinking(
+        self,
+        call: Any,
+        previous: tuple[Any, int],
+        counted: int,
+        ratio: float,
+        blocks: dict[int, tuple[int, ...]],
+        full: dict[int, int],
+    ) -> None:
+        """The full size of the thinking the previous response returned as a summary, when
+        this call sends it: its growth beyond the calibrated count of what else was added and
+        of the thinking it no longer sends (at least the summary, counted)."""
         before, counted_before = previous
+        if before.index not in self.thoughts or before.index not in blocks.get(call.index, ()):
+            return
         summary = round(ratio * self.thoughts[before.index])
+        full[before.index] = summary
         if call.usage is None or before.usage is None or call.model != before.model:
-            return summary  # a lower bound: the summary, counted (another model's growth
-            # mixes in its own calibration)
+            return  # a lower bound: the summary, counted (another model's growth mixes in its
+            # own calibration)
+        dropped = set(blocks.get(before.index, ())) - set(blocks.get(call.index, ()))
         grown = call.usage.reported_input - before.usage.reported_input
-        inferred = max(grown - (counted - counted_before), summary)
+        released = sum(full.get(b, 0) for b in dropped)
+        inferred = max(grown - (counted - counted_before) + released, summary)
+        full[before.index] = inferred
         self.sizes.inferred.append(Inferred(call.index + 1, inferred, THINKING))
-        return inferred

@@ -129,7 +129,7 @@ def calibrate(
     warnings = [chosen_note] if chosen_note else []
     warnings += _read_warnings(unreadable, len(fit.ratios))
     calibration = fit.calibration(model, base.name, moment, tuple(warnings), fingerprints)
-    calibration = replace(calibration, classes=_classes(loaded, base, model))
+    calibration = replace(calibration, **_growth_model(loaded, base, model))
     reason = calibration.problem(min_calls)
     if reason is not None:
         extremes = sorted(fit.evidence, key=lambda e: abs(math.log(e[0])), reverse=True)[:3]
@@ -144,16 +144,19 @@ def calibrate(
     return calibration.save(directory)
 
 
-def _classes(loaded: list[Transcript], base: Any, model: str) -> tuple[Any, ...]:
-    """The per-class ratios of the growth pairs of ``model`` over every transcript."""
-    from ._delta import fit_classes, mine_growth
+def _growth_model(loaded: list[Transcript], base: Any, model: str) -> dict[str, Any]:
+    """The growth model of ``model``'s calls over every transcript with its band and how the
+    band was measured (:mod:`._growth_band`), as the calibration's fields."""
+    from ._growth_band import fit_with_band
 
-    pairs = []
-    for transcript in loaded:
-        for name in sorted({c.model for c in transcript.calls if c.model}):
-            if model_extends(name, model):
-                pairs += mine_growth(transcript, base, name)[0]
-    return fit_classes(pairs)
+    found = fit_with_band(loaded, base, model)
+    return {
+        "classes": found.fit.classes,
+        "framing": found.fit.framing,
+        "growth_band": found.band.as_tuple() if found.band is not None else None,
+        "band_how": found.how,
+        "held_out": found.errors,
+    }
 
 
 def _need_usage(loaded: list[Transcript]) -> None:
@@ -233,7 +236,11 @@ class _Fit:
 
 
 def _fit_transcript(fit: _Fit, transcript: Transcript, model: str, base: Any, method: str) -> None:
-    """Each call of ``model`` with usage: its ratio (``ratio``), or its growth's (``growth``)."""
+    """Each call of ``model`` with usage: its ratio (``ratio``), or its growth's (``growth``:
+    a pair that sends thinking not sent before, or no longer sends some, measures the thinking
+    — the file holds a summary — and is left out)."""
+    from ._delta import thinking_blocks
+
     chosen = method
     if chosen == "auto":
         chosen = "growth" if transcript.format == "claude-code" else "ratio"
@@ -246,6 +253,8 @@ def _fit_transcript(fit: _Fit, transcript: Transcript, model: str, base: Any, me
         *accumulate(manager.count(m) + images_cost(m, model) for m in transcript.messages),
     ]
     previous: tuple[int, int, int] | None = None  # (start, counted, reported)
+    sent = thinking_blocks(transcript) if chosen == "growth" else {}
+    before: tuple[int, ...] = ()  # the thinking the previous call sent again
     found = 0
     name = transcript.source or "<transcript>"
     for call in transcript.calls:
@@ -273,12 +282,15 @@ def _fit_transcript(fit: _Fit, transcript: Transcript, model: str, base: Any, me
             found += 1
         elif previous is not None and previous[0] == start:
             grew, grew_reported = counted - previous[1], reported - previous[2]
-            if grew >= MIN_GROWTH_TOKENS and grew_reported > 0:
+            if sent.get(call.index, ()) != before:  # it grew by thinking the file summarizes
+                fit.excluded["thinking sent again changed (measured apart)"] += 1
+            elif grew >= MIN_GROWTH_TOKENS and grew_reported > 0:
                 fit.ratios.append(grew_reported / grew)
                 fit.evidence.append((fit.ratios[-1], what))
                 found += 1
         fit.pairs.append((counted, reported, chosen))
         previous = (start, counted, reported)
+        before = sent.get(call.index, ())
     if found:
         fit.used_transcripts += 1
         fit.methods.add(chosen)

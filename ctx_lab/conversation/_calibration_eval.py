@@ -1,12 +1,15 @@
 """A calibration tried on other sessions (``ctx-lab calibrate FILES --evaluate OTHERS``): for every
 call of the model in the other sessions, the estimate with its 90 % band beside the reported
-input — the per-class fit, and beside it the plain scalar fits (the calibration's own counter
-and o200k, each × its scalar) on the same calls.
+input — the calibration's growth model, and beside it the plain scalar fits (the calibration's
+own counter and o200k, each × its scalar) on the same calls.
 
-An estimate is the hidden prefix (what the session's first call reported beyond the estimate of
-its messages — stated, as the file does not hold it; again after each recorded compaction) plus
-each message's counted tokens × its class's ratio; the band is the classes' bands applied the
-same way. Images are priced by the provider's rule.
+Each call is estimated as :mod:`._growth_calls` says: its segment's anchor (the first call's
+reported input, which holds the hidden prefix the file lacks — stated, not estimated) plus the
+predicted growth since; a thinking block's full size is inferred from the call right after it,
+which is then listed apart. The band is the calibration's around the predicted growth; a
+calibration stored before the growth model scales the growth by its classes' bands. Images are
+priced by the provider's rule. The scalar fits are anchored and given the thinking the same way:
+only what they estimate of the messages differs.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 from ..display import RichResult, escape, html_table, text_table
 from ..tokens import Calibration, ClassRatio
 from ..wire import wire
-from .transcripts import Transcript, images_cost
+from .transcripts import Transcript
 
 __all__ = ["CalibrationEvaluation", "EvaluatedCall", "evaluate_calibration"]
 
@@ -47,7 +50,11 @@ class CalibrationEvaluation(RichResult):
     classes: tuple[ClassRatio, ...]
     rows: tuple[EvaluatedCall, ...]
     hidden_prefix: tuple[tuple[str, int], ...] = field(
-        default=(), metadata=wire("per session: the tokens its first call had beyond its messages")
+        default=(), metadata=wire("per segment: the reported input its first call anchors on")
+    )
+    inferred: tuple[tuple[str, int], ...] = field(
+        default=(),
+        metadata=wire("calls that measured a thinking block's full size (not estimated)"),
     )
     warnings: tuple[str, ...] = ()
 
@@ -66,6 +73,20 @@ class CalibrationEvaluation(RichResult):
         if not self.rows:
             return None
         return round(sum(r.low <= r.reported <= r.high for r in self.rows) / len(self.rows), 4)
+
+    @property
+    def median_half_width(self) -> float | None:
+        """Median of the band's half-width ÷ the estimate."""
+        widths = [(r.high - r.low) / 2 / r.estimate for r in self.rows if r.estimate]
+        return round(statistics.median(widths), 4) if widths else None
+
+    def session_errors(self) -> dict[str, float]:
+        """Each session's median absolute error."""
+        per: dict[str, list[float]] = {}
+        for r in self.rows:
+            if r.reported:
+                per.setdefault(r.source, []).append(abs(r.estimate - r.reported) / r.reported)
+        return {name: round(statistics.median(v), 4) for name, v in per.items()}
 
     @property
     def median_abs_error(self) -> float | None:
@@ -90,8 +111,11 @@ class CalibrationEvaluation(RichResult):
             "classes": [c.to_dict() for c in self.classes],
             "rows": [r.__dict__ for r in self.rows],
             "hidden_prefix": dict(self.hidden_prefix),
+            "inferred": dict(self.inferred),
             "inside_band": self.inside_band,
+            "median_half_width": self.median_half_width,
             "median_abs_error": self.median_abs_error,
+            "session_median_abs_error": self.session_errors(),
             "scalar_median_abs_error": self.scalar_errors(),
             "warnings": list(self.warnings),
         }
@@ -105,9 +129,12 @@ class CalibrationEvaluation(RichResult):
         )
         if inside is None or error is None:
             return f"{self.model}: no calls of the model with usage to evaluate"
+        width = self.median_half_width or 0.0
+        apart = f"; {len(self.inferred)} calls measured thinking instead" if self.inferred else ""
         return (
-            f"{self.model}: {len(self.rows)} calls; inside the 90 % band on {inside:.1%}, median "
-            f"absolute error {error:.1%} (per class on {self.base}); beside it {scalars}"
+            f"{self.model}: {len(self.rows)} calls; inside the 90 % band on {inside:.1%} (median "
+            f"half-width {width:.1%}), median absolute error {error:.1%} ({self.base} by the "
+            f"calibration); beside it {scalars}{apart}"
         )
 
     def to_text(self) -> str:
@@ -133,14 +160,13 @@ class CalibrationEvaluation(RichResult):
         )
 
 
-def evaluate_calibration(
-    calibration: Calibration, transcripts: Sequence[Transcript], *, o200k: float | None = None
-) -> CalibrationEvaluation:
-    """Every call of ``calibration.model`` in ``transcripts``, estimated (see the module
-    docstring); ``o200k``: the scalar of an o200k fit on the same sessions, to compare."""
-    from ..tokens import get_counter, model_extends
-    from ._cache_sizes import message_counts
-    from ._delta import CLASSES, THINKING, content_class, estimate_call, thinking_sent
+def _fit_of(calibration: Calibration) -> tuple[Any, Any]:
+    """The calibration's growth model and its band (tokens either side of a predicted growth);
+    a calibration stored before the growth model (or a scalar one) as classes without framing,
+    banded by its classes' own bands."""
+    from ..tokens import band_width
+    from ._delta import CLASSES, THINKING
+    from ._growth_fit import GrowthFit
 
     classes = {c.klass: c for c in calibration.classes}
     if not classes:  # a scalar calibration: every class at its ratio (the degenerate case)
@@ -153,53 +179,70 @@ def evaluate_calibration(
     if THINKING not in classes:  # stored before thinking was fitted: the summary as prose
         prose = classes["prose"]
         classes[THINKING] = ClassRatio(THINKING, prose.ratio, prose.low, prose.high, 0, True)
+    fit = GrowthFit(tuple(classes.values()), calibration.framing)
+    band = calibration.growth_band
+    if band is not None:
+        return fit, lambda growth: (band_width(band, growth),) * 2
+    prose = classes["prose"]
+    below, above = 1 - prose.low / prose.ratio, prose.high / prose.ratio - 1
+    return fit, lambda growth: (below * max(growth, 0), above * max(growth, 0))
+
+
+def evaluate_calibration(
+    calibration: Calibration, transcripts: Sequence[Transcript], *, o200k: float | None = None
+) -> CalibrationEvaluation:
+    """Every call of ``calibration.model`` in ``transcripts``, estimated (see the module
+    docstring); ``o200k``: the scalar of an o200k fit on the same sessions, to compare."""
+    from ..tokens import MESSAGE_OVERHEAD, get_counter, model_extends
+    from ._delta import message_parts
+    from ._growth_calls import estimate_calls
+
+    fit, width = _fit_of(calibration)
     base = get_counter(calibration.base)
     other = get_counter("o200k") if o200k is not None else None
+
+    def scalar(ratio: float) -> Any:
+        def predict(added: Any, tools: int, messages: int, images: int) -> float:
+            return ratio * (sum(added.values()) + MESSAGE_OVERHEAD * messages) + images
+
+        return predict
+
     rows: list[EvaluatedCall] = []
-    hidden: list[tuple[str, int]] = []
+    anchors: list[tuple[str, int]] = []
+    inferred: list[tuple[str, int]] = []
     for transcript in transcripts:
         name = transcript.source or "<transcript>"
-        model = next(
-            (
+        models = sorted(
+            {
                 c.model
                 for c in transcript.calls
                 if c.model and model_extends(c.model, calibration.model)
-            ),
-            None,
+            }
         )
-        if model is None:
-            continue
-        _, counts = message_counts(transcript, base, model)
-        images = [images_cost(m, model) for m in transcript.messages]
-        counts = [c - i for c, i in zip(counts, images, strict=True)]
-        kinds = [content_class(m) for m in transcript.messages]
-        plain = message_counts(transcript, other, model)[1] if other is not None else None
-        thinking = thinking_sent(transcript, base, model)
-        segment, offset, scalar_offset, o_offset = None, 0.0, 0.0, 0.0
-        for call in transcript.calls:
-            if call.usage is None or call.model != model:
-                continue
-            start, end = transcript.sent_range(call)
-            middle, low, high = estimate_call(
-                classes, kinds, counts, images, start, end, thinking[call.index]
-            )
-            scalar = calibration.ratio * sum(counts[start:end]) + sum(images[start:end])
-            o_total = o200k * sum(plain[start:end]) if plain is not None and o200k else None
-            reported = call.usage.reported_input
-            if start != segment:  # the first call of a segment states its hidden prefix
-                segment = start
-                offset = reported - middle
-                scalar_offset = reported - scalar
-                o_offset = reported - o_total if o_total is not None else 0.0
-                hidden.append((f"{name} call {call.index + 1}", round(offset)))
-                continue
-            rows.append(
-                EvaluatedCall(
-                    name, call.index + 1, reported, round(offset + middle), round(offset + low),
-                    round(offset + high), round(scalar_offset + scalar),
-                    round(o_offset + o_total) if o_total is not None else None,
-                )
+        for model in models:
+            found = estimate_calls(transcript, base, model, fit)
+            plain = estimate_calls(transcript, base, model, fit, predict=scalar(calibration.ratio))
+            against = (
+                estimate_calls(
+                    transcript, other, model, fit, predict=scalar(o200k),
+                    parts=message_parts(transcript, other, model),
+                ).calls
+                if other is not None and o200k
+                else [None] * len(found.calls)
             )  # fmt: skip
+            anchors += [(f"{name} call {i + 1}", tokens) for i, tokens in found.anchors]
+            inferred += [(f"{name} call {i + 1}", tokens) for i, tokens in found.inferred]
+            for call, flat, versus in zip(found.calls, plain.calls, against, strict=True):
+                below, above = width(call.growth)
+                lower, upper = call.estimate - below, call.estimate + above
+                rows.append(
+                    EvaluatedCall(
+                        name, call.index + 1, call.reported, round(call.estimate), round(lower),
+                        round(upper), round(flat.estimate),
+                        round(versus.estimate) if versus is not None else None,
+                    )
+                )  # fmt: skip
     return CalibrationEvaluation(
-        calibration.model, calibration.base, tuple(classes.values()), tuple(rows), tuple(hidden)
-    )
+        calibration.model, calibration.base, tuple(fit.classes), tuple(rows), tuple(anchors),
+        tuple(inferred),
+    )  # fmt: skip

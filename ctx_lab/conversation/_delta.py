@@ -6,28 +6,26 @@ depends on what it counts (bytes/4 undercounts prose and JSON for Claude more th
 Pairs are mined from sessions with usage; a pair is left out, and counted by reason, when it
 cannot measure the content: a compaction between the calls (or one the provider made), a switch
 of model, earlier thinking dropped between the calls, growth of nothing (a cache-only call) or a
-shrinking input. Each class's ratio is the median over the pairs it makes at least 80 % of, with
-the 5–95 % band; a class with fewer than :data:`MIN_SAMPLES` such pairs takes the pooled ratio of
-every pair (and says so). Images are priced by the provider's rule, never fitted.
+shrinking input. Images are priced by the provider's rule, never fitted.
 
-**Thinking** is its own class. A file holds a summary of the model's thinking, while the request
-that sends it back carries the full thinking (Anthropic's extended-thinking guide; which earlier
-thinking a request sends again is :func:`ctx_lab.models.keeps_earlier_thinking`). A pair that
-sends new thinking measures no text class; it measures the thinking: its growth beyond the
-fitted classes' share of what else was added, per counted token of the summary. Too few such
-pairs (or none) leave the thinking at the prose ratio, a lower bound (said: ``pooled``).
+The growth model fitted on the pairs is :mod:`._growth_fit`'s.
+
+**Thinking**: a file holds a summary of the model's thinking, while the request that sends it
+back carries the full thinking (Anthropic's extended-thinking guide; which earlier thinking a
+request sends again is :func:`ctx_lab.models.keeps_earlier_thinking`, per block:
+:func:`thinking_blocks`). A pair that sends new thinking measures the thinking, not a text
+class (:attr:`GrowthPair.thinking`); a pair after which earlier thinking is no longer sent
+measures nothing.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..models import keeps_earlier_thinking
-from ..tokens import CLASSES, ClassRatio, text_class
-from ._calibrate_band import band as _band
+from ..tokens import CLASSES, MESSAGE_OVERHEAD, text_class
 from ._messages import Message
 from .transcripts import Transcript, images_cost
 
@@ -35,17 +33,18 @@ __all__ = [
     "CLASSES",
     "THINKING",
     "GrowthPair",
+    "MessageParts",
     "content_class",
-    "estimate_call",
-    "fit_classes",
+    "message_parts",
     "mine_growth",
+    "thinking_blocks",
     "thinking_sent",
 ]
 
 MIN_SAMPLES = 5
 MIN_GROWTH = 64  # counted tokens added below this are too few to measure a ratio
-DOMINANT = 0.8  # a pair measures a class when that class is this share of what was added
 THINKING = "thinking"  # the class of thinking sent back (see the module docstring)
+TOOL_ROLES = ("tool_use", "tool_result")
 
 
 def content_class(message: Message) -> str:
@@ -56,58 +55,108 @@ def content_class(message: Message) -> str:
 
 @dataclass(frozen=True)
 class GrowthPair:
-    """What was added between two calls (counted tokens per class) and how much the reported
-    input grew."""
+    """What was added between two calls — the counter's tokens per class (content and role),
+    the tool calls and results, the messages and the images' tokens — and how much the
+    reported input grew."""
 
     call: int  # the later call, 0-based
     added: dict[str, int]
     grown: int
     thinking: int = 0  # counted tokens of the thinking summaries sent for the first time
+    tools: int = 0
+    messages: int = 0
+    images: int = 0
 
     @property
     def counted(self) -> int:
+        """The counter's tokens of what was added (without the per-message constant)."""
         return sum(self.added.values())
 
+    @property
+    def measured(self) -> int:
+        """The growth the fitted model explains: less the per-message constant and images."""
+        return self.grown - MESSAGE_OVERHEAD * self.messages - self.images
 
-def _counts(transcript: Transcript, counter: Any, model: str) -> tuple[list[str], list[int]]:
+
+@dataclass(frozen=True)
+class MessageParts:
+    """Each message of a session as the growth model sees it, for one model (its images'
+    rule): class, the counter's tokens of content and role, whether it is a tool message, and
+    its images' tokens."""
+
+    kinds: tuple[str, ...]
+    tokens: tuple[int, ...]
+    tools: tuple[bool, ...]
+    images: tuple[int, ...]
+
+    def added(self, start: int, end: int) -> tuple[dict[str, int], int, int, int]:
+        """Messages ``[start, end)``: tokens per class, tool messages, messages, images."""
+        per: Counter[str] = Counter()
+        for at in range(start, end):
+            per[self.kinds[at]] += self.tokens[at]
+        return dict(per), sum(self.tools[start:end]), end - start, sum(self.images[start:end])
+
+
+def message_parts(transcript: Transcript, counter: Any, model: str) -> MessageParts:
+    """The session's messages for the growth model (see :class:`MessageParts`)."""
     from ._cache_sizes import message_counts
 
     _, counts = message_counts(transcript, counter, model)
     images = [images_cost(m, model) for m in transcript.messages]
-    return [content_class(m) for m in transcript.messages], [
-        c - i for c, i in zip(counts, images, strict=True)
-    ]
+    return MessageParts(
+        tuple(content_class(m) for m in transcript.messages),
+        tuple(c - i - MESSAGE_OVERHEAD for c, i in zip(counts, images, strict=True)),
+        tuple(m.role in TOOL_ROLES for m in transcript.messages),
+        tuple(images),
+    )
 
 
-def thinking_sent(transcript: Transcript, counter: Any, model: str) -> dict[int, int]:
-    """Per call index: the counted tokens of earlier thinking the call sends again — every
-    earlier thinking block of its segment where the model keeps them, else those of the current
-    turn (since the last user prompt); a compaction starts afresh."""
-    made: dict[int, int] = {}
-    for index, text in transcript.thinking:
-        made[index] = made.get(index, 0) + counter.count(text)
-    keeps_all = keeps_earlier_thinking(model)
+def thinking_blocks(transcript: Transcript, model: str | None = None) -> dict[int, tuple[int, ...]]:
+    """Per call index: the calls whose thinking it sends again — every earlier thinking block of
+    its segment where the model (``model``, else the call's own) keeps them, else those of the
+    current turn (since the last user prompt); a compaction starts afresh."""
+    made = {index for index, _ in transcript.thinking}
     roles = [m.role for m in transcript.messages]
-    sent: dict[int, int] = {}
-    held, segment, end = 0, None, 0
+    sent: dict[int, tuple[int, ...]] = {}
+    held: list[int] = []
+    segment, end = None, 0
     for call in transcript.calls:
         begin, stop = transcript.sent_range(call)
         if begin != segment:
-            held, segment, end = 0, begin, begin
-        if not keeps_all and "user" in roles[max(end, begin) : stop]:
-            held = 0  # a new prompt: the earlier turn's thinking is no longer sent
-        sent[call.index] = held
-        held += made.get(call.index, 0)
+            held, segment, end = [], begin, begin
+        if (
+            not keeps_earlier_thinking(model or call.model)
+            and "user" in roles[max(end, begin) : stop]
+        ):
+            held = []  # a new prompt: the earlier turn's thinking is no longer sent
+        sent[call.index] = tuple(held)
+        if call.index in made:
+            held = [*held, call.index]
         end = stop
     return sent
+
+
+def thinking_sent(transcript: Transcript, counter: Any, model: str) -> dict[int, int]:
+    """Per call index: the counted tokens of earlier thinking the call sends again
+    (:func:`thinking_blocks` as ``model`` keeps them)."""
+    made: dict[int, int] = {}
+    for index, text in transcript.thinking:
+        made[index] = made.get(index, 0) + counter.count(text)
+    return {
+        index: sum(made[block] for block in blocks)
+        for index, blocks in thinking_blocks(transcript, model).items()
+    }
 
 
 def mine_growth(
     transcript: Transcript, counter: Any, model: str
 ) -> tuple[list[GrowthPair], Counter[str]]:
     """The session's growth pairs for ``model`` and the pairs left out, by reason."""
-    classes, counts = _counts(transcript, counter, model)
-    thinking = thinking_sent(transcript, counter, model)
+    parts = message_parts(transcript, counter, model)
+    blocks = thinking_blocks(transcript, model)
+    summaries: dict[int, int] = {}
+    for index, text in transcript.thinking:
+        summaries[index] = summaries.get(index, 0) + counter.count(text)
     compactions = set(transcript.compaction_calls())
     pairs: list[GrowthPair] = []
     excluded: Counter[str] = Counter()
@@ -121,18 +170,16 @@ def mine_growth(
                 excluded["model switch"] += 1
             previous = None
             continue
-        reason = _left_out(call, previous, compactions, thinking, transcript)
+        reason = _left_out(call, previous, compactions, blocks, transcript)
         if reason is None:
-            start = previous.sent_end
-            added: Counter[str] = Counter()
-            for at in range(start, call.sent_end):
-                added[classes[at]] += counts[at]
+            added, tools, messages, images = parts.added(previous.sent_end, call.sent_end)
             grown = call.usage.reported_input - previous.usage.reported_input
-            new = thinking[call.index] - thinking[previous.index]
+            before = set(blocks[previous.index])
+            new = sum(summaries.get(b, 0) for b in blocks[call.index] if b not in before)
             if sum(added.values()) + new < MIN_GROWTH or grown <= 0:
                 reason = "cache-only or nothing added"
             else:
-                pairs.append(GrowthPair(call.index, dict(added), grown, new))
+                pairs.append(GrowthPair(call.index, added, grown, new, tools, messages, images))
         if reason:
             excluded[reason] += 1
         previous = call
@@ -143,7 +190,7 @@ def _left_out(
     call: Any,
     previous: Any,
     compactions: set[int],
-    thinking: dict[int, int],
+    blocks: dict[int, tuple[int, ...]],
     transcript: Transcript,
 ) -> str | None:
     """Why the pair ending at ``call`` measures nothing ("" for the first call), or None."""
@@ -156,74 +203,8 @@ def _left_out(
         return "compaction between the calls"
     if call.compacted or previous.compacted:
         return "compacted by the provider"
-    if thinking[call.index] < thinking[previous.index]:
+    if set(blocks[previous.index]) - set(blocks[call.index]):
         return "earlier thinking no longer sent"
     if call.usage.reported_input < previous.usage.reported_input:
         return "reported input shrank"
     return None
-
-
-def fit_classes(pairs: Sequence[GrowthPair]) -> tuple[ClassRatio, ...]:
-    """Each class's ratio with its 90 % band, then the thinking's (see the module docstring);
-    empty without pairs."""
-    plain = [p for p in pairs if not p.thinking]
-    if not plain:
-        return ()
-    samples: dict[str, list[float]] = {}
-    for pair in plain:
-        top, tokens = Counter(pair.added).most_common(1)[0]
-        if tokens >= DOMINANT * pair.counted:
-            samples.setdefault(top, []).append(pair.grown / pair.counted)
-    pooled = _band([p.grown / p.counted for p in plain])
-    found = []
-    for klass in CLASSES:
-        mine = samples.get(klass, [])
-        if len(mine) >= MIN_SAMPLES:
-            ratio, low, high = _band(mine)
-            found.append(ClassRatio(klass, round(ratio, 4), round(low, 4), round(high, 4),
-                                    len(mine), False))  # fmt: skip
-        else:
-            found.append(ClassRatio(klass, round(pooled[0], 4), round(pooled[1], 4),
-                                    round(pooled[2], 4), len(mine), True))  # fmt: skip
-    return (*found, _thinking_ratio(pairs, {c.klass: c.ratio for c in found}))
-
-
-def _thinking_ratio(pairs: Sequence[GrowthPair], ratios: dict[str, float]) -> ClassRatio:
-    """What a counted token of thinking summary is sent back as: each thinking pair's growth
-    beyond the fitted share of what else it added (never below nothing), per counted token."""
-    samples = [
-        max(p.grown - sum(ratios[k] * n for k, n in p.added.items()), 0) / p.thinking
-        for p in pairs
-        if p.thinking >= MIN_GROWTH
-    ]
-    if len(samples) >= MIN_SAMPLES:
-        ratio, low, high = _band(samples)
-        return ClassRatio(THINKING, round(ratio, 4), round(low, 4), round(high, 4),
-                          len(samples), False)  # fmt: skip
-    prose = ratios["prose"]  # the summary as prose: a lower bound
-    return ClassRatio(THINKING, prose, prose, prose, len(samples), True)
-
-
-def estimate_call(
-    classes: dict[str, ClassRatio],
-    kinds: Sequence[str],
-    counts: Sequence[int],
-    images: Sequence[int],
-    start: int,
-    end: int,
-    thinking: int = 0,
-) -> tuple[float, float, float]:
-    """The provider tokens of messages ``[start, end)`` and of ``thinking`` counted tokens of
-    thinking summaries sent again: ``(estimate, low, high)``."""
-    middle = low = high = 0.0
-    for at in range(start, end):
-        fitted = classes[kinds[at]]
-        middle += fitted.ratio * counts[at] + images[at]
-        low += fitted.low * counts[at] + images[at]
-        high += fitted.high * counts[at] + images[at]
-    if thinking:
-        fitted = classes[THINKING]
-        middle += fitted.ratio * thinking
-        low += fitted.low * thinking
-        high += fitted.high * thinking
-    return middle, low, high

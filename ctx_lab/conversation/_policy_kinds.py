@@ -164,7 +164,10 @@ class BuiltinPolicy:
         sent = ctx.sent(compacted=first and index > 0)
         # the recording's own sizes: each call counted with its model's calibration, what it was
         # sent beyond the file inferred from its usage (as ctx-lab cache --sizes counts)
-        total = session.totals.get(index, sent.total) + self._anchor()  # the reported, if any
+        if index in session.offsets:  # the reported
+            total = sent.total + self._hidden(call) + session.offsets[index]
+        else:  # counted as ctx-lab cache --sizes counts does
+            total = session.totals.get(index, sent.total)
         stable = self.last_total if not first else session.hidden_for(call.model or "unknown")
         return self._finish(Sent(total, min(stable, total), sent.compacted), anchored=True)
 

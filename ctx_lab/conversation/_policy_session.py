@@ -44,9 +44,9 @@ class PolicySession:
     counted_with: str = ""
     main: str = "unknown"
     totals: dict[int, int] = field(default_factory=dict)
-    # per call index: its reported input less its counted total (what anchors every policy's
-    # sizes to the bill); empty where the recording has no usage or the calls are counted
-    # as another model's
+    # per call index: its reported input less what the policies count for what it sent (what
+    # anchors every policy's sizes to the bill); empty where the recording has no usage or the
+    # calls are counted as another model's
     offsets: dict[int, int] = field(default_factory=dict)
 
     def hidden_for(self, model: str) -> int:
@@ -87,14 +87,37 @@ def policy_session(
         window = claude_code_window(peak_input(transcript))
     elif transcript.agent_window:  # the agent said it (Codex: 95 % of its window for the model)
         window = codex_window(transcript.agent_window)
-    offsets = {
-        c.index: c.usage.reported_input - sizes.totals[c.index]
-        for c in calls
-        if c.usage is not None and model in (None, c.model) and c.index in sizes.totals
-    }
+    offsets = _offsets(transcript, model, tokens, hidden, reattached)
     return PolicySession(transcript, model, tokens, thinking, hidden, reattached, recorded, window,
                     counter, set(transcript.recorded_summaries), sizes.counted_with, main,
                     sizes.totals, offsets)  # fmt: skip
+
+
+def _offsets(
+    transcript: Transcript,
+    model: str | None,
+    tokens: list[int],
+    hidden: dict[str, int],
+    reattached: dict[int, int],
+) -> dict[int, int]:
+    """Per call with usage (of ``model``, where one is named): its reported input less what
+    the policies count for what the recording sent — the hidden prefix, the segment's
+    re-attachments and its messages' tokens (thinking inferred from usage and all). What this
+    offset holds (earlier thinking the provider no longer sent, the counter's error) stays the
+    same under every policy, so each policy's sizes are the bill's plus what it changed."""
+    running = [0]
+    for value in tokens:
+        running.append(running[-1] + value)
+    first = next(iter(hidden.values()), 0)
+    found = {}
+    for call in transcript.calls:
+        if call.usage is None or model not in (None, call.model):
+            continue
+        begin, end = transcript.sent_range(call)
+        prefix = hidden.get(model or call.model or "unknown", first)
+        counted = prefix + reattached.get(begin, 0) + running[end] - running[begin]
+        found[call.index] = call.usage.reported_input - counted
+    return found
 
 
 def peak_input(transcript: Transcript) -> int:

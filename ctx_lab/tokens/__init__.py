@@ -34,11 +34,16 @@ if TYPE_CHECKING:
     from ._calibration import (
         CALIBRATIONS_FILE,
         CONFIG_ENV,
+        MAX_FRAMING,
         MIN_CALLS,
         PLAUSIBLE_RATIO,
         Calibration,
         ClassRatio,
+        band_width,
         config_dir,
+    )
+    from ._calibration_list import CalibrationList, list_calibrations
+    from ._calibration_store import (
         find_calibration,
         forget_calibration,
         load_calibrations,
@@ -46,7 +51,6 @@ if TYPE_CHECKING:
         model_family,
         save_calibration,
     )
-    from ._calibration_list import CalibrationList, list_calibrations
     from ._classes import CLASSES, text_class
     from ._counters import (
         DATA_SOURCES,
@@ -105,17 +109,19 @@ _WHERE = {
     "CountingCache": "._cache",
     "CALIBRATIONS_FILE": "._calibration",
     "CONFIG_ENV": "._calibration",
+    "MAX_FRAMING": "._calibration",
     "MIN_CALLS": "._calibration",
     "PLAUSIBLE_RATIO": "._calibration",
     "Calibration": "._calibration",
     "ClassRatio": "._calibration",
+    "band_width": "._calibration",
     "config_dir": "._calibration",
-    "find_calibration": "._calibration",
-    "forget_calibration": "._calibration",
-    "load_calibrations": "._calibration",
-    "model_extends": "._calibration",
-    "model_family": "._calibration",
-    "save_calibration": "._calibration",
+    "find_calibration": "._calibration_store",
+    "forget_calibration": "._calibration_store",
+    "load_calibrations": "._calibration_store",
+    "model_extends": "._calibration_store",
+    "model_family": "._calibration_store",
+    "save_calibration": "._calibration_store",
     "CalibrationList": "._calibration_list",
     "list_calibrations": "._calibration_list",
     "CLASSES": "._classes",
@@ -172,6 +178,7 @@ __all__ = [
     "CONFIG_ENV",
     "COUNTER_ENTRY_POINTS",
     "DATA_SOURCES",
+    "MAX_FRAMING",
     "MESSAGE_OVERHEAD",
     "MIN_CALLS",
     "MODEL_COUNTER",
@@ -195,6 +202,7 @@ __all__ = [
     "TokenCounter",
     "TokenReport",
     "available_counters",
+    "band_width",
     "config_dir",
     "count_message",
     "count_texts",

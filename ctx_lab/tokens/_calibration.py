@@ -1,7 +1,7 @@
 """Calibrations: how a model's provider-reported input tokens relate to a named counter's count
 of the same calls (fitted from recorded sessions by :func:`ctx_lab.conversation._calibrate`),
-kept in a small user config file that ``counter="model"`` consults for models without an exact
-tokenizer here.
+kept in a small user config file (:mod:`._calibration_store`) that ``counter="model"`` consults
+for models without an exact tokenizer here.
 
 The file is ``calibrations.json`` in the user config directory (``platformdirs``'s, e.g.
 ``~/.config/ctx-lab``), or in ``$CTX_LAB_CONFIG_DIR`` when that is set — tests and notebooks
@@ -20,31 +20,26 @@ conversation — and is refused with the evidence. A stored record that fails th
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..display import RichResult, escape, html_table
-from ..errors import CalibrationError, CtxLabError
-from ..files import FileIdentity, identity, locked, read_text, write_atomic
+from ..errors import CalibrationError
 
 __all__ = [
     "CALIBRATIONS_FILE",
     "CONFIG_ENV",
+    "MAX_FRAMING",
     "MIN_CALLS",
     "PLAUSIBLE_RATIO",
     "Calibration",
+    "band_width",
     "calibrations_path",
     "config_dir",
-    "find_calibration",
-    "forget_calibration",
-    "load_calibrations",
-    "save_calibration",
 ]
 
 CONFIG_ENV = "CTX_LAB_CONFIG_DIR"
@@ -53,6 +48,8 @@ FILE_VERSION = 1
 METHODS = ("ratio", "growth")
 MIN_CALLS = 5  # fewer calls than this give no interval worth storing
 PLAUSIBLE_RATIO = (0.5, 3.0)  # reported ÷ counted outside this: the calls measured something else
+MAX_FRAMING = 500.0  # tokens per tool message beyond this: the pairs measured something else
+MAX_BAND = 100.0  # a band's parameters beyond this: not a band
 
 
 def config_dir() -> Path:
@@ -104,6 +101,21 @@ class ClassRatio:
         )
 
 
+def _band_of(value: Any) -> tuple[float, float, float] | None:
+    """A stored growth band (``systematic``, ``random``, ``z``), or None."""
+    if value is None:
+        return None
+    return float(value["systematic"]), float(value["random"]), float(value["z"])
+
+
+def band_width(band: tuple[float, float, float], growth: float) -> float:
+    """Tokens either side of a predicted growth of ``growth`` tokens in ``band``."""
+    systematic, random, z = band
+    if growth <= 0:
+        return 0.0
+    return z * math.sqrt((systematic * growth) ** 2 + random**2 * growth)
+
+
 @dataclass(frozen=True)
 class Calibration(RichResult):
     """A fitted ratio ``reported ÷ counted`` for one model and base counter: the median over
@@ -131,6 +143,12 @@ class Calibration(RichResult):
     files: tuple[tuple[str, str], ...] = ()  # (file, sha256) of the transcripts fitted on
     excluded: tuple[tuple[str, int], ...] = ()  # calls left out, by reason
     classes: tuple[ClassRatio, ...] = ()  # per content class, from growth pairs (may be none)
+    framing: float = 0.0  # tokens per tool call and per tool result beyond the counted text
+    # the 90 % band of a predicted growth g: ± z·sqrt((systematic·g)² + random²·g) tokens, as
+    # (systematic, random, z); None: fitted before the growth model
+    growth_band: tuple[float, float, float] | None = None
+    band_how: str = ""  # how the band was measured (held-out sessions, or in-sample)
+    held_out: tuple[tuple[str, float], ...] = ()  # held-out median error of each fit tried
 
     payload_kind = "calibration"
 
@@ -149,23 +167,73 @@ class Calibration(RichResult):
             return f"it was fitted on {self.calls} calls (at least {min_calls} needed)"
         if not 0 < self.low <= self.ratio <= self.high:
             return "its interval does not hold its ratio"
+        if not (math.isfinite(self.framing) and 0 <= self.framing <= MAX_FRAMING):
+            return f"its framing {self.framing:g} is not between 0 and {MAX_FRAMING:g} tokens"
+        if self.growth_band is not None and not (
+            len(self.growth_band) == 3
+            and all(math.isfinite(v) and 0 <= v <= MAX_BAND for v in self.growth_band)
+        ):
+            return "its band is not three numbers between 0 and 100"
         return None
 
     def save(self, directory: str | os.PathLike[str] | None = None) -> Calibration:
         """Store this calibration (the explicit step after looking at it); returns it with
         ``saved_to`` set."""
+        from ._calibration_store import save_calibration
+
         return replace(self, saved_to=str(save_calibration(self, directory)))
 
     @property
     def counter_name(self) -> str:
-        """The scaled counter this calibration counts with: ``bytes/4*1.31``."""
-        return f"{self.base}*{self.ratio:g}"
+        """The scaled counter this calibration counts with: ``bytes/4*1.31``, or per class
+        with the tool framing (``bytes/4*{prose:1.26,code:1.35,json:1.29,cjk:1.26,tool:37}``)."""
+        return self.counter_for()
+
+    def counter_for(self, budget: bool = False) -> str:
+        """The counter's name: its base scaled by each class's ratio (by the scalar where it
+        has no classes, or — fitted before the growth model — only pooled ones), with the
+        framing per tool message; ``budget``: by the band's upper edge."""
+        from ._classes import CLASSES
+
+        text = [c for c in self.classes if c.klass in CLASSES]  # a counter counts text
+        modelled = self.growth_band is not None
+        if not text or (not modelled and all(c.pooled for c in text)):
+            return f"{self.base}*{(self.high if budget else self.ratio):g}"
+        framing = round(self.framing, 2)
+        if not modelled or not budget:
+            factors = ",".join(f"{c.klass}:{(c.high if budget else c.ratio):g}" for c in text)
+            return f"{self.base}*{{{factors}" + (f",tool:{framing:g}" if framing else "") + "}"
+        # a budget counts each text at the upper edge of its own band (the band's parameters
+        # travel in the name: the edge depends on the text's size)
+        factors = ",".join(f"{c.klass}:{c.ratio:g}" for c in text)
+        systematic, random, z = self.growth_band  # type: ignore[misc]
+        edge = f",z:{z:g},sys:{systematic:g},rand:{random:g}"
+        return f"{self.base}*{{{factors}" + (f",tool:{framing:g}" if framing else "") + edge + "}"
 
     def describe(self) -> str:
-        """``claude-sonnet-4-5: calibrated bytes/4 ×1.31 [1.22–1.40], 412 calls``."""
+        """``claude-sonnet-4-5: calibrated bytes/4 ×1.31 [1.22–1.40], 412 calls``; with a
+        growth model, its ratios, framing and band instead of the scalar's spread
+        (``… bytes/4 ×1.33 + 35 per tool message, 90 % band ±24 % of 1,000, ±9 % of 10,000,
+        ±7 % of 100,000 tokens (held out: …), 201 calls``)."""
+        text = [c for c in self.classes if c.klass != "thinking"]
+        if self.growth_band is None or not text:
+            return (
+                f"{self.model}: calibrated {self.base} ×{self.ratio:.2f} "
+                f"[{self.low:.2f}–{self.high:.2f}], {self.calls} calls"
+            )
+        ratios = sorted({c.ratio for c in text})
+        scale = (
+            f"×{ratios[0]:.2f}"
+            if len(ratios) == 1
+            else f"×{ratios[0]:.2f}–{ratios[-1]:.2f} by class"
+        )
+        framing = f" + {self.framing:.0f} per tool message" if self.framing else ""
+        shares = ", ".join(
+            f"±{band_width(self.growth_band, g) / g:.0%} of {g:,}" for g in (1_000, 10_000, 100_000)
+        )
         return (
-            f"{self.model}: calibrated {self.base} ×{self.ratio:.2f} "
-            f"[{self.low:.2f}–{self.high:.2f}], {self.calls} calls"
+            f"{self.model}: calibrated {self.base} {scale}{framing}, 90 % band {shares} tokens "
+            f"({self.band_how or 'in-sample'}), {self.calls} calls"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -190,6 +258,14 @@ class Calibration(RichResult):
             "files": [{"path": path, "sha256": digest} for path, digest in self.files],
             "excluded": dict(self.excluded),
             "classes": [c.to_dict() for c in self.classes],
+            "tool_framing": self.framing,
+            "growth_band": (
+                dict(zip(("systematic", "random", "z"), self.growth_band, strict=True))
+                if self.growth_band is not None
+                else None
+            ),
+            "band_how": self.band_how,
+            "held_out": dict(self.held_out),
         }
 
     @classmethod
@@ -221,6 +297,10 @@ class Calibration(RichResult):
                     for c in data.get("classes", ())
                     if isinstance(c, Mapping)
                 ),
+                float(data.get("tool_framing") or 0.0),
+                _band_of(data.get("growth_band")),
+                str(data.get("band_how") or ""),
+                tuple((str(k), float(v)) for k, v in dict(data.get("held_out") or {}).items()),
             )
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise CalibrationError(
@@ -243,7 +323,14 @@ class Calibration(RichResult):
         for c in self.classes:
             lines.append(
                 f"  {c.klass}: ×{c.ratio:.3f} [{c.low:.3f}–{c.high:.3f}], {c.samples} growth pairs"
-                + (" (too few: every pair's ratio)" if c.pooled else "")
+                + (" (shares the pooled ratio)" if c.pooled else "")
+            )
+        if self.framing:
+            lines.append(f"  tool calls and results: +{self.framing:g} tokens each (framing)")
+        if self.held_out:
+            lines.append(
+                "held-out median error: "
+                + ", ".join(f"{name} {value:.1%}" for name, value in self.held_out)
             )
         if self.saved_to:
             lines.append(f"saved to {self.saved_to}: counter=model uses it for {self.model}")
@@ -268,118 +355,3 @@ class Calibration(RichResult):
             ],
             numeric=(2, 4, 6),
         )
-
-
-_cache: dict[Path, tuple[FileIdentity, dict[str, Calibration]]] = {}
-_lock = threading.Lock()
-
-
-def load_calibrations(
-    directory: str | os.PathLike[str] | None = None,
-) -> dict[str, Calibration]:
-    """The stored calibrations by model (empty when there is no file); cached by the file's
-    size and modification time. Raises :class:`CalibrationError` for a damaged file."""
-    path = _file(directory)
-    try:
-        key = identity(path)
-    except OSError:
-        return {}
-    with _lock:
-        found = _cache.get(path)
-        if found is not None and found[0] == key:
-            return dict(found[1])
-    try:
-        data = json.loads(read_text(path))
-    except (CtxLabError, ValueError) as exc:
-        raise CalibrationError(f"calibrations file {path} is unreadable: {exc}") from None
-    if not isinstance(data, Mapping) or not isinstance(data.get("calibrations"), Mapping):
-        raise CalibrationError(f"calibrations file {path} has no 'calibrations' object")
-    loaded = {str(k): Calibration.from_dict(v) for k, v in data["calibrations"].items()}
-    with _lock:
-        _cache[path] = (key, loaded)
-    return dict(loaded)
-
-
-def _locked(path: Path) -> Any:
-    """An exclusive lock on ``path`` across processes (:func:`ctx_lab.files.locked`)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return locked(path)
-
-
-def _write(path: Path, existing: Mapping[str, Calibration]) -> None:
-    data = {
-        "version": FILE_VERSION,
-        "calibrations": {
-            model: {k: v for k, v in c.to_dict().items() if k not in ("saved_to", "description")}
-            for model, c in sorted(existing.items())
-        },
-    }
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-
-
-def _stored(directory: str | os.PathLike[str] | None) -> dict[str, Calibration]:
-    try:
-        return load_calibrations(directory)
-    except CalibrationError:
-        return {}
-
-
-def save_calibration(
-    calibration: Calibration, directory: str | os.PathLike[str] | None = None
-) -> Path:
-    """Store ``calibration`` under its model (replacing an older one), atomically and under a
-    lock; returns the file. A calibration this module would not apply is refused
-    (:class:`CalibrationError`). A damaged file is replaced only by an explicit save."""
-    reason = calibration.problem()
-    if reason is not None:
-        raise CalibrationError(f"not saved: {calibration.describe()}: {reason}")
-    path = _file(directory)
-    with _locked(path):
-        existing = _stored(directory)
-        existing[calibration.model] = calibration
-        _write(path, existing)
-    return path
-
-
-def forget_calibration(model: str, directory: str | os.PathLike[str] | None = None) -> bool:
-    """Remove the calibration stored for exactly ``model``; False when there was none."""
-    path = _file(directory)
-    if not path.exists():
-        return False
-    with _locked(path):
-        existing = _stored(directory)
-        key = next((k for k in existing if model_family(k) == model_family(model)), None)
-        if key is None:
-            return False
-        del existing[key]
-        _write(path, existing)
-    return True
-
-
-def model_family(model: str | None) -> str:
-    """``anthropic/claude-sonnet-4-5-20250929`` → ``claude-sonnet-4-5-20250929`` (lowercase)."""
-    return (model or "").rsplit("/", 1)[-1].strip().lower()
-
-
-def model_extends(model: str | None, name: str) -> bool:
-    """True when ``model`` is ``name`` or a version of it (``claude-sonnet-4-5-20250929`` of
-    ``claude-sonnet-4-5``), provider prefixes and case aside."""
-    have, want = model_family(model), model_family(name)
-    return have == want or have.startswith(want + "-")
-
-
-def find_calibration(
-    model: str, directory: str | os.PathLike[str] | None = None
-) -> Calibration | None:
-    """The calibration stored for ``model``: its own, else the longest stored name it extends
-    (``claude-sonnet-4-5`` serves ``claude-sonnet-4-5-20250929``)."""
-    found = [c for name, c in load_calibrations(directory).items() if model_extends(model, name)]
-    best = max(found, key=lambda c: len(model_family(c.model)), default=None)
-    if best is not None:
-        reason = best.problem()
-        if reason is not None:
-            raise CalibrationError(
-                f"the stored calibration for {best.model} is not used: {reason} "
-                f"(ctx-lab calibrate --forget {best.model})"
-            )
-    return best

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..display import RichResult, escape, html_table
-from ._calibration import CALIBRATIONS_FILE, Calibration, calibrations_path, load_calibrations
+from ._calibration import CALIBRATIONS_FILE, Calibration, calibrations_path
+from ._calibration_store import load_calibrations
 
 __all__ = ["CalibrationList", "list_calibrations"]
 

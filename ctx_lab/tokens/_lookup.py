@@ -23,6 +23,9 @@ from cachetools import LRUCache
 from ..errors import CounterUnavailableError, UnknownCounterError, UsageError
 from ._anthropic import AnthropicCounter
 from ._counters import (
+    BAND_ENTRIES,
+    NOT_CLASSES,
+    TOOL_FRAMING,
     ByteEstimateCounter,
     CharEstimateCounter,
     ClassScaledCounter,
@@ -271,15 +274,27 @@ def _scaled_counter(base: str, factor: float) -> ScaledCounter:
 
 def _class_scaled_counter(base: str, factors: str) -> ClassScaledCounter:
     """``<base>*{class:factor,…}``: a registered counter's count scaled by content class."""
+    from ._calibration import MAX_FRAMING
+
     pairs = []
     for part in factors.split(","):
         klass, _, value = part.partition(":")
         factor = float(value)
-        if not 0 < factor <= MAX_SCALE:
+        if klass == TOOL_FRAMING:  # tokens per tool message, not a scale
+            if not 0 <= factor <= MAX_FRAMING:
+                raise UsageError(
+                    f"counter {base}*{{…}}: the tool framing must be in [0, {MAX_FRAMING:g}]"
+                )
+        elif klass in BAND_ENTRIES:  # the upper edge's band
+            if not 0 <= factor <= MAX_SCALE:
+                raise UsageError(f"counter {base}*{{…}}: {klass} must be in [0, {MAX_SCALE:g}]")
+        elif not 0 < factor <= MAX_SCALE:
             raise UsageError(
                 f"counter {base}*{{…}}: {klass}'s factor must be in (0, {MAX_SCALE:g}]"
             )
         pairs.append((klass, factor))
+    if all(k in NOT_CLASSES for k, _ in pairs):
+        raise UsageError(f"counter {base}*{{…}}: give at least one class's factor")
     made = ClassScaledCounter(get_counter(base), tuple(pairs))
     return made
 

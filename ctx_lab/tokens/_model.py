@@ -50,7 +50,7 @@ def resolve_counter(
     if not model:
         raise UsageError("counter 'model' needs a model: give --model M (model=…)")
     from ..models import tokenizer_for  # the model registry: only where a model is named
-    from ._calibration import find_calibration
+    from ._calibration_store import find_calibration
 
     tokenizer = tokenizer_for(model)
     if tokenizer is not None:
@@ -99,12 +99,7 @@ def resolve_counter(
 
 
 def calibrated_name(calibration: Any, budget: bool = False) -> str:
-    """The counter a calibration counts with: its base scaled by each class's ratio (or by its
-    scalar where it has no classes) — by the band's upper edge for a ``budget``."""
-    from ._classes import CLASSES
-
-    text = [c for c in calibration.classes if c.klass in CLASSES]  # a counter counts text
-    if not text or all(c.pooled for c in text):
-        return f"{calibration.base}*{(calibration.high if budget else calibration.ratio):g}"
-    factors = ",".join(f"{c.klass}:{(c.high if budget else c.ratio):g}" for c in text)
-    return f"{calibration.base}*{{{factors}}}"
+    """The counter a calibration counts with (:meth:`Calibration.counter_for`): its base scaled
+    by each class's ratio, with the framing per tool message — by the band's upper edge for a
+    ``budget``."""
+    return str(calibration.counter_for(budget))

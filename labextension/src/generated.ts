@@ -385,6 +385,14 @@ export type CalibrationPayload = {
     samples: number;
     pooled: boolean;
   })[];
+  tool_framing?: number;
+  growth_band?: {
+    systematic: number;
+    random: number;
+    z: number;
+  } | null;
+  band_how?: string;
+  held_out?: Record<string, number>;
 };
 
 /** application/vnd.ctx-lab.calibration_evaluation+json (version 1) */
@@ -411,8 +419,11 @@ export type CalibrationEvaluationPayload = {
     o200k: number | null;
   })[];
   hidden_prefix: Record<string, number>;
+  inferred: Record<string, number>;
   inside_band: number | null;
+  median_half_width: number | null;
   median_abs_error: number | null;
+  session_median_abs_error: Record<string, number>;
   scalar_median_abs_error: Record<string, number | null>;
   warnings: string[];
 };

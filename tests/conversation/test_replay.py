@@ -322,13 +322,15 @@ def test_model_counter_uses_the_stored_calibration(tmp_path: Path, config: Path)
     )
     assert fitted.saved_to == str(config / "calibrations.json")
     choice = resolve_counter("model", "anthropic/claude-test-20260101", "bytes/4")
-    # the log's messages are prose: the fit has a prose ratio, the other classes pooled
+    # one session cannot show a class fit beats one ratio on sessions it did not see: every
+    # class shares the pooled ratio, and the band is in-sample (said)
     prose = next(c for c in fitted.classes if c.klass == "prose")
-    assert not prose.pooled and all(c.pooled for c in fitted.classes if c.klass != "prose")
+    assert all(c.pooled for c in fitted.classes if c.klass != "thinking")
+    assert fitted.growth_band is not None and "in-sample" in fitted.band_how
     assert choice.name.startswith("bytes/4*{prose:") and not choice.exact
     assert "calibrated bytes/4 ×1.3" in choice.note and "40 calls" in choice.note
-    assert f"[{fitted.low:.2f}–{fitted.high:.2f}]" in choice.note
-    assert "per content class" in choice.note and "upper edge" not in choice.note
+    assert "90 % band ±" in choice.note and "in-sample" in choice.note
+    assert "per content class" not in choice.note and "upper edge" not in choice.note
     counter = get_counter(choice.name)
     text = "a sentence of about forty bytes of text."
     assert counter.count(text) == round(get_counter("bytes/4").count(text) * prose.ratio)
@@ -340,7 +342,11 @@ def test_model_counter_uses_the_stored_calibration(tmp_path: Path, config: Path)
 
     packet = commands.packet(example=True, model="claude-test-2").payload()
     # a budget counts at the band's upper edge, and says so
-    assert packet["counter"].startswith(f"bytes/4*{{prose:{prose.high:g},") and not packet["exact"]
+    assert packet["counter"] == fitted.counter_for(budget=True) and not packet["exact"]
+    assert (
+        packet["counter"].startswith(f"bytes/4*{{prose:{prose.ratio:g},")
+        and ",z:" in packet["counter"]
+    )
     assert any("calibrated" in w and "upper edge" in w for w in packet["warnings"])
 
 
@@ -379,7 +385,7 @@ def test_cli_replay_and_calibrate(run_cli, tmp_path: Path, config: Path) -> None
     code, out, _ = run_cli("calibrate", str(CODING), "--model", "claude-sonnet-4-5", "--save")
     assert code == 0 and (config / "calibrations.json").exists()
     code, _, err = run_cli("replay", str(CODING), "--model", "claude-sonnet-4-5")
-    assert code == 0 and "calibrated bytes/4 ×1.24" in err
+    assert code == 0 and "calibrated bytes/4 ×1.2" in err and "90 % band" in err
     (tmp_path / "bad.jsonl").write_text('{"messages": []}\n{oops\n')
     code, _, err = run_cli("replay", str(tmp_path / "bad.jsonl"))
     assert code == 1 and "line 2 is not JSON" in err and "Traceback" not in err
