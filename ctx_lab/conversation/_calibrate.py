@@ -89,6 +89,9 @@ def calibrate(
     choice when the transcript does not record everything the agent sent (Claude Code sessions
     leave out its system prompt and tool definitions); ``auto`` takes ``growth`` for Claude Code
     sessions and ``ratio`` for the rest. The ratio is the median with its 90 % interval.
+    Unless ``ratio`` is asked for by name, the growth model (a ratio per content class and a
+    framing per tool message, with a band measured on held-out sessions) is fitted beside it
+    and is what the counter counts with; with ``method="ratio"`` the counter is the scalar.
 
     Only calls with provider usage count; calls the provider compacted on its side, and calls
     whose reported input shrank without a recorded compaction (a cache or server-side change),
@@ -129,7 +132,8 @@ def calibrate(
     warnings = [chosen_note] if chosen_note else []
     warnings += _read_warnings(unreadable, len(fit.ratios))
     calibration = fit.calibration(model, base.name, moment, tuple(warnings), fingerprints)
-    calibration = replace(calibration, **_growth_model(loaded, base, model))
+    if method != "ratio":  # asked for by name, the ratio is what counts: no growth model
+        calibration = replace(calibration, **_growth_model(loaded, base, model))
     reason = calibration.problem(min_calls)
     if reason is not None:
         extremes = sorted(fit.evidence, key=lambda e: abs(math.log(e[0])), reverse=True)[:3]

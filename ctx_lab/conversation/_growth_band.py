@@ -201,7 +201,7 @@ def fit_with_band(loaded: Sequence[Transcript], base: Any, model: str) -> Banded
                 if len(sessions) <= FOLDS
                 else f"held out: {len(sessions)} sessions in {FOLDS} folds, each estimated from "
                 "a fit on the other folds"
-            ) + f" ({len(rows)} calls)"
+            ) + f", {len(rows)} calls"
             rounded = tuple((name, round(value, 4)) for name, value in errors)
             fitted = fit_growth(pairs, pooled=pooled, band=_multipliers(band))
             return BandedFit(fitted, band, how, rounded)

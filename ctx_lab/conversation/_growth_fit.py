@@ -134,7 +134,9 @@ def _held_pooled(pairs: Sequence[GrowthPair], found: dict[str, float], own: list
     framing (every tool call's arguments alike): the own classes' ratios, weighted by their
     tokens."""
     weights = {k: sum(p.added.get(k, 0) for p in pairs) for k in own}
-    total = sum(weights.values()) or 1
+    total = sum(weights.values())
+    if not total:
+        return 1.0
     return sum(found[k] * weights[k] for k in own) / total
 
 
@@ -184,7 +186,10 @@ def fit_growth(
     samples = _dominant(plain)
     own = [] if pooled else [k for k in CLASSES if samples[k] >= MIN_SAMPLES]
     found, framing = _coefficients(plain, own)
-    ratios = {k: found.get(k, found.get(POOLED, 1.0)) for k in CLASSES}
+    rest = found.get(POOLED)
+    if rest is None:  # no pair added a class without its own ratio: they take the own ones'
+        rest = _held_pooled(plain, found, [k for k in CLASSES if k in found])
+    ratios = {k: found.get(k, rest) for k in CLASSES}
     unbanded = GrowthFit(
         tuple(ClassRatio(k, ratios[k], ratios[k], ratios[k], samples[k], k not in found)
               for k in CLASSES),

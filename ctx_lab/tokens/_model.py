@@ -83,13 +83,15 @@ def resolve_counter(
             False,
             f"no exact tokenizer for {calibration.describe()}"
             + ("; per content class" if any(not c.pooled for c in calibration.classes) else "")
-            + (
-                "; budgets count at the band's upper edge (95 % of the fitted calls at most this)"
-                if budget
-                else ""
-            ),
+            + ("; budgets count at the band's upper edge" if budget else ""),
             calibration=calibration,
         )
+    from ._claude_estimate import claude_estimate
+
+    builtin = claude_estimate(model, budget)
+    if builtin is not None:  # a Claude model: the built-in estimate, said
+        name, note, fitted = builtin
+        return CounterChoice(name, requested, False, note, calibration=fitted)
     return CounterChoice(
         MODEL_ESTIMATE,
         requested,

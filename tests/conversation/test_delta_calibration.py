@@ -202,6 +202,28 @@ def test_the_framing_of_a_tool_message_is_fitted_beside_the_ratios() -> None:
     assert max(plain) > 1.9  # what a ratio alone would have had to absorb
 
 
+def test_a_class_no_pair_added_takes_the_fitted_classes_ratio_not_one() -> None:
+    """Sessions without CJK text fit prose, code and JSON on their own; CJK text counted later
+    takes their token-weighted ratio (×1 would have counted it a quarter short)."""
+    from ctx_lab.conversation._delta import GrowthPair
+    from ctx_lab.conversation._growth_fit import fit_growth
+
+    made = {"prose": 1.6, "code": 1.2, "json": 1.4}
+    names = list(made)
+    pairs = [  # each pair mostly one class, a little of the next
+        GrowthPair(i, {names[i % 3]: 300 + 37 * i, names[(i + 1) % 3]: 10 + i}, 0, messages=1)
+        for i in range(30)
+    ]
+    pairs = [
+        GrowthPair(p.call, p.added, round(sum(made[k] * n for k, n in p.added.items())) + 4,
+                   messages=1)
+        for p in pairs
+    ]  # fmt: skip
+    found = {c.klass: c for c in fit_growth(pairs).classes}
+    assert all(abs(found[k].ratio - r) <= 0.02 for k, r in made.items())
+    assert found["cjk"].pooled and 1.2 < found["cjk"].ratio < 1.6
+
+
 def test_a_class_fit_is_kept_only_where_it_beats_one_ratio_on_held_out_sessions() -> None:
     from ctx_lab.conversation._growth_band import fit_with_band
 

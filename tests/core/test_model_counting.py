@@ -70,7 +70,10 @@ def test_resolve_counter() -> None:
     assert (gpt4o.name, gpt4o.requested, gpt4o.exact, gpt4o.note) == ("o200k", "model", True, "")
     assert resolve_counter("model", "gpt-4-turbo", "bytes/4").name == "cl100k"
     claude = resolve_counter(None, "claude-sonnet-4-5", "bytes/4")
-    assert claude.name == "bytes/4" and not claude.exact and "claude-sonnet-4-5" in claude.note
+    # a Claude model counts with the built-in estimate (bytes/4 calibrated on public sessions)
+    assert claude.name.startswith("bytes/4*{") and not claude.exact
+    assert "claude-sonnet-4-5" in claude.note and "Claude estimate" in claude.note
+    assert resolve_counter(None, "claude-2.1", "bytes/4").name == "bytes/4"  # before Claude 3
     assert resolve_counter(None, None, "chars/3").name == "chars/3"
     explicit = resolve_counter("cl100k", "gpt-4o", "bytes/4")
     assert explicit.name == "cl100k" and explicit.requested == "cl100k"
@@ -93,7 +96,7 @@ def test_packet_with_a_model_counts_with_its_tokenizer() -> None:
     assert data["exact"] is True
     assert packet.tokens_used == count_tokens(packet.to_markdown(), "o200k")
     claude = packet_command(example=True, model="claude-sonnet-4-5").to_dict()
-    assert claude["counter"] == "bytes/4" and claude["exact"] is False
+    assert claude["counter"].startswith("bytes/4*{") and claude["exact"] is False
     assert any("no exact tokenizer for claude-sonnet-4-5" in w for w in claude["warnings"])
     explicit = packet_command(example=True, model="gpt-4o", counter="cl100k").to_dict()
     assert explicit["counter"] == "cl100k" and explicit["counter_requested"] == "cl100k"
@@ -120,8 +123,10 @@ def test_build_page_and_conversation_follow_the_model(tmp_path) -> None:
     from ctx_lab.commands import page as page_command
 
     page = page_command("a.py", root=tmp_path, model="claude-opus-4-1")
-    assert page.counter == "bytes/4" and page.to_dict()["exact"] is False and page.warnings
+    assert page.counter.startswith("bytes/4*{") and page.to_dict()["exact"] is False
+    assert page.warnings
     manager = ContextManager("claude-sonnet-4-5", counter="model")
-    assert manager.counter.name == "bytes/4" and "estimated" in manager.counter_note
+    assert manager.counter.name.startswith("bytes/4*{")
+    assert "Claude estimate" in manager.counter_note
     assert ContextManager("gpt-4o").counter.name == "cl100k"  # the design default stays
     assert ContextManager("gpt-4o", counter="model").counter.name == "o200k"
