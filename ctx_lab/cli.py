@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from .commands import Invocation, invoke
-from .errors import CtxLabError, ParserExit, from_os_error
+from .errors import CtxLabError, ParserExit, as_native_error, from_os_error, native_failure
 from .files import write_output
 
 __all__ = ["main"]
@@ -51,6 +51,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         error = from_os_error(exc)
         print(f"ctx-lab: error: {error}", file=sys.stderr)
         return error.exit_code
+    except BaseException as exc:  # native code that panicked (not an Exception): typed too
+        if not native_failure(exc):
+            raise
+        print(f"ctx-lab: error: {as_native_error(exc)}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -11,6 +11,7 @@ subclasses) and 1 for every other :class:`CtxLabError`; the REST routes map them
     │   └── InvalidPageRequest
     ├── ParserExit                              --help / --version printed; not a failure
     ├── CounterUnavailableError                 HTTP 422
+    ├── NativeCodeError                         HTTP 422 (native code failed on this input)
     ├── ModelSourceError
     ├── InputFileError                          HTTP 404
     │   └── FileTooLarge                        HTTP 413
@@ -68,6 +69,7 @@ __all__ = [
     "JournalError",
     "LimitExceeded",
     "ModelSourceError",
+    "NativeCodeError",
     "NoWorkers",
     "ParserExit",
     "PathOutsideRoot",
@@ -83,8 +85,10 @@ __all__ = [
     "UnknownRegistryError",
     "UnsupportedContent",
     "UsageError",
+    "as_native_error",
     "from_os_error",
     "http_status",
+    "native_failure",
 ]
 
 
@@ -171,6 +175,30 @@ class CounterUnavailableError(CtxLabError):
         self.name = name
         self.reason = reason
         super().__init__(f"counter {name!r} is unavailable: {reason}")
+
+
+class NativeCodeError(CtxLabError):
+    """Native code (a tokenizer's Rust or C) failed on this input — a Rust panic is a
+    ``BaseException`` that ``except Exception`` misses; only the request that sent the input
+    fails (see :func:`native_failure`)."""
+
+
+def native_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is a failure escaped from native code (a pyo3 ``PanicException`` and the
+    like): a ``BaseException`` that is neither an ``Exception`` nor one of Python's own signals
+    to stop (``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit``, a cancellation)."""
+    import asyncio
+
+    return not isinstance(
+        exc, Exception | KeyboardInterrupt | SystemExit | GeneratorExit | asyncio.CancelledError
+    )
+
+
+def as_native_error(exc: BaseException) -> NativeCodeError:
+    """A failure escaped from native code as the typed error a surface reports."""
+    if isinstance(exc, NativeCodeError):
+        return exc
+    return NativeCodeError(f"native code failed ({type(exc).__name__}: {str(exc)[:200]})")
 
 
 class ModelSourceError(CtxLabError):

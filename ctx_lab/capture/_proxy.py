@@ -40,6 +40,7 @@ from ..anatomy import CaptureStore
 from ..clock import utc_now
 from ._guard import host_allowed, listen, mask_query, refused_path
 from ._record import Recorder, _Decoder
+from ._sse import EventGate
 
 __all__ = ["HOP_BY_HOP", "CaptureProxy", "Served"]
 
@@ -60,10 +61,6 @@ HOP_BY_HOP = frozenset(
 )
 # a request's Content-Length goes upstream with its streamed body (no chunked re-encoding)
 REQUEST_HOP_BY_HOP = HOP_BY_HOP - {"content-length"}
-# the events that end an answer: held back with what follows until the call is committed
-_LAST_EVENTS = (b"message_stop", b"[DONE]", b"response.completed", b"response.failed",
-                b"response.incomplete", b'"error"')  # fmt: skip
-_MARKER_TAIL = max(len(m) for m in _LAST_EVENTS)
 
 
 class CaptureProxy:
@@ -207,7 +204,7 @@ class CaptureProxy:
             "stream": False,
             "error": None,
         }
-        answer = _Answer()
+        answer = _Answer(self.max_body)
         url = yarl.URL(self.upstream + request.raw_path, encoded=True)
         data = _tee(request.content, kept) if request.can_read_body else None
         try:
@@ -266,34 +263,39 @@ class CaptureProxy:
 
 class _Answer:
     """An answer on its way back: chunks written as they come, except the last ones (a
-    non-streamed body's final chunk; a stream's bytes from its closing event on), which wait
-    until the call is committed."""
+    non-streamed or compressed body's final chunk; a stream's events from its closing event on,
+    framed by :class:`~ctx_lab.capture._sse.EventGate`), which wait until the call is committed."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = 16 * 1024 * 1024) -> None:
         self.decoder: _Decoder | None = None
         self.held = bytearray()
         self.started = False
+        self.limit = limit
 
     async def relay(self, upstream: Any, response: Any, stream: bool) -> None:
-        tail = b""
-        holding = False
+        gate = EventGate(self.limit) if stream and self._plain(upstream) else None
         async for chunk in upstream.content.iter_any():
             assert self.decoder is not None
             self.decoder.feed(chunk)
-            if stream:
-                holding = holding or any(m in tail + chunk for m in _LAST_EVENTS)
-                tail = (tail + chunk)[-_MARKER_TAIL:]
-                if not holding:
+            if gate is not None:
+                ready = gate.feed(chunk)
+                if ready:
                     self.started = True
-                    await response.write(chunk)
-                    continue
-                self.held += chunk
+                    await response.write(ready)
                 continue
-            if self.held:  # a plain body: one chunk behind, so the last one waits
+            if self.held:  # one chunk behind, so the last one waits
                 self.started = True
                 await response.write(bytes(self.held))
                 self.held.clear()
             self.held += chunk
+        if gate is not None:
+            self.held += gate.rest()
+
+    @staticmethod
+    def _plain(upstream: Any) -> bool:
+        """Whether the stream's bytes are its events (not compressed)."""
+        encoding = upstream.headers.get("Content-Encoding", "").strip().lower()
+        return encoding in ("", "identity")
 
     async def release(self, response: Any) -> None:
         """Send what was held and end the answer (a client already gone changes nothing: the

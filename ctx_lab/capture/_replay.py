@@ -27,6 +27,10 @@ from ._fake import Answer, send, sse_from_response
 __all__ = ["Recorded", "RecordedUpstream", "recorded_answers"]
 
 MAX_RECORDED = 100_000  # calls read from one file
+MAX_NODES = 2_000_000  # values in one file, every alias counted each time it is used
+MAX_INT = 2**63  # the largest count or id a provider sends
+REPLAYABLE = range(200, 600)  # statuses a proxy may send again (no 1xx: no upgrade, no 101)
+NO_BODY = frozenset({204, 205, 304})  # statuses that carry no body (a recorded one has one)
 
 
 @dataclass(frozen=True)
@@ -52,8 +56,12 @@ def _from_capture(path: str) -> list[Recorded]:
     with CaptureStore(path, readonly=True) as store:
         for call in store.calls():
             response = call.response()
-            if response is not None and call.status is not None:
-                found.append(Recorded(call.request(), response, call.status))
+            status = call.status or 0
+            replayable = status in REPLAYABLE and status not in NO_BODY
+            if response is not None and replayable:  # a 101 or a 304 is not answered again
+                where = f"{path} call {call.id}"
+                request = _checked(call.request(), where)
+                found.append(Recorded(request, _checked(response, where), status))
     return found
 
 
@@ -71,14 +79,57 @@ def _body(side: Mapping[str, Any]) -> Any:
     return body
 
 
+def _checked(data: Any, where: str) -> Any:
+    """``data`` if it is plain JSON a proxy can send: objects with string keys, lists, strings,
+    finite numbers, integers within :data:`MAX_INT`, at most :data:`MAX_NODES` values with
+    every YAML alias counted where it is used (an alias bomb expands there); else a usage error
+    that says which."""
+    seen = 0
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        seen += 1
+        if seen > MAX_NODES:
+            raise UsageError(
+                f"{where}: more than {MAX_NODES:,} values once its aliases are expanded"
+            )
+        if isinstance(value, Mapping):
+            if not all(isinstance(k, str) for k in value):
+                raise UsageError(f"{where}: an object with a key that is not a string")
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, bool) or value is None or isinstance(value, str):
+            continue
+        elif isinstance(value, int):
+            if abs(value) > MAX_INT:
+                raise UsageError(f"{where}: an integer of {len(str(abs(value)))}+ digits")
+        elif isinstance(value, float):
+            if value != value or value in (float("inf"), float("-inf")):
+                raise UsageError(f"{where}: a number that is not finite ({value})")
+        else:
+            raise UsageError(f"{where}: a {type(value).__name__} value, which JSON has not")
+    return data
+
+
+def _status(code: Any, where: str) -> int:
+    """A recorded status a proxy may answer with again."""
+    if isinstance(code, Mapping):
+        code = code.get("code", 200)
+    if isinstance(code, bool) or not isinstance(code, int) or code not in REPLAYABLE:
+        raise UsageError(f"{where}: status {code!r} is not one a proxy may answer with again")
+    if code in NO_BODY:
+        raise UsageError(f"{where}: status {code} carries no body, and the recording has one")
+    return code
+
+
 def _interaction(item: Any, where: str) -> Recorded:
     if not isinstance(item, Mapping) or not isinstance(item.get("response"), Mapping):
         raise UsageError(f"{where}: a recorded call needs a request and a response object")
     request, response = item.get("request"), item["response"]
     status = 200
     if "parsed_body" in response or "body" in response:  # a cassette's interaction
-        code = response.get("status")
-        status = int(code.get("code", 200)) if isinstance(code, Mapping) else 200
+        status = _status(response.get("status", 200), where)
         request = _body(request) if isinstance(request, Mapping) else None
         response = _body(response)
     if not isinstance(response, Mapping):
@@ -97,19 +148,24 @@ def _parse(text: str, path: str) -> Any:
         except yaml.YAMLError as exc:
             raise UsageError(f"{path}: not a YAML cassette ({exc})") from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant)
     except ValueError:
         pass
     try:
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+        return [json.loads(line, parse_constant=_no_constant) for line in text.splitlines()
+                if line.strip()]  # fmt: skip
     except ValueError as exc:
         raise UsageError(f"{path}: neither JSON nor JSON Lines ({exc})") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _from_json(path: str) -> list[Recorded]:
     from ..files import read_text
 
-    data = _parse(read_text(path), path)
+    data = _checked(_parse(read_text(path), path), path)
     if isinstance(data, Mapping):
         data = data.get("interactions", [data])
     if not isinstance(data, list):

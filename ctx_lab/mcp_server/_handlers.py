@@ -12,7 +12,7 @@ from typing import Any
 from .. import commands
 from .._version import __version__
 from ..display import error_payload
-from ..errors import CtxLabError
+from ..errors import CtxLabError, as_native_error, native_failure
 from ..files import hide_root
 from . import _server as limits  # MAX_SUBSCRIPTIONS, read when used
 from ._server import CONTEXT_URI, PACKET_URI, TOOLS, CtxLabMCP
@@ -182,8 +182,11 @@ class Handlers:
             outcome, seen = await anyio.to_thread.run_sync(work)
             text, structured = tool_payload(outcome)
             is_error = False
-        except Exception as exc:  # the agent reads what went wrong
-            payload = error_payload(exc, state.root)  # the same payload REST sends
+        except BaseException as exc:  # the agent reads what went wrong (native panics too)
+            if not isinstance(exc, Exception) and not native_failure(exc):
+                raise
+            error = exc if isinstance(exc, Exception) else as_native_error(exc)
+            payload = error_payload(error, state.root)  # the same payload REST sends
             text, structured = f"{payload['type']}: {payload['message']}", {"error": payload}
             is_error = True
         else:

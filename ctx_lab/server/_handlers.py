@@ -25,7 +25,14 @@ from traitlets.config import Configurable
 
 from ..commands import Session, commands
 from ..display import error_payload
-from ..errors import CtxLabError, LimitExceeded, from_os_error, http_status
+from ..errors import (
+    CtxLabError,
+    LimitExceeded,
+    as_native_error,
+    from_os_error,
+    http_status,
+    native_failure,
+)
 from ..files import hide_root, resolve_root
 from ..limits import LIMITS
 from ..paging import BudgetTable
@@ -80,6 +87,11 @@ class CommandHandler(APIHandler):
             return
         except OSError as exc:  # a refusal no check caught first: 4xx, never a 500
             self._error(from_os_error(exc), root)
+            return
+        except BaseException as exc:  # native code that panicked: this request only
+            if not native_failure(exc):
+                raise
+            self._error(as_native_error(exc), root)
             return
         self.set_header("Content-Type", "application/json")
         self.finish(body)

@@ -13,6 +13,7 @@ from struct import error as struct_error
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import CounterUnavailableError, UsageError
+from ._long_runs import count_bounded
 
 __all__ = [
     "DATA_SOURCES",
@@ -246,17 +247,20 @@ class TiktokenCounter:
                     self._encoding = self._loader()
         return self._encoding
 
-    def count(self, text: str) -> int:
-        """Return the number of tokens tiktoken produces for ``text``."""
+    def _length(self, text: str) -> int:
         return len(self.encoding.encode_ordinary(text))
+
+    def count(self, text: str) -> int:
+        """Return the number of tokens tiktoken produces for ``text`` (a whitespace run too long
+        for its pre-tokenizer is counted by :func:`~ctx_lab.tokens._long_runs.count_bounded`)."""
+        return count_bounded(self._length, text)
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Count many texts: one by one for small batches (tiktoken's batch encoder starts a
         thread pool per call), on one persistent pool for large ones."""
-        encode = self.encoding.encode_ordinary
         if len(texts) < BATCH_THRESHOLD:
-            return [len(encode(text)) for text in texts]
-        return [len(tokens) for tokens in _pool().map(encode, texts, chunksize=64)]
+            return [self.count(text) for text in texts]
+        return list(_pool().map(self.count, texts, chunksize=64))
 
     def __repr__(self) -> str:
         return f"TiktokenCounter({self.name!r})"

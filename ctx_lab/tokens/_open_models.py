@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CounterUnavailableError
+from ._long_runs import count_bounded
 
 __all__ = ["OPEN_MODEL_COUNTERS", "OpenModelCounter"]
 
@@ -87,13 +88,14 @@ class OpenModelCounter:
         return self._encode
 
     def count(self, text: str) -> int:
-        """The number of tokens of ``text`` (special-token strings counted as text)."""
-        return self._counting()(text)
+        """The number of tokens of ``text`` (special-token strings counted as text; a whitespace
+        run too long for a pre-tokenizer by :func:`~ctx_lab.tokens._long_runs.count_bounded`)."""
+        return count_bounded(self._counting(), text)
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """The token count of each text, in order."""
         count = self._counting()
-        return [count(t) for t in texts]
+        return [count_bounded(count, t) for t in texts]
 
 
 def _qwen(model: str) -> Callable[[], Callable[[str], int]]:

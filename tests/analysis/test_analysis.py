@@ -83,7 +83,8 @@ def test_sweep_is_the_same_on_a_process_pool_and_on_dask(corpus, client) -> None
     ok = pool[pool["error_type"].isna()]
     assert ok.groupby("item").size().eq(2 * 2 * 5).all()  # budgets × models × sections
     assert (ok["packet_tokens"] <= ok["budget_tokens"]).all()
-    assert set(ok["counter"]) == {"o200k", "bytes/4"}
+    claude = {c for c in ok["counter"] if c != "o200k"}  # the built-in Claude estimate
+    assert len(claude) == 1 and claude.pop().startswith("bytes/4*{")
 
 
 def test_sweep_inline_and_by_bytes_match_the_pool(corpus) -> None:

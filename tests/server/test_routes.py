@@ -725,3 +725,41 @@ async def test_a_made_up_model_in_a_recording_warns_once_over_rest(jp_fetch, pro
     assert report["findings"] == []
     said = [w for w in report["warnings"] if "made-up-model-9" in w]
     assert len(said) == 1 and "assumed" in said[0]
+
+
+class FakePanic(BaseException):
+    """What pyo3 raises for a Rust panic: a BaseException that ``except Exception`` misses."""
+
+
+async def test_two_megabytes_of_whitespace_and_a_native_panic(
+    jp_fetch, project, monkeypatch
+) -> None:
+    (project / "blank.txt").write_text(" " * 2_000_000)
+    counted = await get(jp_fetch, "tokens", paths="blank.txt", counter="o200k")
+    assert counted["total"]["o200k"] == 2_000_000 // 128
+
+    def panics(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise FakePanic("called `Result::unwrap()` on an `Err` value")
+
+    monkeypatch.setattr("ctx_lab.tokens.count_texts", panics)
+    failed = await error(jp_fetch, "tokens", 422, paths="blank.txt", counter="o200k")
+    assert failed["type"] == "NativeCodeError" and "FakePanic" in failed["message"]
+    monkeypatch.undo()
+    assert (await get(jp_fetch, "tokens", text="hello world"))["total"]["cl100k"] == 2
+
+
+def test_the_cli_counts_two_megabytes_of_whitespace_and_reports_a_panic(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    blank = tmp_path / "blank.txt"
+    blank.write_text(" " * 2_000_000)
+    assert cli_main(["tokens", str(blank), "--counter", "o200k", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"]["o200k"] == 2_000_000 // 128
+
+    def panics(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise FakePanic("boom")
+
+    monkeypatch.setattr("ctx_lab.tokens.count_texts", panics)
+    assert cli_main(["tokens", str(blank), "--counter", "o200k"]) == 1
+    err = capsys.readouterr().err
+    assert "native code failed (FakePanic: boom)" in err and "Traceback" not in err

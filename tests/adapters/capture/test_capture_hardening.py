@@ -403,3 +403,98 @@ def test_drain_waits_for_calls_in_flight(stack) -> None:  # type: ignore[no-unty
     assert finished and done == [200] and len(s.rows()) == 1
     status, _, _ = s.call("POST", "/v1/messages", json.dumps(REQUEST).encode())
     assert status == 503 and len(s.rows()) == 1
+
+
+# -- streams passed as they come (issue 62) ---------------------------------------------------
+
+
+def _responses_events() -> list[dict]:
+    """A Responses API stream as OpenAI's streaming guide shows it (read 2026-12-07:
+    https://platform.openai.com/docs/guides/streaming-responses): the first event's response
+    object carries ``"error": null``, which a byte search took for the end of the answer."""
+    response = {"id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-5.5",
+                "status": "in_progress", "output": [], "error": None, "incomplete_details": None,
+                "parallel_tool_calls": True, "tool_choice": "auto", "tools": []}  # fmt: skip
+    done = {**response, "status": "completed", "output": [
+        {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+         "content": [{"type": "output_text", "text": "hi", "annotations": []}]}],
+        "usage": {"input_tokens": 5, "output_tokens": 1, "total_tokens": 6,
+                  "input_tokens_details": {"cached_tokens": 0},
+                  "output_tokens_details": {"reasoning_tokens": 0}}}  # fmt: skip
+    return [
+        {"type": "response.created", "response": response, "sequence_number": 0},
+        {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+         "content_index": 0, "delta": "hi", "sequence_number": 1, "logprobs": []},
+        {"type": "response.completed", "response": done, "sequence_number": 2},
+    ]  # fmt: skip
+
+
+def _sse(event: dict) -> bytes:
+    return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+
+
+def test_a_responses_stream_reaches_the_client_event_by_event(tmp_path: Path) -> None:
+    """The official openai SDK streams through the proxy: its first event arrives while the
+    upstream is still waiting to send the rest (it was held until the stream was complete)."""
+    import openai
+    from aiohttp import web
+
+    events = _responses_events()
+    release = threading.Event()
+    finished = threading.Event()
+
+    async def respond(request: web.Request) -> web.StreamResponse:
+        await request.read()
+        answer = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await answer.prepare(request)
+        await answer.write(_sse(events[0]))
+        for _ in range(1000):  # until the client has seen the first event (10 s at most)
+            if release.is_set():
+                break
+            await asyncio.sleep(0.01)
+        for event in events[1:]:
+            await answer.write(_sse(event))
+        await answer.write_eof()
+        finished.set()
+        return answer
+
+    app = web.Application()
+    app.router.add_post("/v1/responses", respond)
+    upstream = Served(app)
+    proxy = CaptureProxy("openai", upstream.url, CaptureStore(tmp_path / "calls.db"))
+    served = Served(proxy.app())
+    try:
+        client = openai.OpenAI(base_url=f"{served.url}/v1", api_key="sk-test", max_retries=0)
+        began = time.monotonic()
+        stream = client.responses.create(model="gpt-5.5", input="hi", stream=True)
+        first = next(iter(stream))
+        assert first.type == "response.created" and not finished.is_set()
+        assert time.monotonic() - began < 5
+        release.set()
+        rest = [event.type for event in stream]
+        assert rest == ["response.output_text.delta", "response.completed"]
+        with CaptureStore(tmp_path / "calls.db", readonly=True) as store:
+            [row] = store.calls()
+        assert b"response.completed" in row.response_body and row.error is None
+    finally:
+        release.set()
+        served.stop()
+        upstream.stop()
+
+
+def test_what_waits_after_the_last_event_is_bounded() -> None:
+    from ctx_lab.capture._sse import EventGate, ends_answer
+
+    assert ends_answer(b'event: message_stop\ndata: {"type": "message_stop"}\n\n')
+    assert ends_answer(b"data: [DONE]\n\n")
+    assert ends_answer(b'data: {"error": {"message": "overloaded"}}\n\n')
+    assert not ends_answer(b'data: {"type": "response.created", "response": {"error": null}}\n\n')
+    assert not ends_answer(b'data: {"text": "message_stop [DONE] \\"error\\""}\n\n')
+    gate = EventGate(limit=1000)
+    assert gate.feed(b'data: {"a": 1}\n') == b""  # not complete yet
+    assert gate.feed(b"\ndata: [DO") == b'data: {"a": 1}\n\n'
+    assert gate.feed(b"NE]\n\n") == b"" and gate.ended  # the last event waits
+    written = sum(len(gate.feed(b"x" * 100)) for _ in range(100))
+    assert written >= 9000 and len(gate.held) <= 1000  # bounded, not the whole tail held
+    huge = EventGate(limit=1000)
+    assert len(huge.feed(b"data: " + b"y" * 5000)) == 5006  # too large to judge: passed on

@@ -353,3 +353,61 @@ def test_the_check_after_each_call_resolves_a_listing_once(
     (project / ".context" / "LEAK.md").symlink_to(project.parent / "secret.txt")
     with pytest.raises(CtxLabError):
         state.changes()
+
+
+WHITESPACE = " " * 2_000_000  # past the run tiktoken's pre-tokenizer panics on (≈ 1,000,185)
+
+
+class FakePanic(BaseException):
+    """What pyo3 raises for a Rust panic: a BaseException that ``except Exception`` misses."""
+
+
+def test_a_native_panic_fails_one_call_and_the_server_keeps_serving(
+    project: Path, monkeypatch
+) -> None:
+    state = CtxLabMCP(project, watch_interval=0)
+
+    def panics(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise FakePanic("called `Result::unwrap()` on an `Err` value")
+
+    async def session() -> None:
+        async with Client(build_server(state)) as client:
+            counted = await client.call_tool(
+                "count_tokens", {"text": WHITESPACE, "counter": "o200k"}
+            )
+            assert not counted.is_error and "15625" in text_of(counted).replace(",", "")
+            with monkeypatch.context() as patch:
+                patch.setattr(state, "call", panics)
+                failed = await client.call_tool("count_tokens", {"text": "x"})
+            assert failed.is_error and "NativeCodeError" in text_of(failed)
+            assert failed.structured_content["error"]["status"] == 422
+            after = await client.call_tool("packet", {"budget": 900})
+            assert not after.is_error
+
+    anyio.run(session)
+
+
+@pytest.mark.slow
+def test_two_megabytes_of_whitespace_over_http_and_stdio(project: Path) -> None:
+    from mcp.client.stdio import StdioServerParameters
+
+    server, port, host = start(project)
+    url = f"http://{host}:{port}/mcp"
+    stdio = StdioServerParameters(
+        command=sys.executable, args=["-m", "ctx_lab", "mcp", "serve", "--root", str(project)]
+    )
+
+    async def over(transport) -> None:  # type: ignore[no-untyped-def]
+        async with Client(transport()) as mcp, Client(transport()) as other:
+            counted = await mcp.call_tool("count_tokens", {"text": WHITESPACE, "counter": "o200k"})
+            assert not counted.is_error, text_of(counted)
+            assert "15625" in text_of(counted).replace(",", "")
+            assert not (await other.call_tool("packet", {"budget": 900})).is_error
+
+    try:
+        anyio.run(over, lambda: streamable_http_client(url))
+        assert post(url) == 200  # still answering every client
+        anyio.run(over, lambda: stdio)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
