@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from .commands import Invocation, invoke
+from .display import terminal_safe
 from .errors import CtxLabError, ParserExit, as_native_error, from_os_error, native_failure
 from .files import write_output
 
@@ -31,9 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for warning in outcome.warnings:
             print(f"ctx-lab: warning: {warning}", file=sys.stderr)
         if outcome.output:
-            write_output(outcome.output, outcome.result.file_output(outcome.output, outcome.format))
+            made = outcome.result.file_output(outcome.output, outcome.format)
+            write_output(outcome.output, _shown(made, outcome.format))
         else:
-            sys.stdout.write(outcome.result.render(outcome.format))
+            sys.stdout.write(terminal_safe(outcome.result.render(outcome.format), outcome.format))
             sys.stdout.flush()
         if outcome.result.exit_code:
             return outcome.result.exit_code
@@ -57,6 +59,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ctx-lab: error: {as_native_error(exc)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _shown(made: str | bytes, fmt: str) -> str | bytes:
+    """Text with a session's control characters shown, never obeyed by a terminal (binary
+    outputs, Parquet, as they are)."""
+    return made if isinstance(made, bytes) else terminal_safe(made, fmt)
 
 
 if __name__ == "__main__":

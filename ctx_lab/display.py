@@ -35,9 +35,32 @@ __all__ = [
     "meter_html",
     "mime_type",
     "plain_title",
+    "terminal_safe",
     "text_table",
     "warnings_html",
+    "xml_safe",
 ]
+
+# C0 controls but tab and newline, DEL and the C1 controls: a session's content may hold an
+# escape sequence (ESC [ … or the one-character CSI, U+009B) that a terminal would obey
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# what XML 1.0 does not allow in a document at all (its Char production)
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def terminal_safe(text: str, fmt: str = "text") -> str:
+    """``text`` with every control character shown, never obeyed: ``\\x1b`` in text, a
+    ``\\u009b`` escape inside JSON (which already escapes the C0 ones)."""
+    if fmt in ("json", "jsonl", "otlp", "sarif"):
+        return _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with the characters XML 1.0 forbids shown as ``\\xNN`` (a name holding
+    U+0001 would otherwise make the document unreadable)."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
 
 PAYLOAD_VERSION = 1
 MIME_PREFIX = "application/vnd.ctx-lab."
@@ -311,7 +334,7 @@ class RichResult:
         bundle: dict[str, Any] = {
             mime_type(self.payload_kind): self.payload(),
             "text/html": self.to_html(),
-            "text/plain": self.to_text(),
+            "text/plain": terminal_safe(self.to_text()),
         }
         if include is not None:
             wanted = set(include)

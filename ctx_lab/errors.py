@@ -32,6 +32,7 @@ subclasses) and 1 for every other :class:`CtxLabError`; the REST routes map them
     ├── SkeletonError (ValueError)
     ├── HistoryCorrupted
     ├── TranscriptError
+    │   └── InvalidRecording (also UsageError)  exit 2 · HTTP 400
     ├── CalibrationError
     ├── ContextBuildError
     │   ├── RecentMessagesTooLarge
@@ -65,6 +66,7 @@ __all__ = [
     "HistoryCorrupted",
     "InputFileError",
     "InvalidPageRequest",
+    "InvalidRecording",
     "JournalBusy",
     "JournalError",
     "LimitExceeded",
@@ -303,6 +305,11 @@ class HistoryCorrupted(CtxLabError):
 class TranscriptError(CtxLabError):
     """A recorded session that cannot be read: a line that is not JSON (the message names it)
     or no known transcript format."""
+
+
+class InvalidRecording(UsageError, TranscriptError):
+    """A recording whose values its format does not allow (a usage number that is not a token
+    count, an attribute ctx_lab wrote that is not what it wrote): bad input, exit 2 · HTTP 400."""
 
 
 class CalibrationError(CtxLabError):

@@ -69,6 +69,14 @@ LIMITS: dict[str, Limit] = {
             "one recorded session or trace read by cache, policies, replay, anatomy, check and "
             "calibrate (an OTLP export holds every call's input: 30–40 MB for a 3 MB session)",
         ),
+        Limit(
+            "recording_calls",
+            20_000,
+            "CTX_LAB_MAX_RECORDING_CALLS",
+            "LLM calls (spans) read from one trace: every session command's work grows with "
+            "them, and the longest real sessions have a few thousand",
+            unit="calls",
+        ),
         Limit("read", 25 * MIB, "CTX_LAB_MAX_READ_BYTES", "one resource read by `read`"),
         Limit("build", 256 * MIB, "CTX_LAB_MAX_BUILD_BYTES", "all files of one build together"),
         Limit(

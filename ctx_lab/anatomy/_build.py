@@ -13,7 +13,7 @@ from cachetools import LRUCache
 
 from ..conversation import agent_point, agent_registry, hidden_prefix
 from ..conversation.transcripts import Transcript, load_transcript, otlp_bodies, records
-from ..errors import InputFileError, TranscriptError, UsageError
+from ..errors import InputFileError, InvalidRecording, TranscriptError, UsageError
 from ..files import entry_kind, read_text, real_path
 from ._bodies import (
     body_anatomy,
@@ -170,16 +170,19 @@ def anatomy_of(
         raise InputFileError(f"{name}: {what}")
     if is_capture(path):
         return _from_capture(path, name, call, session, last, (model, counter, registry))
+    failed: TranscriptError | None = None
     try:
         transcript = load_transcript(path)
-    except TranscriptError:
-        transcript = None
+    except TranscriptError as exc:
+        transcript, failed = None, exc
     if transcript is not None and transcript.format == "otlp":
         recorded = otlp_bodies(path)
         if recorded:  # an export of request bodies or captured calls: taken apart as they were
             return from_bodies(recorded, name, call, session, last, (model, counter, registry))
     if transcript is None or transcript.format in _RAW:
         raw = _raw_calls(os.fspath(path))
+        if not raw and isinstance(failed, InvalidRecording):  # a recording, but a bad one
+            raise failed
         if not raw:
             raise UsageError(f"{name}: no request body, transcript or capture to take apart")
         indexed = list(enumerate(raw, start=1))  # calls count from 1

@@ -12,6 +12,7 @@ SDKs, LangChain) — and every call lands in a capture file that :mod:`ctx_lab.a
 """
 
 from ._fake import Answer, FakeUpstream, sse_from_response
-from ._proxy import HOP_BY_HOP, CaptureProxy, Served
+from ._proxy import HOP_BY_HOP, CaptureProxy
+from ._served import Served
 
 __all__ = ["HOP_BY_HOP", "Answer", "CaptureProxy", "FakeUpstream", "Served", "sse_from_response"]

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
@@ -38,11 +37,17 @@ from typing import Any
 
 from ..anatomy import CaptureStore
 from ..clock import utc_now
-from ._guard import host_allowed, listen, mask_query, refused_path
+from ._guard import (
+    cross_site,
+    host_allowed,
+    mask_query,
+    next_request,
+    refused_path,
+)
 from ._record import Recorder, _Decoder
 from ._sse import EventGate
 
-__all__ = ["HOP_BY_HOP", "CaptureProxy", "Served"]
+__all__ = ["HOP_BY_HOP", "CaptureProxy"]
 
 # hop-by-hop headers (RFC 9110 §7.6.1) and what the client library sets itself
 HOP_BY_HOP = frozenset(
@@ -124,6 +129,21 @@ class CaptureProxy:
         if self.recorder is not None:
             await asyncio.get_running_loop().run_in_executor(None, self.recorder.close)
 
+    @property
+    def lost(self) -> int:
+        """Calls forwarded whose rows could not be written (a full disk, a broken file)."""
+        return self.recorder.lost if self.recorder is not None else 0
+
+    def stop_line(self, finished: bool = True) -> str:
+        """What the proxy says when it stops: the calls recorded, lost, and cut."""
+        kept = self.calls - self.lost
+        line = f"ctx-lab capture: stopped; {kept} call(s) recorded"
+        if self.lost:
+            line += f", {self.lost} forwarded but lost (their rows could not be written)"
+        if not finished:
+            line += f" ({self.active} call(s) still in flight were cut)"
+        return line
+
     async def drain(self, grace: float) -> bool:
         """Refuse new calls and wait up to ``grace`` seconds for those in flight; True when
         every one finished."""
@@ -142,6 +162,9 @@ class CaptureProxy:
         origin = request.headers.get("Origin")
         if origin is not None and origin.rstrip("/") not in self.allow_origins:
             return 403, f"Origin {origin[:100]!r} is not allowed (ctx-lab capture --allow-origin)"
+        why = cross_site(request.method, request.raw_path, request.headers)
+        if why and origin is None:  # an allowed Origin was checked above
+            return 403, why
         host = request.headers.get("Host", "")
         if not host_allowed(host, request.transport):
             return 403, f"Host {host[:100]!r} is not the address this proxy listens on"
@@ -158,6 +181,13 @@ class CaptureProxy:
         return web.json_response(body, status=status, headers=headers or None)
 
     async def _guard(self, request: Any, handler: Any) -> Any:
+
+        try:
+            return await self._answer(request, handler)
+        finally:  # the next request on this connection gets a head deadline of its own
+            next_request(request.transport)
+
+    async def _answer(self, request: Any, handler: Any) -> Any:
         from aiohttp import web
 
         refusal = self._refusal(request)
@@ -317,65 +347,3 @@ def _masked_error(exc: BaseException, raw_path: str) -> str:
     text = f"{type(exc).__name__}: {exc}"
     masked = mask_query(raw_path)
     return (text.replace(raw_path, masked) if masked != raw_path else text)[:2000]
-
-
-class Served:
-    """An aiohttp application serving on 127.0.0.1 in a thread of its own (the proxy in a
-    notebook, a fake upstream in a test): ``url`` is its base URL; ``stop()`` ends it."""
-
-    def __init__(self, app: Any, port: int = 0, *, header_timeout: float = 10.0) -> None:
-        self.app = app
-        self.header_timeout = header_timeout
-        self._ready = threading.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop: asyncio.Event | None = None
-        self.port = port
-        self._failure: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="ctx-lab-served", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(30):
-            raise TimeoutError("the server did not start within 30 s")
-        if self._failure is not None:
-            raise self._failure
-
-    @property
-    def url(self) -> str:
-        """``http://127.0.0.1:PORT``."""
-        return f"http://127.0.0.1:{self.port}"
-
-    def _run(self) -> None:
-        self._loop = asyncio.new_event_loop()
-        try:
-            self._loop.run_until_complete(self._serve())
-        except BaseException as exc:  # reported to the starting thread
-            self._failure = exc
-            self._ready.set()
-        finally:
-            self._loop.close()
-
-    async def _serve(self) -> None:
-        from aiohttp import web
-
-        runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=5)
-        await runner.setup()
-        server = await listen(runner, self.port, self.header_timeout)
-        self.port = server.sockets[0].getsockname()[1]
-        self._stop = asyncio.Event()
-        self._ready.set()
-        try:
-            await self._stop.wait()
-        finally:
-            server.close()
-            await runner.cleanup()
-
-    def stop(self) -> None:
-        """Stop serving (a proxy's capture file keeps every finished call)."""
-        if self._loop is not None and self._stop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(30)
-
-    def __enter__(self) -> Served:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

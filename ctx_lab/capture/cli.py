@@ -86,7 +86,7 @@ async def _start_fake(fake: Any) -> tuple[Any, Any, str]:
     """The recorded answers served on a free port of 127.0.0.1: (runner, server, URL)."""
     from aiohttp import web
 
-    from ._proxy import listen
+    from ._guard import listen
 
     runner = web.AppRunner(fake.app(), access_log=None)
     await runner.setup()
@@ -103,7 +103,7 @@ def _serve(proxy_to: Any, options: Any, fake: Any = None) -> int:
 
     from aiohttp import web
 
-    from ._proxy import listen
+    from ._guard import listen
 
     _return_large_buffers()
 
@@ -140,8 +140,7 @@ def _serve(proxy_to: Any, options: Any, fake: Any = None) -> int:
             if fake_runner is not None:
                 fake_server.close()
                 await fake_runner.cleanup()
-        left = "" if finished else f" ({proxy.active} call(s) still in flight were cut)"
-        print(f"ctx-lab capture: stopped; {proxy.calls} call(s) recorded{left}", file=sys.stderr)
+        print(proxy.stop_line(finished), file=sys.stderr)
         return 0
 
     return asyncio.run(run())

@@ -10,7 +10,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from .._version import __version__
-from ..display import RichResult, escape, html_table
+from ..display import RichResult, escape, html_table, xml_safe
 from ._rules import RULES, RuleSet
 from ._run import Finding
 
@@ -120,7 +120,9 @@ class CheckReport(RichResult):
                 n for n in self.notes if n.startswith(f"{session}:")
             )
         ET.indent(suites)
-        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
+        # a session's or tool's name may hold characters XML 1.0 forbids: shown as \xNN
+        document = xml_safe(ET.tostring(suites, "unicode"))
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + document + "\n"
 
     def to_sarif(self) -> dict[str, Any]:
         """SARIF 2.1.0: one run, the rules as the driver's, a result per finding located in its

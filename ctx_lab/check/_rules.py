@@ -119,6 +119,10 @@ def load_rules(path: str | os.PathLike[str] | None) -> RuleSet:
         raise UsageError(f"rules file {os.fspath(path)}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"rules file {os.fspath(path)}: not TOML: {exc}") from None
+    except RecursionError:  # arrays or tables nested past what the parser can take
+        raise UsageError(f"rules file {os.fspath(path)}: nested too deeply") from None
+    except ValueError as exc:  # a number of thousands of digits (int() refuses it)
+        raise UsageError(f"rules file {os.fspath(path)}: {str(exc)[:120]}") from None
     unknown = set(data) - {"rules"}
     if unknown:
         raise UsageError(f"rules file {os.fspath(path)}: unknown table {sorted(unknown)[0]!r}")

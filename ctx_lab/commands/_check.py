@@ -33,6 +33,7 @@ def check(
             positional=True,
             metavar="FILE",
             max_length=4096,
+            max_items=20,
         ),
     ],
     *,
@@ -80,6 +81,7 @@ def check(
     from ..check import check_files, load_rules
 
     paths = [confine(root, f, what="file") if root is not None else f for f in files]
+    paths = list(dict.fromkeys(paths))  # a file given twice is checked once
     labels = [display_path(p, root) if root is not None else os.fspath(p) for p in paths]
     rules_path = confine(root, rules, what="rules file") if root and rules else rules
     return check_files(

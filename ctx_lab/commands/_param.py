@@ -90,6 +90,9 @@ class Param:
     minimum: int | None = None
     maximum: int | None = None
     max_length: int | None = None
+    # a list's most items over REST and MCP (a request's work stays bounded; the CLI, run by
+    # its user, takes any number)
+    max_items: int = 100
     needed: frozenset[str] = frozenset()
     flag_help: str | None = None
     path: bool = False
@@ -183,12 +186,18 @@ class Spec:
         if isinstance(value, str) and p.max_length is not None and len(value) > p.max_length:
             raise UsageError(f"{self.name} is longer than {p.max_length} characters")
 
+    def check_items(self, count: int) -> None:
+        """A served request's list within :attr:`Param.max_items`."""
+        if count > self.param.max_items:
+            raise UsageError(f"{self.name} takes at most {self.param.max_items} items, not {count}")
+
     def from_json(self, value: Any) -> Any:
         """A JSON value (an MCP argument) as the function's value: its type checked
         (``true`` is no integer), strings through the validator, arrays item by item."""
         if self.array:
             if not isinstance(value, list) or not all(_is_kind(v, self.kind) for v in value):
                 raise UsageError(f"{self.name} must be a list of {self.kind}s")
+            self.check_items(len(value))
             return [self._scalar_from_json(v) for v in value]
         return self._scalar_from_json(value)
 
@@ -216,7 +225,11 @@ class Spec:
                 item["maximum"] = self.param.maximum
         if self.kind == "string" and self.param.max_length is not None:
             item["maxLength"] = self.param.max_length
-        schema: dict[str, Any] = {"type": "array", "items": item} if self.array else item
+        schema: dict[str, Any] = (
+            {"type": "array", "items": item, "maxItems": self.param.max_items}
+            if self.array
+            else item
+        )
         default = self.default_json()
         if default is not None and default != []:
             schema["default"] = default
@@ -457,6 +470,7 @@ def query_values(spec: Spec, values: Sequence[str]) -> Any:
     if not given:
         return None
     if spec.array:
+        spec.check_items(len(given))
         return [spec.from_text(v) for v in given]
     if len(given) > 1:
         raise UsageError(f"{spec.name} is given {len(given)} times; it takes one value")

@@ -140,28 +140,49 @@ class PolicySpec:
         return replace(self, params=params)
 
 
+# what each integer parameter may be: token amounts within the largest window there is (10M
+# tokens), counts of messages or tool uses within what a session holds
+MAX_TOKENS = 10_000_000
+MAX_ITEMS = 100_000
+RANGES: dict[str, tuple[int, int]] = {
+    "reserve": (0, MAX_TOKENS), "summary": (0, MAX_TOKENS), "threshold": (1, MAX_TOKENS),
+    "trigger": (1, MAX_TOKENS), "clear_at_least": (0, MAX_TOKENS),
+    "output_reserve": (0, MAX_TOKENS), "keep": (0, MAX_ITEMS), "preserve_recent": (0, MAX_ITEMS),
+}  # fmt: skip
+MAX_NAMES = 100  # tool names one exclude list may hold
+_DIGITS = 12  # no parameter needs more digits than this
+
+
 def _typed(policy: str, key: str, text: str, default: Any) -> Any:
-    """``text`` as the type of ``default`` (a tuple of names: ``a|b``)."""
+    """``text`` as the type of ``default`` (a tuple of names: ``a|b``), within its range."""
     try:
         if isinstance(default, bool):
             if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
                 raise ValueError(text)
             return text.lower() in ("true", "1", "yes")
         if isinstance(default, int) or (default is None and text.isdigit()):
-            value = int(text)
-            if value < 0:
-                raise ValueError(text)
-            return value
+            low, high = RANGES.get(key, (0, MAX_TOKENS))
+            if len(text) > _DIGITS or not text.isdigit() or not low <= int(text) <= high:
+                raise UsageError(
+                    f"policy {policy}: {key}={text[:20]!r} must be an integer in "
+                    f"[{low:,}, {high:,}]"
+                )
+            return int(text)
         if isinstance(default, float):
             value_f = float(text)
             if not 0 < value_f <= 1:
                 raise ValueError(text)
             return value_f
         if isinstance(default, tuple):
-            return tuple(t for t in text.split("|") if t)
+            names = tuple(t for t in text.split("|") if t)
+            if len(names) > MAX_NAMES or any(len(t) > 200 for t in names):
+                raise ValueError(text[:40])
+            return names
+    except UsageError:  # already says what is wrong (a UsageError is a ValueError too)
+        raise
     except ValueError:
         raise UsageError(
-            f"policy {policy}: {key}={text!r} is not a valid {type(default).__name__}"
+            f"policy {policy}: {key}={text[:40]!r} is not a valid {type(default).__name__}"
         ) from None
     return text
 

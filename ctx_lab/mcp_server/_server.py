@@ -192,12 +192,17 @@ def is_loopback(host: str) -> bool:
     """Whether binding ``host`` keeps the server on this machine (``localhost``, 127.0.0.0/8,
     ``::1`` in any spelling)."""
     import ipaddress
+    import socket
 
     if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
+        pass
+    try:  # the shorthand the C library binds too: 127.1, 0x7f.1, 2130706433
+        return ipaddress.ip_address(socket.inet_ntoa(socket.inet_aton(host))).is_loopback
+    except (OSError, ValueError):
         return False
 
 

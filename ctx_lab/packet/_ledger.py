@@ -127,12 +127,21 @@ def make_packet(
         with lock:
             return ledger_rows(ctx, prices, relevance, draft, fates, outcome)
 
+    def window(start: int, stop: int) -> list[LedgerRow]:
+        with lock:
+            return ledger_rows(ctx, prices, relevance, draft, fates, outcome, (start, stop))
+
+    def size() -> int:
+        entries = len(draft.decisions.entries) + len(draft.learnings.entries)
+        whole = len(ctx.pending_tasks) + len(ctx.conventions) + len(ctx.steering)
+        return len(ctx.rules) + whole + entries
+
     return replace(
         probe,
         tokens_used=tokens_used,
         states_tokens_used=states,
         est_cost_usd=est_cost,
-        ledger_rows=LazyRows(ledger),
+        ledger_rows=LazyRows(ledger, window, size),
         allocation_rows=tuple(allocation(draft, caps, used_by)),
         budget_source=outcome.source,
         warnings=(*ctx.warnings, *outcome.warnings),
@@ -150,8 +159,10 @@ def ledger_rows(
     draft: Draft,
     fates: Fates,
     outcome: Outcome,
+    window: tuple[int, int] | None = None,
 ) -> list[LedgerRow]:
-    """One row per item of the context, in section order, with its action and why."""
+    """One row per item of the context, in section order, with its action and why; only the
+    rows ``window`` (start, stop) covers where given (the entries' rows are most of the cost)."""
     cost = prices.cost
     rows = [
         LedgerRow(
@@ -166,7 +177,13 @@ def ledger_rows(
         for r in ctx.rules
     ]
     rows += _whole_rows(ctx, prices, fates)
-    rows += _entry_rows(prices, relevance, draft, fates, outcome)
+    if window is None:
+        rows += _entry_rows(prices, relevance, draft, fates, outcome)
+    else:
+        start, stop = window
+        before = len(rows)  # the entries' rows follow the small sections'
+        span = (max(0, start - before), max(0, stop - before))
+        rows = rows[start:stop] + _entry_rows(prices, relevance, draft, fates, outcome, span)
     if draft.hidden_counts:  # no line counts them: say so rather than "counted"
         rows = [
             replace(r, action="omitted", reason=f"{r.reason}; {OMITTED}")
@@ -229,16 +246,27 @@ def _whole_rows(ctx: ProjectContext, prices: Prices, fates: Fates) -> list[Ledge
 
 
 def _entry_rows(
-    prices: Prices, relevance: Relevance, draft: Draft, fates: Fates, outcome: Outcome
+    prices: Prices,
+    relevance: Relevance,
+    draft: Draft,
+    fates: Fates,
+    outcome: Outcome,
+    span: tuple[int, int] | None = None,
 ) -> list[LedgerRow]:
-    """Decisions and learnings with their scores, keywords and fates."""
+    """Decisions and learnings with their scores, keywords and fates (the ``span`` of them,
+    counted over decisions then learnings, where given)."""
     keywords = list(outcome.keywords)
     position = {k: i for i, k in enumerate(keywords)}
     hits = relevance.matched(keywords, outcome.relevance)
     no_room = Fate("counted", "no room left")
     rows = []
+    first, last = span if span is not None else (0, len(draft.decisions.entries)
+                                                 + len(draft.learnings.entries))  # fmt: skip
+    offset = 0
     for side, tier in ((draft.decisions, 4), (draft.learnings, 5)):
-        for e in side.entries:
+        chosen = side.entries[max(0, first - offset) : max(0, last - offset)]
+        offset += len(side.entries)
+        for e in chosen:
             s = side.scores[e.key]
             fate = fates.get(key(side.name, e)) or side.counted_fate or no_room
             if fate is side.counted_fate:  # say why this one: its title against what was left

@@ -166,10 +166,17 @@ class LazyRows(Sequence[LedgerRow]):
     nobody reads, and a row per entry is most of an assembly's cost. Compares equal to the
     tuple of its rows."""
 
-    def __init__(self, build: Callable[[], Iterable[LedgerRow]]) -> None:
+    def __init__(
+        self,
+        build: Callable[[], Iterable[LedgerRow]],
+        window: Callable[[int, int], Iterable[LedgerRow]] | None = None,
+        size: Callable[[], int] | None = None,
+    ) -> None:
         self._build: Callable[[], Iterable[LedgerRow]] | None = build
         self._rows: tuple[LedgerRow, ...] = ()
         self._lock = threading.Lock()
+        # a page of rows made alone (``/entries?offset=…&limit=100`` of 200,000 entries)
+        self._window, self._size = window, size
 
     def _all(self) -> tuple[LedgerRow, ...]:
         if self._build is not None:
@@ -180,6 +187,8 @@ class LazyRows(Sequence[LedgerRow]):
         return self._rows
 
     def __len__(self) -> int:
+        if self._build is not None and self._size is not None:
+            return self._size()
         return len(self._all())
 
     @overload
@@ -189,6 +198,10 @@ class LazyRows(Sequence[LedgerRow]):
     def __getitem__(self, index: slice) -> tuple[LedgerRow, ...]: ...
 
     def __getitem__(self, index: int | slice) -> LedgerRow | tuple[LedgerRow, ...]:
+        plain = isinstance(index, slice) and index.step in (None, 1)
+        if plain and self._build is not None and self._window is not None:
+            start, stop, _ = index.indices(len(self))  # type: ignore[union-attr]
+            return tuple(self._window(start, stop)) if start < stop else ()
         return self._all()[index]
 
     def __iter__(self) -> Iterator[LedgerRow]:

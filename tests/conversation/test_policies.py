@@ -159,7 +159,7 @@ def test_policies_are_data_with_cited_defaults() -> None:
     for bad, message in (
         ("nope", "unknown policy"),
         ("summary:size=3", "no parameter"),
-        ("summary:threshold=-1", "not a valid int"),
+        ("summary:threshold=-1", "must be an integer in"),
         ("codex:share=2", "not a valid float"),
         ("summary:threshold", "not key=value"),
     ):
@@ -224,3 +224,25 @@ def test_every_figure_says_it_is_open_loop() -> None:
     from ctx_lab.conversation import PoliciesReport
 
     assert PoliciesReport.from_dict(report.to_dict()) == report
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("summary:threshold=" + "9" * 5000, "must be an integer in [1, 10,000,000]"),
+        ("summary:threshold=0", "must be an integer in [1, 10,000,000]"),
+        ("clear-tool-uses:keep=-3", "must be an integer in [0, 100,000]"),
+        ("observation-masking:keep=1e9", "must be an integer"),
+        ("codex:share=nan", "not a valid float"),
+        ("codex:share=1e400", "not a valid float"),
+        ("clear-tool-uses:exclude_tools=" + "|".join(f"t{i}" for i in range(500)), "not a valid"),
+    ],
+)
+def test_policy_settings_out_of_their_range_are_usage_errors(text: str, needle: str) -> None:
+    from ctx_lab.cli import main
+
+    with pytest.raises(UsageError) as info:
+        parse_policy(text)
+    assert needle in str(info.value)
+    assert parse_policy("summary:threshold=120000").params["threshold"] == 120_000
+    assert main(["policies", "-", "--policy", text]) == 2

@@ -42,7 +42,8 @@ from ._model import (
     images_cost,
 )
 from ._openai import read_openai
-from ._otlp import is_otlp, otlp_bodies, read_otlp
+from ._otlp import is_otlp, read_otlp
+from ._otlp_bodies import otlp_bodies
 from ._pi import is_pi_session, read_pi
 from ._read import Record, records
 
@@ -179,7 +180,7 @@ def read_records(rows: list[Record], format: str = "auto", source: str = "") -> 
         chosen = _detect(rows) if format == "auto" else format
         found = _READERS[chosen](rows)
     except TranscriptError as exc:
-        raise TranscriptError(f"{source}: {exc}" if source else str(exc)) from None
+        raise type(exc)(f"{source}: {exc}" if source else str(exc)) from None
     except (TypeError, AttributeError, ValueError, OverflowError, RecursionError) as exc:
         raise TranscriptError(
             f"{source or 'transcript'}: a record of an unexpected shape ({type(exc).__name__})"
@@ -217,7 +218,7 @@ def load_transcript(
             )
     except TranscriptError as exc:
         if label and not str(exc).startswith(label):
-            raise TranscriptError(f"{label}: {exc}") from None
+            raise type(exc)(f"{label}: {exc}") from None
         raise
     except RecursionError:
         raise TranscriptError(f"{label or 'transcript'}: nested too deeply") from None

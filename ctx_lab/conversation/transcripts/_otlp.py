@@ -31,20 +31,20 @@ back into the same transcript.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
+from ...errors import InvalidRecording, LimitExceeded
+from ...limits import LIMITS
 from .._messages import Message
 from ._blocks import arguments_of
 from ._genai import from_genai, genai_text
 from ._model import Call, Transcript, Usage
 from ._read import Record
 
-__all__ = ["attributes", "is_otlp", "otlp_bodies", "read_otlp"]
+__all__ = ["attributes", "is_otlp", "read_otlp"]
 
 _LLM_OPERATIONS = {"chat", "text_completion", "generate_content"}
 
@@ -64,12 +64,23 @@ def attribute_value(value: Any) -> Any:
     for key in ("stringValue", "boolValue", "doubleValue"):
         if key in value:
             return value[key]
-    if "intValue" in value:
-        return int(value["intValue"])
+    if "intValue" in value:  # an int64, as a JSON number or a decimal string
+        found = _int64(value["intValue"])  # past int64: kept as text, which no count accepts
+        return found if found is not None else str(value["intValue"])[:40]
     if "arrayValue" in value:
         return [attribute_value(v) for v in value["arrayValue"].get("values", [])]
     if "kvlistValue" in value:
         return attributes(value["kvlistValue"].get("values", []))
+    return None
+
+
+def _int64(value: Any) -> int | None:
+    """An OTLP ``intValue`` (a 64-bit integer); None for anything else (a 4,000-digit string:
+    ``int()`` of it is refused or slow)."""
+    if isinstance(value, str) and 0 < len(value) <= 20 and value.lstrip("-").isdigit():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63:
+        return value
     return None
 
 
@@ -285,13 +296,25 @@ def _usage(a: Mapping[str, Any]) -> Usage | None:
     fresh = total - read - written if total >= read + written else total
     return Usage(fresh, output or 0, written, read,
                  _first(a, "gen_ai.usage.reasoning.output_tokens") or 0,
-                 int(a.get("ctx_lab.usage.cache_write_1h") or 0))  # fmt: skip
+                 _first(a, "ctx_lab.usage.cache_write_1h") or 0)  # fmt: skip
+
+
+MAX_TOKENS = 10**12  # more tokens than any call has had: a usage number past it is not one
 
 
 def _first(a: Mapping[str, Any], *keys: str) -> int | None:
+    """The first of ``keys`` the span has, as a token count: a non-negative integer (an
+    integral double too) up to :data:`MAX_TOKENS`; anything else is a located error."""
     for key in keys:
-        if a.get(key) is not None:
-            return int(a[key])
+        value = a.get(key)
+        if value is None:
+            continue
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "…"
+            raise InvalidRecording(f"{key} is {shown}: not a token count (0–{MAX_TOKENS:,})")
+        return value
     return None
 
 
@@ -337,6 +360,9 @@ def _kept_apart(
 def read_otlp(rows: list[Record]) -> Transcript:
     """The LLM spans of OTLP/JSON traces as one transcript (see the module docstring)."""
     spans = _spans(rows)
+    rule = LIMITS["recording_calls"]
+    if len(spans) > rule.value():
+        raise LimitExceeded(f"{len(spans):,} LLM spans, over {rule.describe()}")
     messages: list[Message] = []
     compactions: list[int] = []
     calls: list[Call] = []
@@ -384,29 +410,3 @@ def _window(value: Any) -> int | None:
     if isinstance(value, str) and value.isdigit() and len(value) <= 12:
         value = int(value)
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
-def otlp_bodies(
-    path: str | os.PathLike[str],
-) -> list[tuple[int, dict[str, Any], dict[str, Any] | None, str, tuple[str, ...]]]:
-    """The request bodies an export of request files or captured calls carried
-    (``ctx_lab.request.body``, ``ctx_lab.response.body``): ``(call id, body, response,
-    provider, notes)`` per call, in order — empty for any other trace."""
-    from ...files import read_text
-    from ._read import records
-
-    found = []
-    for span in _spans(records(read_text(Path(path), kind="recording"))):
-        body = span.attrs.get("ctx_lab.request.body")
-        if not isinstance(body, str):
-            continue
-        request = json.loads(body)
-        answer = span.attrs.get("ctx_lab.response.body")
-        response = json.loads(answer) if isinstance(answer, str) else None
-        notes = span.attrs.get("ctx_lab.call.notes") or ()
-        if isinstance(request, dict):
-            found.append((int(span.attrs.get("ctx_lab.call.index") or 0), request,
-                          response if isinstance(response, dict) else None,
-                          str(span.attrs.get("ctx_lab.call.provider") or ""),
-                          tuple(str(n) for n in notes)))  # fmt: skip
-    return found

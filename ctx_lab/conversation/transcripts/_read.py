@@ -104,7 +104,7 @@ def located(number: int) -> Iterator[None]:
         message = str(exc)
         if message.startswith("line "):
             raise
-        raise TranscriptError(f"line {number}: {message}") from None
+        raise type(exc)(f"line {number}: {message}") from None
     except UsageError as exc:  # a value a message refuses (lone surrogates, missing ids)
         raise TranscriptError(f"line {number}: {exc}") from None
     except KeyError as exc:

@@ -133,7 +133,9 @@ def test_malformed_answers_through_the_proxy(stack, monkeypatch: pytest.MonkeyPa
         fake.answers = [answer]
         fake.received.clear()
         connection = http.client.HTTPConnection("127.0.0.1", proxy.port, timeout=30)
-        connection.request("POST", "/v1/messages", body=request)
+        connection.request(
+            "POST", "/v1/messages", body=request, headers={"Content-Type": "application/json"}
+        )
         response = connection.getresponse()
         got = response.read()
         connection.close()

@@ -61,7 +61,10 @@ class Stack:
     ) -> tuple[int, dict[str, str], bytes]:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
-            connection.request(method, target, body=body or None, headers=headers or {})
+            sent = {"Content-Type": "application/json"} if body else {}  # as every SDK sends
+            connection.request(
+                method, target, body=body or None, headers={**sent, **(headers or {})}
+            )
             response = connection.getresponse()
             return response.status, dict(response.getheaders()), response.read()
         finally:
@@ -124,6 +127,21 @@ def test_credential_query_parameters_are_masked_everywhere(stack) -> None:  # ty
         ("/v1/x?MyKey=1&session_token=2&keyring=3", "/v1/x?MyKey=***&session_token=***&keyring=3"),
         ("/v1/x?api%5Fkey=1&flag", "/v1/x?api%5Fkey=***&flag"),
         ("/v1/x", "/v1/x"),
+        # issue 62: names by pattern, bracketed and ;-separated forms, by position, by shape
+        ("/cb?code=abc&state=1", "/cb?code=***&state=1"),
+        (
+            "/o?X-Amz-Signature=ab&X-Amz-Credential=cd&X-Goog-Signature=ef",
+            "/o?X-Amz-Signature=***&X-Amz-Credential=***&X-Goog-Signature=***",
+        ),
+        ("/v1/x?auth=u:p&key[]=k1&key[]=k2", "/v1/x?auth=***&key[]=***&key[]=***"),
+        ("/v1/x?a=1;token=t;b=2", "/v1/x?a=1;token=***;b=2"),
+        ("/v1/x;token=t/y", "/v1/x;token=***/y"),
+        ("/api_key/abcdef/v1", "/api_key/***/v1"),
+        ("/v1/sk-ant-api03-0123456789abcdef/x", "/v1/***/x"),
+        (
+            "/v1beta/models/g:generateContent?q=AIzaSyA0123456789abcdefghijklmnopqrstuv",
+            "/v1beta/models/g:generateContent?q=***",
+        ),
     ],
 )
 def test_mask_query(target: str, masked: str) -> None:
@@ -305,6 +323,36 @@ def test_incomplete_headers_time_out(stack) -> None:  # type: ignore[no-untyped-
     assert s.call("POST", "/v1/messages", json.dumps(REQUEST).encode())[0] == 200
 
 
+def _trickle(sock: socket.socket, data: bytes, seconds: float) -> float | None:
+    """Send ``data`` a byte at a time over ``seconds``: how long until the proxy had closed
+    the connection (a send fails), None when it never did."""
+    began = time.monotonic()
+    for byte in data:
+        try:
+            sock.sendall(bytes([byte]))
+        except OSError:
+            return time.monotonic() - began
+        time.sleep(seconds / len(data))
+    return None
+
+
+def test_every_request_on_a_connection_has_a_head_deadline(stack) -> None:  # type: ignore[no-untyped-def]
+    """A second request trickled a byte at a time, or led by endless blank lines, is cut at
+    the deadline (it held a connection past 150 s when only the first request had one)."""
+    s = stack([Answer.json(MESSAGE)] * 3, header_timeout=0.5)
+    body = json.dumps(REQUEST).encode()
+    head = (b"POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+            b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (s.port, len(body)))  # fmt: skip
+    for lead in (b"", b"\r\n" * 100):
+        with socket.create_connection(("127.0.0.1", s.port)) as sock:
+            sock.sendall(head + body)  # the first request, whole and at once
+            sock.settimeout(5)
+            assert b"200 OK" in sock.recv(65536)
+            cut = _trickle(sock, lead + head[:60], 4.0)
+            assert cut is not None and cut < 2.5, (lead[:4], cut)
+    assert s.call("POST", "/v1/messages", body)[0] == 200  # everyone else is served
+
+
 # -- nothing finished is lost ---------------------------------------------------------------------
 
 
@@ -363,7 +411,12 @@ def test_a_full_disk_is_said_once_a_minute_and_forwarding_goes_on(tmp_path: Path
     try:
         connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
         for _ in range(5):
-            connection.request("POST", "/v1/messages", body=json.dumps(REQUEST))
+            connection.request(
+                "POST",
+                "/v1/messages",
+                body=json.dumps(REQUEST),
+                headers={"Content-Type": "application/json"},
+            )
             response = connection.getresponse()
             assert response.status == 200 and json.loads(response.read()) == MESSAGE
         connection.close()
@@ -374,6 +427,11 @@ def test_a_full_disk_is_said_once_a_minute_and_forwarding_goes_on(tmp_path: Path
         "ctx-lab capture: not recorded: disk full, 1 call(s) lost so far (forwarding goes on)"
     ]
     assert proxy.recorder is not None and proxy.recorder.lost == 5
+    # the stop line counts what was lost, not what was forwarded (it said "5 recorded")
+    assert proxy.stop_line() == (
+        "ctx-lab capture: stopped; 0 call(s) recorded, 5 forwarded but lost "
+        "(their rows could not be written)"
+    )
 
 
 def test_the_recorder_batches_rows_of_calls_that_end_together(tmp_path: Path) -> None:
@@ -498,3 +556,20 @@ def test_what_waits_after_the_last_event_is_bounded() -> None:
     assert written >= 9000 and len(gate.held) <= 1000  # bounded, not the whole tail held
     huge = EventGate(limit=1000)
     assert len(huge.feed(b"data: " + b"y" * 5000)) == 5006  # too large to judge: passed on
+
+
+def test_what_another_site_makes_a_browser_send_is_refused(stack) -> None:  # type: ignore[no-untyped-def]
+    """An ``<img>`` or a form on another site carries no ``Origin``: the browser's
+    ``Sec-Fetch-Site`` says so, and a model's route takes only JSON."""
+    s = stack([Answer.json(MESSAGE)] * 4)
+    image = s.call("GET", "/v1/models", headers={"Sec-Fetch-Site": "cross-site"})
+    assert image[0] == 403 and b"Sec-Fetch-Site" in image[2]
+    form = s.call("POST", "/v1/messages", b"a=1",
+                  {"Content-Type": "application/x-www-form-urlencoded"})  # fmt: skip
+    assert form[0] == 403 and b"JSON body" in form[2]
+    plain = s.call("POST", "/v1/chat/completions", b"{}", {"Content-Type": "text/plain"})
+    assert plain[0] == 403
+    assert s.fake.received == [] and s.rows() == []  # never forwarded, never recorded
+    mine = s.call("GET", "/v1/models", headers={"Sec-Fetch-Site": "same-origin"})
+    assert mine[0] == 200
+    assert s.call("POST", "/v1/messages", json.dumps(REQUEST).encode())[0] == 200

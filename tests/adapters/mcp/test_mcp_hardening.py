@@ -411,3 +411,28 @@ def test_two_megabytes_of_whitespace_over_http_and_stdio(project: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_loopback_in_every_spelling_the_c_library_binds() -> None:
+    from ctx_lab.mcp_server._server import is_loopback
+
+    for host in ("127.1", "127.0.0.1", "0x7f.1", "2130706433", "localhost", "[::1]", "::1"):
+        assert is_loopback(host), host
+    for host in ("0.0.0.0", "10.1", "example.com", "", "127.1.1.1.1"):
+        assert not is_loopback(host), host
+
+
+def test_a_request_lists_a_bounded_number_of_files_each_once(project: Path) -> None:
+    session = project / "s.jsonl"
+    session.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}) + "\n")
+    state = CtxLabMCP(project, watch_interval=0)
+
+    async def run() -> None:
+        async with Client(build_server(state)) as client:
+            many = await client.call_tool("check", {"file": ["s.jsonl"] * 40})
+            assert many.is_error and "at most 20 items, not 40" in text_of(many)
+            repeated = await client.call_tool("check", {"file": ["s.jsonl"] * 3, "model": "gpt-4o"})
+            assert not repeated.is_error, text_of(repeated)
+            assert repeated.structured_content["sessions"] == ["s.jsonl"]
+
+    anyio.run(run)

@@ -1,0 +1,59 @@
+"""The request and response bodies an OTLP export of request files or captured calls carried
+(``ctx_lab.request.body``, ``ctx_lab.response.body``, written by ``anatomy --otlp``): read back
+as the calls they were, each attribute checked — a body that is not JSON, a call number that is
+not one, is a located error."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ...errors import InvalidRecording
+from ._otlp import _spans
+
+__all__ = ["otlp_bodies"]
+
+
+def otlp_bodies(
+    path: str | os.PathLike[str],
+) -> list[tuple[int, dict[str, Any], dict[str, Any] | None, str, tuple[str, ...]]]:
+    """The request bodies an export of request files or captured calls carried
+    (``ctx_lab.request.body``, ``ctx_lab.response.body``): ``(call id, body, response,
+    provider, notes)`` per call, in order — empty for any other trace."""
+    from ...files import read_text
+    from ._read import records
+
+    found = []
+    for span in _spans(records(read_text(Path(path), kind="recording"))):
+        body = span.attrs.get("ctx_lab.request.body")
+        if not isinstance(body, str):
+            continue
+        request = _json_attribute(body, "ctx_lab.request.body")
+        answer = span.attrs.get("ctx_lab.response.body")
+        response = (
+            _json_attribute(answer, "ctx_lab.response.body") if isinstance(answer, str) else None
+        )
+        notes = span.attrs.get("ctx_lab.call.notes") or ()
+        index = span.attrs.get("ctx_lab.call.index") or 0
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            raise InvalidRecording(f"ctx_lab.call.index is {str(index)[:40]!r}: not a call number")
+        if isinstance(request, dict):
+            found.append((index, request, response if isinstance(response, dict) else None,
+                          str(span.attrs.get("ctx_lab.call.provider") or "")[:100],
+                          tuple(str(n) for n in notes) if isinstance(notes, list)
+                          else ()))  # fmt: skip
+    return found
+
+
+def _json_attribute(text: str, key: str) -> Any:
+    """A JSON document ctx_lab wrote into an attribute; a located error when it is not one."""
+    try:
+        return json.loads(text, parse_constant=_not_json)
+    except (ValueError, RecursionError) as exc:
+        raise InvalidRecording(f"{key} is not a JSON document ({str(exc)[:100]})") from None
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
