@@ -10,6 +10,7 @@ from .errors import UsageError
 
 __all__ = [
     "choice",
+    "json_document",
     "parse_whole_number",
     "savable_data",
     "savable_text",
@@ -95,3 +96,15 @@ def choice(value: str, choices: Iterable[str], name: str) -> str:
         listed = ", ".join(repr(c) for c in allowed)
         raise UsageError(f"{name}: invalid choice {shown(value)} (choose from {listed})")
     return value
+
+
+def json_document(text: str) -> Any:
+    """``json.loads`` without the constants JSON has not (``NaN``, ``Infinity``): a
+    ``ValueError`` for them, as for any text that is not JSON."""
+    import json
+
+    return json.loads(text, parse_constant=_not_a_number)
+
+
+def _not_a_number(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")

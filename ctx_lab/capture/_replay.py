@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InputFileError, UsageError
+from ..validate import json_document
 from ._fake import Answer, send, sse_from_response
 
 __all__ = ["Recorded", "RecordedUpstream", "recorded_answers"]
@@ -148,18 +149,13 @@ def _parse(text: str, path: str) -> Any:
         except yaml.YAMLError as exc:
             raise UsageError(f"{path}: not a YAML cassette ({exc})") from None
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json_document(text)
     except ValueError:
         pass
     try:
-        return [json.loads(line, parse_constant=_no_constant) for line in text.splitlines()
-                if line.strip()]  # fmt: skip
+        return [json_document(line) for line in text.splitlines() if line.strip()]
     except ValueError as exc:
         raise UsageError(f"{path}: neither JSON nor JSON Lines ({exc})") from None
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def _from_json(path: str) -> list[Recorded]:

@@ -57,6 +57,7 @@ def _stored() -> dict[str, Any]:
     return data
 
 
+@lru_cache(maxsize=1)
 def builtin_claude_calibration() -> Calibration:
     """The built-in calibration (see the module docstring)."""
     return Calibration.from_dict(_stored()["calibration"])

@@ -36,13 +36,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ...errors import InvalidRecording, LimitExceeded
+from ...errors import InvalidRecording, LimitExceeded, TranscriptError
 from ...limits import LIMITS
+from ...validate import shown
 from .._messages import Message
 from ._blocks import arguments_of
 from ._genai import from_genai, genai_text
 from ._model import Call, Transcript, Usage
-from ._read import Record
+from ._read import Record, count
 
 __all__ = ["attributes", "is_otlp", "read_otlp"]
 
@@ -299,22 +300,19 @@ def _usage(a: Mapping[str, Any]) -> Usage | None:
                  _first(a, "ctx_lab.usage.cache_write_1h") or 0)  # fmt: skip
 
 
-MAX_TOKENS = 10**12  # more tokens than any call has had: a usage number past it is not one
-
-
 def _first(a: Mapping[str, Any], *keys: str) -> int | None:
-    """The first of ``keys`` the span has, as a token count: a non-negative integer (an
-    integral double too) up to :data:`MAX_TOKENS`; anything else is a located error."""
+    """The first of ``keys`` the span has, as a token count (:func:`._read.count`'s rule);
+    anything else is an :class:`~ctx_lab.errors.InvalidRecording` naming the attribute."""
     for key in keys:
         value = a.get(key)
         if value is None:
             continue
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
-            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "…"
-            raise InvalidRecording(f"{key} is {shown}: not a token count (0–{MAX_TOKENS:,})")
-        return value
+        try:
+            return count(value, key)
+        except TranscriptError as exc:
+            raise InvalidRecording(
+                f"{key} is {shown(value, 40)}: not a token count ({exc})"
+            ) from None
     return None
 
 

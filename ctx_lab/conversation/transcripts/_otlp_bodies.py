@@ -5,12 +5,12 @@ not one, is a located error."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from ...errors import InvalidRecording
+from ...validate import json_document
 from ._otlp import _spans
 
 __all__ = ["otlp_bodies"]
@@ -50,10 +50,6 @@ def otlp_bodies(
 def _json_attribute(text: str, key: str) -> Any:
     """A JSON document ctx_lab wrote into an attribute; a located error when it is not one."""
     try:
-        return json.loads(text, parse_constant=_not_json)
+        return json_document(text)
     except (ValueError, RecursionError) as exc:
         raise InvalidRecording(f"{key} is not a JSON document ({str(exc)[:100]})") from None
-
-
-def _not_json(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
