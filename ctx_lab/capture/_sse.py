@@ -10,6 +10,13 @@ object: it does not end anything.)
 
 Bounded: an event still incomplete past ``limit`` bytes is passed on as it is (it cannot be
 judged), and what waits after the last event is passed on past ``limit`` too.
+
+Sources (read 2026-12-07): Anthropic's last event is ``message_stop`` (the official SDK's
+``anthropic/types/raw_message_stop_event.py``, anthropic 2.12.0) and a failure after the stream
+began is an ``error`` event (its ``anthropic/_streaming.py`` raises on ``sse.event == "error"``);
+OpenAI's SDK stops at ``data: [DONE]`` and raises on an ``error`` event or a top-level
+``error`` (``openai/_streaming.py``, openai 3.57.0); the Responses events and their ``type``
+(https://platform.openai.com/docs/guides/streaming-responses).
 """
 
 from __future__ import annotations
