@@ -26,6 +26,7 @@ CORE = {
     "files",
     "instructions",
     "limits",
+    "packed",  # gzip-packed inputs, read under the unpacked size limit
     "models",
     "plotting",
     "schemas",

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import TranscriptError
-from ...files import read_text
+from ...packed import read_unpacked_text
 from ._anthropic import looks_anthropic, read_anthropic
 from ._claude_code import read_claude_code
 from ._cline import is_cline_history, is_cline_ui, read_cline, refuse_ui
@@ -195,8 +195,9 @@ def read_records(rows: list[Record], format: str = "auto", source: str = "") -> 
 def load_transcript(
     source: str | os.PathLike[str] | Mapping[str, Any] | list[Any], format: str = "auto"
 ) -> Transcript:
-    """Read a recorded session from a file (JSON or JSON Lines, within the recording limit)
-    or an already-parsed object. ``format`` is ``auto`` (detected) or one of :data:`FORMATS`.
+    """Read a recorded session from a file (JSON or JSON Lines, plain or gzip-packed, within
+    the recording limit) or an already-parsed object. ``format`` is ``auto`` (detected) or
+    one of :data:`FORMATS`.
     Every malformed input raises :class:`TranscriptError` naming the file, line and field."""
     if format != "auto" and format not in _READERS:
         raise TranscriptError(f"unknown format {format!r}; use auto or one of {', '.join(FORMATS)}")
@@ -205,7 +206,7 @@ def load_transcript(
         if isinstance(source, Mapping | list):
             rows: list[Record] = [(1, source)]
         else:
-            text = read_text(Path(source).expanduser(), kind="recording")
+            text = read_unpacked_text(Path(source).expanduser(), kind="recording")
             _refuse_known_text(text)
             rows = records(text)
         chosen = _detect(rows) if format == "auto" else format

@@ -22,11 +22,11 @@ def otlp_bodies(
     """The request bodies an export of request files or captured calls carried
     (``ctx_lab.request.body``, ``ctx_lab.response.body``): ``(call id, body, response,
     provider, notes)`` per call, in order — empty for any other trace."""
-    from ...files import read_text
+    from ...packed import read_unpacked_text
     from ._read import records
 
     found = []
-    for span in _spans(records(read_text(Path(path), kind="recording"))):
+    for span in _spans(records(read_unpacked_text(Path(path), kind="recording"))):
         body = span.attrs.get("ctx_lab.request.body")
         if not isinstance(body, str):
             continue
