@@ -10,6 +10,7 @@ from typing import Literal, get_args
 __all__ = [
     "CACHE_READINGS",
     "CALIBRATION_METHODS",
+    "CLAIMS",
     "CTX08_PROFILE",
     "PACKET_PROFILES",
     "RELEVANCE_RULES",
@@ -17,6 +18,7 @@ __all__ = [
     "SHIP_MODES",
     "CacheReading",
     "CalibrationMethod",
+    "Claim",
     "McpTransport",
     "PacketProfile",
     "RelevanceRule",
@@ -37,6 +39,10 @@ CalibrationMethod = Literal["auto", "ratio", "growth"]
 # which cache entries a request can read (conversation/_cache_engine.py): only whole entries
 # that end at or within the lookback before one of its breakpoints, or any shared prefix
 CacheReading = Literal["breakpoints", "prefix"]
+# how a figure was made (ctx_lab/claims.py): from the recording's usage, by rules applied to
+# billed sizes, counted or calibrated (with a band), or a counterfactual with the agent's actions
+# held to the recorded ones
+Claim = Literal["billed", "simulated", "estimated", "open-loop"]
 # how the MCP server talks to its client
 McpTransport = Literal["stdio", "http"]
 
@@ -47,3 +53,4 @@ SHIP_MODES: tuple[str, ...] = get_args(ShipMode)
 ROWS_PER: tuple[str, ...] = get_args(RowsPer)
 CALIBRATION_METHODS: tuple[str, ...] = get_args(CalibrationMethod)
 CACHE_READINGS: tuple[str, ...] = get_args(CacheReading)
+CLAIMS: tuple[str, ...] = get_args(Claim)

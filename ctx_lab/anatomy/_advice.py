@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..models import cache_prices, get_registry
+from ._claims import ADVICE_CLAIM
 
 if TYPE_CHECKING:
     from ._request import RequestAnatomy
@@ -47,8 +48,8 @@ class Advice:
     basis: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """The advice as JSON."""
-        return dict(self.__dict__)
+        """The advice as JSON: the cost counted, the saving open-loop."""
+        return {**self.__dict__, "claim": ADVICE_CLAIM}
 
     def line(self) -> str:
         """One sentence: the cost, the action and the command, the saving."""
@@ -58,6 +59,7 @@ class Advice:
             if self.saving_usd is not None:
                 saving += f" (${self.saving_usd:.4f})"
             saving += f" ({self.basis})" if self.basis else ""
+            saving += " [open-loop]"
         elif self.saving_usd:
             saving = f" — saves ~${self.saving_usd:.4f} ({self.basis})"
         return f"{self.cost}: {self.action}: `{self.command}`{saving}"
@@ -154,7 +156,10 @@ def _policies(session: SessionAnatomy) -> Advice | None:
         return None
     from ..conversation import agent_rule, run_policies
 
-    report = run_policies(session.transcript, source=session.source)
+    # a recording that names no model runs as the model the anatomy was asked for (--model)
+    named = session.transcript.models or not session.calls
+    model = None if named else session.calls[0].model
+    report = run_policies(session.transcript, model=model, source=session.source)
     results = {p.name: p for p in report.policies if p.cost is not None}
     costs: dict[str, float] = {name: float(p.cost or 0.0) for name, p in results.items()}
     if "recorded" not in costs:

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from cachetools import LRUCache
 
 from ..conversation import agent_point, agent_registry, hidden_prefix
-from ..conversation.transcripts import Transcript, load_transcript, otlp_bodies, records
+from ..conversation.transcripts import Transcript, load_transcript, otlp_bodies, recording_rows
 from ..errors import InputFileError, InvalidRecording, TranscriptError, UsageError
-from ..files import entry_kind, read_text, real_path
+from ..files import entry_kind, real_path
 from ._bodies import (
     body_anatomy,
     capture_bodies,
@@ -67,7 +66,7 @@ def request_anatomy(
 def _raw_calls(path: str) -> list[tuple[Mapping[str, Any], Mapping[str, Any] | None]]:
     """Recorded request bodies (with their responses, when recorded beside them)."""
     found = []
-    for _, record in records(read_text(Path(path))):
+    for _, record in recording_rows(path):
         if not isinstance(record, Mapping):
             continue
         request = record.get("request", record)

@@ -73,6 +73,7 @@ def _usage(usage: Any) -> dict[str, Any]:
         "gen_ai.usage.cache_creation.input_tokens": usage.cache_creation_input_tokens,
         "gen_ai.usage.reasoning.output_tokens": usage.reasoning_tokens or None,
         "ctx_lab.usage.cache_write_1h": usage.cache_write_1h or None,
+        "ctx_lab.usage.claim": "billed",  # ctx_lab/claims.py: the recording's own usage
     }
 
 
@@ -88,6 +89,7 @@ def _composition(anatomy: Any) -> dict[str, Any]:
         "ctx_lab.context.reported_input": anatomy.reported_input,
         "ctx_lab.context.cache_read.reported": anatomy.cache_read,
         "ctx_lab.context.cache_write.reported": anatomy.cache_write,
+        "ctx_lab.context.claim": "estimated",  # the composition is counted (ctx_lab/claims.py)
     })  # fmt: skip
     return made
 

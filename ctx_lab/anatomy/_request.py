@@ -16,6 +16,7 @@ from ..errors import UsageError
 from ..models import cache_prices, get_registry
 from ..severity import severity
 from ..tokens import CountingCache, get_counter, resolve_counter
+from ._claims import request_claim
 from ._pieces import CATEGORIES, Piece
 
 __all__ = ["AnatomyItem", "RequestAnatomy", "anatomize"]
@@ -196,6 +197,7 @@ class RequestAnatomy(RichResult):
             "advice": [a.to_dict() for a in self.advice()],
             "items": [i.to_dict() for i in self.items],
             "warnings": list(self.warnings),
+            "claim": request_claim(self.reported_input),
         }
 
     @classmethod
@@ -255,7 +257,8 @@ class RequestAnatomy(RichResult):
             f"{self.window:,}, output reserve {self.output_reserve:,}) · free {self.free:,}"
         )
         if self.reported_input is not None:
-            head += f"\nreported input {self.reported_input:,} · difference {self.difference:+,}"
+            shown = f"{self.reported_input:,} [billed] · difference {self.difference:+,}"
+            head += f"\nreported input {shown}"
             if self.cache_read is not None:
                 head += f" · cache read {self.cache_read:,}, written {self.cache_write or 0:,}"
         if self.cost_usd is not None:
@@ -348,18 +351,8 @@ def anatomize(
         else:
             tokens = next(counts) + piece.extra
             exact = choice.exact and not piece.rendered
-        items.append(
-            AnatomyItem(
-                piece.category,
-                piece.name,
-                tokens,
-                exact,
-                piece.message,
-                piece.breakpoint,
-                piece.note,
-                _digest(piece),
-            )
-        )
+        items.append(AnatomyItem(piece.category, piece.name, tokens, exact, piece.message,
+                                 piece.breakpoint, piece.note, _digest(piece)))  # fmt: skip
     limits = get_registry(registry).get(model)
     reserve = limits.limits.reserved(output_reserve)
     notes = [*warnings, *([choice.note] if choice.note else [])]

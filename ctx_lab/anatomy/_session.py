@@ -15,6 +15,7 @@ from typing import Any
 
 from ..display import RichResult, csv_text, escape, html_table, text_table
 from ..errors import UsageError
+from ._claims import SESSION_CLAIM, row_claim
 from ._pieces import CATEGORIES
 from ._request import AnatomyItem, RequestAnatomy
 
@@ -201,12 +202,13 @@ class SessionAnatomy(RichResult):
         breaks and the largest items are computed across the calls."""
         return {
             "source": self.source,
-            "rows": self.rows(),
+            "rows": [{**r, "claim": row_claim(r)} for r in self.rows()],
             "breaks": self.breaks(),
             "largest": self.largest(),
             "advice": [a.to_dict() for a in self.advice()],
             "calls": [c.to_dict() for c in self.calls],
             "warnings": list(self.warnings),
+            "claim": SESSION_CLAIM,
         }
 
     @classmethod
@@ -240,7 +242,7 @@ class SessionAnatomy(RichResult):
     def to_text(self) -> str:
         """A table per call, then the breaks and the largest items."""
         parts = [
-            f"{self.source}: {len(self.calls)} calls",
+            f"{self.source}: {len(self.calls)} calls; counted [estimated], reported [billed]",
             text_table(list(self._COLUMNS), self._table()),
         ]
         largest = ", ".join(
@@ -256,7 +258,7 @@ class SessionAnatomy(RichResult):
         if priced:
             parts.append(
                 f"input cost ${sum(priced):.4f} over {len(priced)} of {len(self.calls)} calls "
-                "(the reported cache split priced where recorded)"
+                "(the reported cache split priced where recorded) [billed]"
             )
         return "\n".join(parts)
 

@@ -21,15 +21,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..cassettes import body_of, interactions_of, parse_recorded, plain_json
 from ..errors import InputFileError, UsageError
-from ..validate import json_document
 from ._fake import Answer, send, sse_from_response
 
 __all__ = ["Recorded", "RecordedUpstream", "recorded_answers"]
 
 MAX_RECORDED = 100_000  # calls read from one file
-MAX_NODES = 2_000_000  # values in one file, every alias counted each time it is used
-MAX_INT = 2**63  # the largest count or id a provider sends
 REPLAYABLE = range(200, 600)  # statuses a proxy may send again (no 1xx: no upgrade, no 101)
 NO_BODY = frozenset({204, 205, 304})  # statuses that carry no body (a recorded one has one)
 
@@ -61,56 +59,9 @@ def _from_capture(path: str) -> list[Recorded]:
             replayable = status in REPLAYABLE and status not in NO_BODY
             if response is not None and replayable:  # a 101 or a 304 is not answered again
                 where = f"{path} call {call.id}"
-                request = _checked(call.request(), where)
-                found.append(Recorded(request, _checked(response, where), status))
+                request = plain_json(call.request(), where)
+                found.append(Recorded(request, plain_json(response, where), status))
     return found
-
-
-def _body(side: Mapping[str, Any]) -> Any:
-    if "parsed_body" in side:
-        return side["parsed_body"]
-    body = side.get("body")
-    if isinstance(body, Mapping) and "string" in body:
-        body = body["string"]
-    if isinstance(body, (str, bytes)):
-        try:
-            return json.loads(body)
-        except ValueError:
-            return None
-    return body
-
-
-def _checked(data: Any, where: str) -> Any:
-    """``data`` if it is plain JSON a proxy can send: objects with string keys, lists, strings,
-    finite numbers, integers within :data:`MAX_INT`, at most :data:`MAX_NODES` values with
-    every YAML alias counted where it is used (an alias bomb expands there); else a usage error
-    that says which."""
-    seen = 0
-    stack = [data]
-    while stack:
-        value = stack.pop()
-        seen += 1
-        if seen > MAX_NODES:
-            raise UsageError(
-                f"{where}: more than {MAX_NODES:,} values once its aliases are expanded"
-            )
-        if isinstance(value, Mapping):
-            if not all(isinstance(k, str) for k in value):
-                raise UsageError(f"{where}: an object with a key that is not a string")
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif isinstance(value, bool) or value is None or isinstance(value, str):
-            continue
-        elif isinstance(value, int):
-            if abs(value) > MAX_INT:
-                raise UsageError(f"{where}: an integer of {len(str(abs(value)))}+ digits")
-        elif isinstance(value, float):
-            if value != value or value in (float("inf"), float("-inf")):
-                raise UsageError(f"{where}: a number that is not finite ({value})")
-        else:
-            raise UsageError(f"{where}: a {type(value).__name__} value, which JSON has not")
-    return data
 
 
 def _status(code: Any, where: str) -> int:
@@ -131,41 +82,17 @@ def _interaction(item: Any, where: str) -> Recorded:
     status = 200
     if "parsed_body" in response or "body" in response:  # a cassette's interaction
         status = _status(response.get("status", 200), where)
-        request = _body(request) if isinstance(request, Mapping) else None
-        response = _body(response)
+        request = body_of(request, where) if isinstance(request, Mapping) else None
+        response = body_of(response, where)
     if not isinstance(response, Mapping):
         raise UsageError(f"{where}: the recorded response is not a JSON object")
     return Recorded(request if isinstance(request, Mapping) else None, response, status)
 
 
-def _parse(text: str, path: str) -> Any:
-    if path.endswith((".yaml", ".yml")):
-        try:
-            import yaml
-        except ImportError:
-            raise UsageError(f"{path}: reading a YAML cassette needs PyYAML") from None
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise UsageError(f"{path}: not a YAML cassette ({exc})") from None
-    try:
-        return json_document(text)
-    except ValueError:
-        pass
-    try:
-        return [json_document(line) for line in text.splitlines() if line.strip()]
-    except ValueError as exc:
-        raise UsageError(f"{path}: neither JSON nor JSON Lines ({exc})") from None
-
-
 def _from_json(path: str) -> list[Recorded]:
     from ..files import read_text
 
-    data = _checked(_parse(read_text(path), path), path)
-    if isinstance(data, Mapping):
-        data = data.get("interactions", [data])
-    if not isinstance(data, list):
-        raise UsageError(f"{path}: expected recorded calls (an object or a list of them)")
+    data = interactions_of(parse_recorded(read_text(path), path))
     if len(data) > MAX_RECORDED:
         raise UsageError(f"{path}: more than {MAX_RECORDED:,} recorded calls")
     return [_interaction(item, f"{path} call {n}") for n, item in enumerate(data)]

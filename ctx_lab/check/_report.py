@@ -67,7 +67,7 @@ class CheckReport(RichResult):
     def to_text(self) -> str:
         """A line per finding: session, call, code, message."""
         lines = [self._head()]
-        lines += [f"{f.session}: call {f.call}: {f.code} {f.rule}: {f.message}"
+        lines += [f"{f.session}: call {f.call}: {f.code} {f.rule}: {f.message} [{f.claim}]"
                   for f in self.findings]  # fmt: skip
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)

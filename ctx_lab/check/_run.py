@@ -31,6 +31,7 @@ class Finding:
     message: str
     value: float
     threshold: float
+    claim: str = "estimated"  # how the value was made (ctx_lab/claims.py): billed or estimated
 
     def to_dict(self) -> dict[str, Any]:
         """The finding as JSON."""
@@ -51,6 +52,11 @@ class _Call:
     @property
     def measured(self) -> str:
         return "reported" if self.row["reported_input"] is not None else "counted"
+
+    @property
+    def claim(self) -> str:
+        """The input's claim: billed when reported, else counted (estimated)."""
+        return "billed" if self.row["reported_input"] is not None else "estimated"
 
 
 def check_session(
@@ -113,7 +119,8 @@ def _fill(source: str, calls: Sequence[_Call], compactions: set[int], rule: Rule
                 f"compaction; {len(over)} calls above it, peak {peak.input:,} at call "
                 f"{peak.row['call']}"
             )
-            found.append(_finding(rule, source, first, "window", message, share, percent))
+            found.append(_finding(rule, source, first, "window", message, share, percent,
+                                  first.claim))  # fmt: skip
     return found
 
 
@@ -136,7 +143,7 @@ def _cache_hit_rate(source: str, calls: Sequence[_Call], compactions: set[int], 
         f"{hit:.1%} of the input of calls {measured[0].row['call']}–{measured[-1].row['call']} "
         f"was read from the prompt cache ({read:,} of {total:,} reported), below {rate:.0%}"
     )
-    return [_finding(rule, source, measured[0], "cache", message, hit, rate)]
+    return [_finding(rule, source, measured[0], "cache", message, hit, rate, "billed")]
 
 
 def _tool_result(source: str, calls: Sequence[_Call], compactions: set[int], rule: Rule,
@@ -206,7 +213,7 @@ def _over_budget(source: str, calls: Sequence[_Call], compactions: set[int], rul
                 f"; {len(over)} calls over it before the next compaction"
             )
             found.append(_finding(rule, source, first, "budget", message, first.input,
-                                  first.row["budget"]))  # fmt: skip
+                                  first.row["budget"], first.claim))  # fmt: skip
     return found
 
 
@@ -231,14 +238,14 @@ def _cache_miss(source: str, calls: Sequence[_Call], compactions: set[int], rule
                 f"{missed:,} tokens of call {previous.row['call']}'s input were not read "
                 f"from the cache (read {read:,} of {before:,}): {cause}"
             )
-            found.append(_finding(rule, source, call, "cache", message, missed, limit))
+            found.append(_finding(rule, source, call, "cache", message, missed, limit, "billed"))
     return found
 
 
 def _finding(rule: Rule, source: str, call: _Call, category: str, message: str,
-             value: float, threshold: float) -> Finding:  # fmt: skip
+             value: float, threshold: float, claim: str = "estimated") -> Finding:  # fmt: skip
     return Finding(rule.code, rule.name, source, int(call.row["call"]), category, message,
-                   round(float(value), 4), float(threshold))  # fmt: skip
+                   round(float(value), 4), float(threshold), claim)  # fmt: skip
 
 
 _CHECKS = {

@@ -27,6 +27,7 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any, Literal
 
+from ..claims import claims
 from ..models import ModelRegistry, cache_prices, cache_rule, get_registry
 from ._cache_engine import CacheEngine, Reading, Request
 from ._cache_report import CacheCall, CacheCost, CacheReport, InferredPart, ReportedCache
@@ -239,6 +240,7 @@ class _Run:
         self.engine = CacheEngine(reading)
         self.money = {"actual": 0.0, "no_cache": 0.0, "ideal": 0.0}
         self.priced = True
+        self.all_billed = True  # every call's actual cost from its usage
         self.previous_total: dict[str, int] = {}
         self.warnings: list[str] = []
         sizes = (lambda c: (counted.totals[c.index], 0)) if counted else usage_sizes(model)
@@ -256,6 +258,7 @@ class _Run:
         return CacheCall(
             call.index + 1, self.model or call.model, call.timestamp, fresh, read, write, reported,
             outcome.cause, cost, outcome.reason or None,
+            claim="estimated" if self.counted else "simulated",
         )  # fmt: skip
 
     def _price(
@@ -283,6 +286,7 @@ class _Run:
             )
         else:
             self.money["actual"] += cost
+            self.all_billed = False
         previous = self.previous_total.get(model, 0)
         ideal_read = max(min(previous, max(total - fresh, 0)), read)  # never less than cached
         self.previous_total[model] = total
@@ -303,4 +307,5 @@ class _Run:
             round(self.money["actual"], 4),
             round(self.money["no_cache"], 4),
             round(self.money["ideal"], 4),
+            claims("simulated", actual="billed" if self.all_billed else "simulated"),
         )

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..choices import CACHE_READINGS
+from ..claims import ClaimValue, claim_schema, claims, tag
 from ..display import RichResult, escape, html_table, text_table
 from ..wire import derived, wire
 from ._cache_engine import CAUSES
@@ -34,6 +35,11 @@ class ReportedCache:
     cache_read: int = field(metadata=wire(minimum=0))
     cache_write: int = field(metadata=wire(minimum=0))
 
+    @derived(claim_schema(), name="claim")
+    def claim(self) -> ClaimValue:
+        """The recording's own usage."""
+        return claims("billed")
+
 
 @dataclass(frozen=True)
 class CacheCall:
@@ -53,6 +59,14 @@ class CacheCall:
     miss_reason: str | None = field(
         default=None, metadata=wire("the cause in one line: what the file shows of it")
     )
+    claim: ClaimValue = field(
+        default="simulated",
+        metadata=wire(
+            "the predicted split: the cache's rules on billed sizes (simulated), or on counted "
+            "ones (estimated)",
+            schema=claim_schema,
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -64,6 +78,14 @@ class CacheCost:
     )
     no_cache: float | None = field(metadata=wire("every token at the input price (USD)"))
     ideal: float | None = field(metadata=wire("every stable prefix read (USD)"))
+    claim: ClaimValue = field(
+        default_factory=lambda: claims("simulated", actual="billed"),
+        metadata=wire(
+            "actual is billed when every call carries usage (simulated where one does not); "
+            "no cache and ideal apply the cache's prices to billed sizes",
+            schema=claim_schema,
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -80,6 +102,11 @@ class InferredPart:
             enum=("hidden prefix", "re-attached after compaction", "thinking beyond its summary"),
         )
     )
+
+    @derived(claim_schema(), name="claim")
+    def claim(self) -> ClaimValue:
+        """Billed input less what the file holds, counted."""
+        return claims("estimated")
 
 
 @dataclass(frozen=True)
@@ -115,6 +142,12 @@ class CacheReport(RichResult):
     )
 
     payload_kind = "cache"
+
+    @derived(claim_schema(), "how the figures were made", name="claim")
+    def claim(self) -> ClaimValue:
+        """The hidden prefix is billed input less the count of what the file holds; the match
+        share compares the simulated split with the billed one."""
+        return claims(hidden_prefix="estimated", matched="simulated")
 
     @derived(
         {"type": ["number", "null"]},
@@ -179,8 +212,8 @@ class CacheReport(RichResult):
         shown = f"{matched:.1%}" if matched is not None else "no usage to compare"
         cost = self.cost
         money = (
-            f"; input cost ${cost.actual:.4f} (no cache ${cost.no_cache:.4f}, ideal "
-            f"${cost.ideal:.4f})"
+            f"; input cost ${cost.actual:.4f} {tag(cost.claim, 'actual')} (no cache "
+            f"${cost.no_cache:.4f}, ideal ${cost.ideal:.4f} {tag(cost.claim, 'ideal')})"
             if None not in (cost.actual, cost.no_cache, cost.ideal)
             else ""
         )
@@ -192,7 +225,8 @@ class CacheReport(RichResult):
                 for what in dict.fromkeys(p.what for p in extra)
             )
         return (
-            f"{self.source}: {len(self.calls)} calls, sizes from {self.sizes}; predicted within "
+            f"{self.source}: {len(self.calls)} calls, sizes from {self.sizes}; predicted "
+            f"{tag('estimated' if self.sizes == 'counts' else 'simulated')} within "
             f"{_within(self.sizes)} of the reported on {shown}{hidden}{counted}{money}"
         )
 

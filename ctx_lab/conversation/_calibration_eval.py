@@ -19,12 +19,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..claims import claims
 from ..display import RichResult, escape, html_table, text_table
 from ..tokens import Calibration, ClassRatio
 from ..wire import wire
 from .transcripts import Transcript
 
 __all__ = ["CalibrationEvaluation", "EvaluatedCall", "evaluate_calibration"]
+
+
+ROW_CLAIM = claims("estimated", reported="billed")  # ctx_lab/claims.py
 
 
 @dataclass(frozen=True)
@@ -109,7 +113,7 @@ class CalibrationEvaluation(RichResult):
             "model": self.model,
             "base": self.base,
             "classes": [c.to_dict() for c in self.classes],
-            "rows": [r.__dict__ for r in self.rows],
+            "rows": [{**r.__dict__, "claim": ROW_CLAIM} for r in self.rows],
             "hidden_prefix": dict(self.hidden_prefix),
             "inferred": dict(self.inferred),
             "inside_band": self.inside_band,
@@ -118,6 +122,7 @@ class CalibrationEvaluation(RichResult):
             "session_median_abs_error": self.session_errors(),
             "scalar_median_abs_error": self.scalar_errors(),
             "warnings": list(self.warnings),
+            "claim": "estimated",  # the estimates and how far they fell from the billed input
         }
 
     def _head(self) -> str:

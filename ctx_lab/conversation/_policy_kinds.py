@@ -216,8 +216,12 @@ class BuiltinPolicy:
         if keep is not None:  # ctx-lab: before the call, once what it would send is too large
             due = ctx.total + self._hidden(call) + self._anchor() > threshold
             cut = max(len(ctx.keys) - keep, 0)
-        else:  # agents: after the response that passed the threshold
-            due = self.last_total > threshold
+        else:  # agents: before the call once the previous response's reported size and what
+            # was counted since pass the threshold (Claude Code's compact_boundary preTokens are
+            # that sum: 4d5611e5 of marot/spotter reports 164,831 + 1 output, then compacts at
+            # preTokens 170,251 once a 5,400-token tool result came back)
+            since = max(ctx.total + self._hidden(call) - self.last_counted, 0)
+            due = self.index > 0 and self.last_total + since > threshold
             cut = self._answer_end(index) if due else 0
         start = 1 if ctx.keys and ctx.keys[0][0] == "summary" else 0
         removed = 0

@@ -15,6 +15,7 @@ import bisect
 from collections.abc import Sequence
 from typing import Any
 
+from ..claims import ClaimValue, claims
 from ..models import ModelRegistry, cache_prices, get_registry
 from ._cache import recorded_requests
 from ._cache import seconds as _seconds
@@ -178,6 +179,7 @@ def _run_one(
     recorded = recorded or {}
     calls = []
     transcript = session.transcript
+    own = policy.spec.kind == "recorded"
     for index, call in enumerate(transcript.calls):
         sent = policy.advance(index, call)
         chosen_model = session.model or call.model or "unknown"
@@ -200,6 +202,7 @@ def _run_one(
                 cost,
                 cause,
                 index in session.offsets,
+                _call_claim(own, mine is not None and call.usage is not None),
             )
         )
     inputs = [c.input for c in calls] or [0]
@@ -221,7 +224,23 @@ def _run_one(
         sum(1 for c in calls if c.over_window),
         CostSplit(*(round(v, 4) for v in pricer.split)) if cost is not None else None,
         policy.threshold(),
+        _result_claim(own, [c.claim for c in calls]),
     )
+
+
+def _call_claim(own: bool, billed: bool) -> str:
+    """The recorded policy's call on its usage is the bill; on counted sizes, an estimate;
+    any other policy's call, open-loop."""
+    return ("billed" if billed else "estimated") if own else "open-loop"
+
+
+def _result_claim(own: bool, labels: list[Any]) -> ClaimValue:
+    if not own:
+        return "open-loop"
+    lost = {"probes": "estimated", "refetched": "estimated"}
+    if labels and all(label == "billed" for label in labels):
+        return claims("billed", **lost)  # type: ignore[arg-type]
+    return claims("estimated")
 
 
 def _probe_outcome(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..claims import ClaimValue, claim_of, claim_schema, claims
 from ..display import RichResult, escape, html_table, text_table
 from ..wire import wire
 from ._cache_engine import CAUSES
@@ -43,6 +44,14 @@ class PolicyCall:
     billed: bool = field(
         default=False,
         metadata=wire("the input is the recording's usage (recorded) or anchored to it"),
+    )
+    claim: ClaimValue = field(
+        default="open-loop",
+        metadata=wire(
+            "billed: the recorded policy on the recording's usage; estimated: the recorded "
+            "policy on counted sizes; open-loop: any other policy",
+            schema=claim_schema,
+        ),
     )
 
 
@@ -99,6 +108,14 @@ class PolicyResult:
     threshold: int | None = field(
         default=None, metadata=wire("the input at which the policy acts (null: every call)")
     )
+    claim: ClaimValue = field(
+        default="open-loop",
+        metadata=wire(
+            "the recorded policy's input and cost are billed where the recording has usage "
+            "(what it lost is estimated from the probes); any other policy is open-loop",
+            schema=claim_schema,
+        ),
+    )
 
     @property
     def refetch_tokens(self) -> int:
@@ -118,6 +135,13 @@ class PoliciesReport(RichResult):
     probes: int = field(metadata=wire("probes mined from the session", minimum=0))
     open_loop: str = field(metadata=wire("what an open-loop result is"))
     warnings: tuple[str, ...] = ()
+    claim: ClaimValue = field(
+        default_factory=lambda: claims("open-loop", probes="estimated"),
+        metadata=wire(
+            "the probes are mined from the session's text (estimated); each policy says its own",
+            schema=claim_schema,
+        ),
+    )
 
     payload_kind = "policies"
 
@@ -147,7 +171,7 @@ class PoliciesReport(RichResult):
         return pd.DataFrame(self._summary_rows(), columns=list(self._COLUMNS))
 
     _COLUMNS = ("policy", "peak", "mean", "compactions", "over window", "cost USD",
-                "hit rate", "kept", "summarized", "lost", "re-read tokens")  # fmt: skip
+                "hit rate", "kept", "summarized", "lost", "re-read tokens", "figures")  # fmt: skip
 
     def _summary_rows(self) -> list[list[object]]:
         return [
@@ -163,6 +187,7 @@ class PoliciesReport(RichResult):
                 p.probes.summarized,
                 p.probes.lost,
                 p.refetch_tokens,
+                claim_of(p.claim, "cost"),
             ]
             for p in self.policies
         ]

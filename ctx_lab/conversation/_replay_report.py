@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..claims import claims
 from ..display import RichResult, csv_text, escape, html_table, text_table
 
 __all__ = ["REPLAY_COLUMNS", "ReplayReport", "billed_over_budget_warning", "plot_replay"]
@@ -57,6 +58,23 @@ _SUMMARY_COLUMNS = [
 ]
 
 
+# how each figure of a row, a summary and a counter was made (ctx_lab/claims.py): the replay
+# is a counterfactual (the models' context managers on the recorded actions), beside the
+# recording's own usage and the counts of what it holds
+ROW_CLAIM = claims(
+    "open-loop",
+    history_tokens="estimated",
+    counted_input="estimated",
+    output_tokens="billed",
+    reported_input="billed",
+    reported_cached="billed",
+    reported_output="billed",
+    billed_input="billed",
+)
+SUMMARY_CLAIM = claims("open-loop", billed_peak="billed")
+COUNTER_CLAIM = claims("estimated")
+
+
 def _usd(tokens: int, price: float | None) -> float | None:
     return None if price is None else round(tokens * price / 1_000_000, 6)
 
@@ -64,6 +82,11 @@ def _usd(tokens: int, price: float | None) -> float | None:
 def _sum(*values: float | None) -> float | None:
     """The total, or None when any part's price is unknown."""
     return None if None in values else round(sum(v or 0.0 for v in values), 6)
+
+
+def _unlabelled(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A row or counter read back from JSON, without the claim its JSON form carries."""
+    return {k: v for k, v in row.items() if k != "claim"}
 
 
 def _over(summary: Mapping[str, Any]) -> str:
@@ -213,10 +236,10 @@ class ReplayReport(RichResult):
             "sidechain_lines": self.sidechain_lines,
             "unknown_lines": self.unknown_lines,
             "images": self.images,
-            "counters": [dict(c) for c in self.counters],
-            "summary": self.summary(),
+            "counters": [{**c, "claim": COUNTER_CLAIM} for c in self.counters],
+            "summary": [{**s, "claim": SUMMARY_CLAIM} for s in self.summary()],
             "columns": list(REPLAY_COLUMNS),
-            "rows": [dict(r) for r in self.rows],
+            "rows": [{**r, "claim": ROW_CLAIM} for r in self.rows],
             "warnings": list(self.warnings),
             "registry": self.registry,
         }
@@ -228,8 +251,8 @@ class ReplayReport(RichResult):
             data["source"],
             data["format"],
             tuple(data["models"]),
-            tuple(dict(r) for r in data["rows"]),
-            tuple(dict(c) for c in data.get("counters", ())),
+            tuple(_unlabelled(r) for r in data["rows"]),
+            tuple(_unlabelled(c) for c in data.get("counters", ())),
             data.get("calls", 0),
             data.get("messages", 0),
             tuple(data.get("recorded_compactions", ())),
@@ -267,7 +290,7 @@ class ReplayReport(RichResult):
         return (
             f"{self.source}: {self.format}, {self.calls} calls, {self.messages} messages, "
             f"{len(self.recorded_compactions)} recorded compactions; prices from the "
-            f"{self.registry} registry"
+            f"{self.registry} registry; figures open-loop (billed peak: billed)"
         )
 
     def to_text(self) -> str:

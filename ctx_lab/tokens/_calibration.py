@@ -266,6 +266,7 @@ class Calibration(RichResult):
             ),
             "band_how": self.band_how,
             "held_out": dict(self.held_out),
+            "claim": "estimated",  # a fit: every figure is an estimate with its band
         }
 
     @classmethod

@@ -136,6 +136,7 @@ export type AnatomyPayload = {
     saving_tokens: number | null;
     saving_usd: number | null;
     basis: string;
+    claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   })[];
   items: {
     category: string;
@@ -148,6 +149,7 @@ export type AnatomyPayload = {
     digest: string;
   }[];
   warnings: string[];
+  claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
 };
 
 /** application/vnd.ctx-lab.anatomy_session+json (version 1) */
@@ -190,6 +192,7 @@ export type AnatomySessionPayload = {
     cache_write_predicted?: number | null;
     cache_cause?: string | null;
     cache_reason?: string | null;
+    claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   })[];
   breaks: {
     call: number;
@@ -210,6 +213,7 @@ export type AnatomySessionPayload = {
     saving_tokens: number | null;
     saving_usd: number | null;
     basis: string;
+    claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   })[];
   calls: ({
     source: string;
@@ -258,6 +262,7 @@ export type AnatomySessionPayload = {
       saving_tokens: number | null;
       saving_usd: number | null;
       basis: string;
+      claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
     })[];
     items: {
       category: string;
@@ -270,8 +275,10 @@ export type AnatomySessionPayload = {
       digest: string;
     }[];
     warnings: string[];
+    claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   })[];
   warnings: string[];
+  claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
 };
 
 /** application/vnd.ctx-lab.budget+json (version 1) */
@@ -330,10 +337,12 @@ export type CachePayload = {
       input: number;
       cache_read: number;
       cache_write: number;
+      claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
     } | null;
     miss_cause: "model switched" | "compaction" | "lifetime expired" | "prefix below the minimum" | "tools changed" | "system prompt changed" | "message modified" | "system-prompt tail re-rendered" | "turn start" | "beyond the lookback" | "several entries" | "routing (best effort)" | null;
     cost_usd: number | null;
     miss_reason: string | null;
+    claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   })[];
   hidden_prefix: number | null;
   hidden_prefix_inferred: boolean;
@@ -341,6 +350,7 @@ export type CachePayload = {
     actual: number | null;
     no_cache: number | null;
     ideal: number | null;
+    claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   };
   warnings: string[];
   counted_with: string | null;
@@ -348,8 +358,10 @@ export type CachePayload = {
     call: number;
     tokens: number;
     what: "hidden prefix" | "re-attached after compaction" | "thinking beyond its summary";
+    claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   })[];
   reading: "breakpoints" | "prefix";
+  claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   matched: number | null;
   version: 1;
 };
@@ -393,6 +405,7 @@ export type CalibrationPayload = {
   } | null;
   band_how?: string;
   held_out?: Record<string, number>;
+  claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
 };
 
 /** application/vnd.ctx-lab.calibration_evaluation+json (version 1) */
@@ -417,6 +430,7 @@ export type CalibrationEvaluationPayload = {
     high: number;
     scalar: number;
     o200k: number | null;
+    claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   })[];
   hidden_prefix: Record<string, number>;
   inferred: Record<string, number>;
@@ -426,6 +440,7 @@ export type CalibrationEvaluationPayload = {
   session_median_abs_error: Record<string, number>;
   scalar_median_abs_error: Record<string, number | null>;
   warnings: string[];
+  claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
 };
 
 /** application/vnd.ctx-lab.calibrations+json (version 1) */
@@ -465,6 +480,7 @@ export type CheckPayload = {
     message: string;
     value: number;
     threshold: number;
+    claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   })[];
   rules: Record<string, {
     code: "CTX101" | "CTX102" | "CTX103" | "CTX104" | "CTX105" | "CTX106" | "CTX107";
@@ -856,6 +872,7 @@ export type PoliciesPayload = {
       cost_usd: number | null;
       miss_cause: "model switched" | "compaction" | "lifetime expired" | "prefix below the minimum" | "tools changed" | "system prompt changed" | "message modified" | "system-prompt tail re-rendered" | "turn start" | "beyond the lookback" | "several entries" | "routing (best effort)" | null;
       billed: boolean;
+      claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
     })[];
     peak: number;
     mean: number;
@@ -882,10 +899,12 @@ export type PoliciesPayload = {
       fresh: number;
     } | null;
     threshold: number | null;
+    claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   })[];
   probes: number;
   open_loop: string;
   warnings: string[];
+  claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   version: 1;
 };
 
@@ -951,6 +970,7 @@ export type ReplayPayload = {
     exact: boolean;
     note?: string;
     calibration?: null | Record<string, unknown>;
+    claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   })[];
   summary: ({
     model: string;
@@ -965,6 +985,7 @@ export type ReplayPayload = {
     worst_headroom?: number | null;
     worst_call?: number | null;
     cost_usd: number | null;
+    claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   })[];
   columns: string[];
   rows: ({
@@ -996,6 +1017,7 @@ export type ReplayPayload = {
     reported_output: number | null;
     counted_input: number;
     event: string;
+    claim?: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   })[];
   warnings?: string[];
   registry?: string;

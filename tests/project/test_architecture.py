@@ -27,6 +27,8 @@ CORE = {
     "instructions",
     "limits",
     "packed",  # gzip-packed inputs, read under the unpacked size limit
+    "claims",  # how a figure was made: the labels and the walk that finds one missing
+    "cassettes",  # recorded HTTP calls (VCR cassettes), for capture --fake and transcripts
     "models",
     "plotting",
     "schemas",

@@ -18,6 +18,7 @@ each by the model's provider rule (:func:`ctx_lab.tokens.sized_image_tokens`).
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 from ...errors import TranscriptError
 from ...packed import read_unpacked_text
 from ._anthropic import looks_anthropic, read_anthropic
+from ._cassette import cassette_records, is_cassette
 from ._claude_code import read_claude_code
 from ._cline import is_cline_history, is_cline_ui, read_cline, refuse_ui
 from ._codex import is_legacy_meta, is_rollout, read_codex
@@ -61,6 +63,7 @@ __all__ = [
     "load_transcript",
     "otlp_bodies",
     "read_records",
+    "recording_rows",
     "records",
     "to_genai",
 ]
@@ -120,12 +123,59 @@ def _detect(rows: list[Record]) -> str:
             ):
                 return "openai-responses"
             if "messages" in request or request.get("type") == "message":
-                return "anthropic-messages" if looks_anthropic(request) else "openai-chat"
+                response = record.get("response")
+                anthropic = looks_anthropic(request, response)
+                return "anthropic-messages" if anthropic else "openai-chat"
     likely = _likely(rows)
     if likely:
         raise TranscriptError(likely)
     raise TranscriptError(
         f"not a transcript ctx_lab knows ({', '.join(FORMATS)}): no recognizable record"
+    )
+
+
+def recording_rows(path: str | os.PathLike[str]) -> list[Record]:
+    """The records of a recording file — JSON, JSON Lines or a YAML cassette, plain or
+    gzip-packed, within the recording limit — with a VCR cassette's model calls as
+    ``{"request", "response"}`` records."""
+    return _unpacked_cassette(_file_rows(path), os.fspath(path))[0]
+
+
+def _file_rows(path: str | os.PathLike[str]) -> list[Record]:
+    """The records of a file as written (a cassette still one record)."""
+    label = os.fspath(path)
+    text = read_unpacked_text(Path(path).expanduser(), kind="recording")
+    _refuse_known_text(text)
+    return _cassette_yaml(text, label) or records(text)
+
+
+def _cassette_yaml(text: str, label: str) -> list[Record]:
+    """A YAML cassette's rows (``.yaml``/``.yml``, gzip-packed or not), parsed and checked;
+    else none."""
+    name = label.removesuffix(".gz")
+    if not name.endswith((".yaml", ".yml")):
+        return []
+    from ...cassettes import parse_recorded
+
+    return [(1, parse_recorded(text, name))]
+
+
+def _unpacked_cassette(rows: list[Record], label: str) -> tuple[list[Record], Counter[str]]:
+    """A VCR cassette's model calls as request/response records; other rows as they are."""
+    if len(rows) != 1 or not is_cassette(rows[0][1]):
+        return rows, Counter()
+    found, left = cassette_records(rows[0][1], label or "cassette")
+    if not found:
+        raise TranscriptError(
+            "a VCR cassette without a model call answered as JSON"
+            + (f" (left out: {_left_note(left)})" if left else "")
+        )
+    return found, left
+
+
+def _left_note(left: Counter[str]) -> str:
+    return "cassette interactions left out: " + ", ".join(
+        f"{n} {kind}" for kind, n in sorted(left.items())
     )
 
 
@@ -206,11 +256,12 @@ def load_transcript(
         if isinstance(source, Mapping | list):
             rows: list[Record] = [(1, source)]
         else:
-            text = read_unpacked_text(Path(source).expanduser(), kind="recording")
-            _refuse_known_text(text)
-            rows = records(text)
+            rows = _file_rows(source)
+        rows, left = _unpacked_cassette(rows, label)
         chosen = _detect(rows) if format == "auto" else format
         found = _READERS[chosen](rows)
+        if left:
+            found = replace(found, warnings=(*found.warnings, _left_note(left)))
         if not found.messages and not found.calls:  # (a usage-only trace has calls)
             raise TranscriptError(
                 f"read as {chosen} but it holds no messages: "

@@ -140,9 +140,13 @@ def _read_one(row: Record) -> Transcript:
     )
 
 
-def looks_anthropic(request: Mapping[str, Any]) -> bool:
-    """Whether a request body uses Anthropic's content blocks."""
-    if request.get("type") == "message" or "system" in request:
+def looks_anthropic(request: Mapping[str, Any], response: Any = None) -> bool:
+    """Whether a request body uses Anthropic's content blocks: its fields (``system``; Amazon
+    Bedrock's ``anthropic_version``, which its Anthropic bodies carry instead of ``model``), its
+    blocks, or the answer recorded beside it (a ``message`` object)."""
+    if request.get("type") == "message" or "system" in request or "anthropic_version" in request:
+        return True
+    if isinstance(response, Mapping) and response.get("type") == "message":
         return True
     messages = request.get("messages")
     blocks = [
