@@ -66,6 +66,9 @@ def claude(text: str) -> dict[str, Any]:
         if r.get("type") == "assistant" and isinstance(m, dict) and m.get("usage") and mine:
             usage[m.get("id")] = m["usage"]  # the last line: the response's final output count
             ids.add(str(m.get("id")))
+    sized = [(u.get("input_tokens", 0) + (u.get("cache_creation_input_tokens") or 0)
+              + (u.get("cache_read_input_tokens") or 0), u.get("cache_read_input_tokens") or 0)
+             for u in usage.values()]  # fmt: skip
     keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
             "output_tokens")  # fmt: skip
     models = {(r.get("message") or {}).get("model") for r in rows if r.get("type") == "assistant"}
@@ -76,7 +79,7 @@ def claude(text: str) -> dict[str, Any]:
         "provider": "Amazon Bedrock" if bedrock else "Anthropic",
         "calls": len(usage),
         "usage": [sum(u.get(k) or 0 for u in usage.values()) for k in keys],
-        "compactions": compactions,
+        "compactions": compactions, "sized": sized,
     }  # fmt: skip
 
 
@@ -84,7 +87,7 @@ def codex(text: str) -> dict[str, Any]:
     rows = lines(text)
     meta = next((r["payload"] for r in rows if r.get("type") == "session_meta"), {})
     models = {r["payload"].get("model") for r in rows if r.get("type") == "turn_context"}
-    calls, previous, last, sums = 0, False, None, [0, 0, 0, 0]
+    calls, previous, last, sums, sized = 0, False, None, [0, 0, 0, 0], []
     for r in rows:
         p = r.get("payload") or {}
         if r.get("type") == "response_item":
@@ -97,13 +100,14 @@ def codex(text: str) -> dict[str, Any]:
             if total != last:
                 last, u = total, p["info"].get("last_token_usage") or {}
                 cached = u.get("cached_input_tokens", 0)
+                sized.append((u.get("input_tokens", 0), cached))
                 sums[0] += u.get("input_tokens", 0) - cached
                 sums[2] += cached
                 sums[3] += u.get("output_tokens", 0)
     return {"agent": "Codex CLI", "version": meta.get("cli_version", ""),
             "models": sorted(m for m in models if m),
             "provider": provider_name({meta.get("model_provider") or "openai"}),
-            "calls": calls, "usage": sums, "compactions": []}  # fmt: skip
+            "calls": calls, "usage": sums, "compactions": [], "sized": sized}  # fmt: skip
 
 
 def gemini(text: str) -> dict[str, Any]:
@@ -115,12 +119,14 @@ def gemini(text: str) -> dict[str, Any]:
             "usage": [sum(x.get("input", 0) - x.get("cached", 0) for x in t), 0,
                       sum(x.get("cached", 0) for x in t),
                       sum(x.get("output", 0) + x.get("thoughts", 0) for x in t)],
-            "compactions": []}  # fmt: skip
+            "compactions": [],
+            "sized": [(x.get("input", 0), x.get("cached", 0)) for x in t]}  # fmt: skip
 
 
 def pi(text: str) -> dict[str, Any]:
     rows = lines(text)
     calls, sums, compactions, models, providers = 0, [0, 0, 0, 0], [], set(), set()
+    sized: list[tuple[int, int] | None] = []
     for r in rows:
         if r.get("type") == "compaction":
             compactions.append((calls, "pi"))
@@ -132,10 +138,13 @@ def pi(text: str) -> dict[str, Any]:
             providers.add(m.get("provider"))
             for i, k in enumerate(("input", "cacheWrite", "cacheRead", "output")):
                 sums[i] += u.get(k, 0)
+            total = u.get("input", 0) + u.get("cacheWrite", 0) + u.get("cacheRead", 0)
+            sized.append((total, u.get("cacheRead", 0)) if total else None)  # aborted: none
     return {"agent": "Pi", "version": str(rows[0].get("version", "")),
             "models": sorted(m for m in models if m),
             "provider": provider_name(providers),
-            "calls": calls, "usage": sums, "compactions": compactions}  # fmt: skip
+            "calls": calls, "usage": sums, "compactions": compactions,
+            "sized": sized}  # fmt: skip
 
 
 def body(side: dict[str, Any]) -> Any:
@@ -154,27 +163,31 @@ def body(side: dict[str, Any]) -> Any:
     return b
 
 
-def add_usage(response: dict[str, Any], sums: list[int]) -> None:
+def add_usage(response: dict[str, Any], sums: list[int]) -> tuple[int, int]:
+    """Adds the answer's usage to ``sums``; its (total input, cache read)."""
     u = response.get("usage") or {}
     if "prompt_tokens" in u:  # Chat Completions
         cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
         sums[0] += u["prompt_tokens"] - cached
         sums[2] += cached
         sums[3] += u.get("completion_tokens", 0)
-    elif "input_tokens_details" in u:  # Responses
+        return u["prompt_tokens"], cached
+    if "input_tokens_details" in u:  # Responses
         cached = (u.get("input_tokens_details") or {}).get("cached_tokens") or 0
         sums[0] += u["input_tokens"] - cached
         sums[2] += cached
         sums[3] += u.get("output_tokens", 0)
-    else:  # Messages
-        sums[0] += u.get("input_tokens", 0)
-        sums[1] += u.get("cache_creation_input_tokens") or 0
-        sums[2] += u.get("cache_read_input_tokens") or 0
-        sums[3] += u.get("output_tokens", 0)
+        return u["input_tokens"], cached
+    read, write = u.get("cache_read_input_tokens") or 0, u.get("cache_creation_input_tokens") or 0
+    sums[0] += u.get("input_tokens", 0)  # Messages
+    sums[1] += write
+    sums[2] += read
+    sums[3] += u.get("output_tokens", 0)
+    return u.get("input_tokens", 0) + read + write, read
 
 
 def api(pairs: list[tuple[Any, Any, str]], agent: str) -> dict[str, Any]:
-    calls, sums, models, hosts = 0, [0, 0, 0, 0], set(), set()
+    calls, sums, models, hosts, sized = 0, [0, 0, 0, 0], set(), set(), []
     for request, response, uri in pairs:
         if not isinstance(request, dict) or not isinstance(response, dict):
             continue
@@ -183,12 +196,12 @@ def api(pairs: list[tuple[Any, Any, str]], agent: str) -> dict[str, Any]:
         calls += 1
         models.add(response.get("model") or request.get("model"))
         hosts.add(uri.split("/")[2] if uri.count("/") >= 2 else "")
-        add_usage(response, sums)
+        sized.append(add_usage(response, sums))
     providers = {"api.anthropic.com": "Anthropic", "api.openai.com": "OpenAI"}
     named = {providers.get(h, "Amazon Bedrock" if "bedrock" in h else h) for h in hosts}
     return {"agent": agent, "version": "", "models": sorted(m for m in models if m),
             "provider": ", ".join(sorted(n for n in named if n)), "calls": calls,
-            "usage": sums, "compactions": []}  # fmt: skip
+            "usage": sums, "compactions": [], "sized": sized}  # fmt: skip
 
 
 def cassette(text: str) -> dict[str, Any]:
@@ -206,6 +219,29 @@ def bodies(text: str) -> dict[str, Any]:
                "API (recorded bodies)")  # fmt: skip
 
 
+# check's rules at their defaults (docs/commands.md, `ctx-lab check`): CTX107 cache-miss, a call
+# that read more than 50,000 tokens less than the call before sent, a compaction between them
+# aside; CTX102 cache-hit-rate, less than half the input of the calls from the sixth on read from
+# the cache
+MISS_TOKENS, HIT_RATE, HIT_AFTER = 50_000, 0.5, 5
+
+
+def findings(counted: dict[str, Any]) -> dict[str, int]:
+    """What check's cache rules find, from the usage alone."""
+    sized = counted.pop("sized")
+    after = {n for n, _ in counted["compactions"]}  # 0-based: the first call after one
+    misses = sum(
+        1
+        for i in range(1, len(sized))
+        if sized[i] and sized[i - 1] and i not in after
+        and sized[i - 1][0] - sized[i][1] > MISS_TOKENS
+    )  # fmt: skip
+    late = [x for x in sized[HIT_AFTER:] if x]
+    total = sum(t for t, _ in late)
+    low = bool(total) and sum(r for _, r in late) / total < HIT_RATE
+    return {"cache-miss": misses, "cache-hit-rate": int(low)}
+
+
 KINDS = {"claude": claude, "codex": codex, "gemini": gemini, "pi": pi, "cassette": cassette,
          "bodies": bodies}  # fmt: skip
 
@@ -220,6 +256,8 @@ def toml_entry(given: dict[str, Any], counted: dict[str, Any]) -> str:
     out.append(f"usage = {json.dumps(counted['usage'])}  # input, cache write, cache read, output")
     pairs = ", ".join(f'[{n}, "{t}"]' for n, t in counted["compactions"])
     out.append(f"compactions = [{pairs}]  # [calls before it, trigger]")
+    found = ", ".join(f"{k} = {v}" for k, v in counted["findings"].items())
+    out.append(f"findings = {{ {found} }}  # what check's cache rules find (defaults)")
     return "\n".join(out) + "\n"
 
 
@@ -237,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         counted = KINDS[given["kind"]](text_of(given["root"], given["file"]))
         counted["compactions"] = [list(c) for c in counted["compactions"]]
+        counted["findings"] = findings(counted)
         said = {k: given.get(k) for k in counted}
         if said != counted:
             differ.append(given["file"])

@@ -52,6 +52,12 @@ THRESHOLDS = (
     ),
     Threshold("recorded", "calls whose recorded-policy input is within 1 % of the bill", 1.0),
     Threshold(
+        "check",
+        "files whose `check` cache findings (CTX107 cache-miss, CTX102 cache-hit-rate) equal "
+        "the hand counts",
+        1.0,
+    ),
+    Threshold(
         "compaction", "recorded auto compactions the claude-code policy places within ±1 call", 1.0
     ),
     Threshold(
@@ -83,6 +89,7 @@ def _share(hits: int, judged: int) -> float | None:
 def _shares(files: list[FileResult], calibration: Calibration) -> dict[str, float | None]:
     read = [f for f in files if f.reader_exact is not None]
     compacted = [f for f in files if f.compaction_expected is not None]
+    checked = [f for f in files if f.findings is not None]
     placed = sum(
         f.compaction_predicted is not None
         and abs(f.compaction_predicted - (f.compaction_expected or 0)) <= 1
@@ -94,6 +101,7 @@ def _shares(files: list[FileResult], calibration: Calibration) -> dict[str, floa
         "recorded": _share(
             sum(f.recorded_close for f in files), sum(f.recorded_judged for f in files)
         ),
+        "check": _share(sum(f.findings == f.entry.findings for f in checked), len(checked)),
         "compaction": _share(placed, len(compacted)),
         "band": calibration.inside,
     }

@@ -33,6 +33,7 @@ class Entry:
     calls: int
     usage: tuple[int, int, int, int]  # input, cache write, cache read, output
     compactions: tuple[tuple[int, str], ...]  # (calls before it, trigger)
+    findings: tuple[tuple[str, int], ...] = ()  # check's cache rules, from the usage by hand
 
     @property
     def location(self) -> Path:
@@ -70,6 +71,7 @@ def corpus(manifest: Path = MANIFEST) -> list[Entry]:
             calls=int(f["calls"]),
             usage=tuple(int(x) for x in f["usage"]),  # type: ignore[arg-type]
             compactions=tuple((int(n), str(t)) for n, t in f["compactions"]),
+            findings=tuple(sorted((str(k), int(v)) for k, v in f["findings"].items())),
         )
         for f in data["file"]
     ]

@@ -38,6 +38,7 @@ class FileResult:
     billed_cost: float | None = None
     compaction_expected: int | None = None  # the call a recorded auto compaction came before
     compaction_predicted: int | None = None  # the claude-code policy's first compaction
+    findings: tuple[tuple[str, int], ...] | None = None  # check's cache rules, as check found
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -115,6 +116,15 @@ def _policies(result: FileResult, path: str, transcript: Any) -> None:
         result.compaction_predicted = agent.compactions[0] if agent.compactions else None
 
 
+def _check(result: FileResult, path: str) -> None:
+    from ctx_lab.commands import check
+
+    report = check(path)
+    names = [name for name, _ in result.entry.findings]
+    counts = {name: sum(f.rule == name for f in report.findings) for name in names}
+    result.findings = tuple(sorted(counts.items()))
+
+
 def measure_file(entry: Entry) -> FileResult:
     """Every engine on one file."""
     from ctx_lab.conversation import load_transcript
@@ -133,9 +143,9 @@ def measure_file(entry: Entry) -> FileResult:
     if not transcript.has_usage or not transcript.models:
         result.notes.append("no usage or no model: cache and policies not measured")
         return result
-    for stage in (_cache, _policies):
+    for stage in (_cache, _policies, _check):
         try:
-            stage(result, path) if stage is _cache else stage(result, path, transcript)
+            stage(result, path, transcript) if stage is _policies else stage(result, path)
         except CtxLabError as exc:
             result.notes.append(f"{stage.__name__.strip('_')}: {str(exc)[:160]}")
     return result

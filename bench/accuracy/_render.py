@@ -94,11 +94,12 @@ def _summary(evaluation: Evaluation) -> list[str]:
             _ratio(sum(f.counted_close for f in group), sum(f.counted_judged for f in group)),
             _ratio(sum(f.misses_named for f in group), sum(f.misses for f in group)),
             _ratio(sum(f.recorded_close for f in group), sum(f.recorded_judged for f in group)),
+            _checked(group),
         ])  # fmt: skip
     head = ["agent", "version", "provider", "files", "calls", "read exactly",
             f"cache ±{CACHE_CLOSE:.0%}",
             f"counted read ±{COUNTED_CLOSE:.0%}", "misses with a cause",
-            f"recorded ±{RECORDED_CLOSE:.0%}"]  # fmt: skip
+            f"recorded ±{RECORDED_CLOSE:.0%}", "check = hand"]  # fmt: skip
     return [
         "## By agent, version and provider",
         "",
@@ -110,9 +111,16 @@ def _summary(evaluation: Evaluation) -> list[str]:
         f"(`estimated`). *misses with a cause*: calls whose reported read fell more than "
         f"{MISS_DROP:,} tokens below what the call before had cached, for which the cache "
         f"engine names a cause. *recorded*: the `recorded` policy's input of each call with "
-        f"usage within {RECORDED_CLOSE:.0%} of its billed input (`billed`).",
+        f"usage within {RECORDED_CLOSE:.0%} of its billed input (`billed`). *check = hand*: "
+        "files whose `ctx-lab check` cache-miss and cache-hit-rate findings (default rules) "
+        "are as many as the hand count finds from the usage.",
         "",
     ]
+
+
+def _checked(files: list[FileResult]) -> str:
+    judged = [f for f in files if f.findings is not None]
+    return _ratio(sum(f.findings == f.entry.findings for f in judged), len(judged))
 
 
 def _cost(f: FileResult) -> str:
