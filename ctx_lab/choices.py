@@ -8,22 +8,30 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 __all__ = [
+    "CACHE_CAUSES",
     "CACHE_READINGS",
     "CALIBRATION_METHODS",
     "CLAIMS",
     "CTX08_PROFILE",
     "PACKET_PROFILES",
+    "POLICY_KINDS",
+    "POLICY_NAMES",
     "RELEVANCE_RULES",
     "ROWS_PER",
     "SHIP_MODES",
+    "TRANSCRIPT_FORMATS",
+    "CacheCause",
     "CacheReading",
     "CalibrationMethod",
     "Claim",
     "McpTransport",
     "PacketProfile",
+    "PolicyKind",
+    "PolicyName",
     "RelevanceRule",
     "RowsPer",
     "ShipMode",
+    "TranscriptFormat",
 ]
 
 # the design doc's packet, or what ctx 0.8.1 sends (packet/_ctx08.py)
@@ -43,6 +51,52 @@ CacheReading = Literal["breakpoints", "prefix"]
 # billed sizes, counted or calibrated (with a band), or a counterfactual with the agent's actions
 # held to the recorded ones
 Claim = Literal["billed", "simulated", "estimated", "open-loop"]
+# the recorded-session formats ctx_lab reads (conversation/transcripts: one reader each)
+TranscriptFormat = Literal[
+    "claude-code",
+    "codex",
+    "gemini-cli",
+    "openai-chat",
+    "openai-responses",
+    "anthropic-messages",
+    "cline",
+    "pi",
+    "otlp",
+]
+# why a call read less from the prompt cache than was cached before (the one cache engine,
+# conversation/_cache_engine.py, names each with a reason)
+CacheCause = Literal[
+    "model switched",
+    "compaction",
+    "lifetime expired",
+    "prefix below the minimum",
+    "tools changed",
+    "system prompt changed",
+    "message modified",
+    "system-prompt tail re-rendered",
+    "turn start",
+    "beyond the lookback",
+    "several entries",
+    "routing (best effort)",
+]
+# the built-in context policies (conversation/_policy_specs.POLICIES: one spec each) and the
+# rules they apply (conversation/_policy_kinds.KINDS: one row each)
+PolicyName = Literal[
+    "recorded",
+    "none",
+    "claude-code",
+    "summary",
+    "clear-tool-uses",
+    "clear-thinking",
+    "observation-masking",
+    "sliding-window",
+    "codex",
+    "ctx-lab",
+]
+PolicyKind = Literal[
+    "recorded", "none", "compact", "ctx-lab", "clear-tool-uses", "clear-thinking", "mask",
+    "sliding-window",
+]  # fmt: skip
 # how the MCP server talks to its client
 McpTransport = Literal["stdio", "http"]
 
@@ -54,3 +108,7 @@ ROWS_PER: tuple[str, ...] = get_args(RowsPer)
 CALIBRATION_METHODS: tuple[str, ...] = get_args(CalibrationMethod)
 CACHE_READINGS: tuple[str, ...] = get_args(CacheReading)
 CLAIMS: tuple[str, ...] = get_args(Claim)
+TRANSCRIPT_FORMATS: tuple[str, ...] = get_args(TranscriptFormat)
+CACHE_CAUSES: tuple[str, ...] = get_args(CacheCause)
+POLICY_NAMES: tuple[str, ...] = get_args(PolicyName)
+POLICY_KINDS: tuple[str, ...] = get_args(PolicyKind)

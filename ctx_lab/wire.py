@@ -86,7 +86,18 @@ def wire(
     """A field's wire metadata: ``field(metadata=wire("tokens used", minimum=0))``.
     ``schema`` gives the field's JSON Schema (called when a schema is made) where its Python
     type does not say enough (a ``dict`` holding another payload)."""
-    return {_KEY: Wire(help, minimum, maximum, enum, omit_none, exclude, key, schema)}
+    return {
+        _KEY: Wire(
+            help=help,
+            minimum=minimum,
+            maximum=maximum,
+            enum=enum,
+            omit_none=omit_none,
+            exclude=exclude,
+            key=key,
+            schema=schema,
+        )
+    }
 
 
 def derived(

@@ -255,9 +255,18 @@ def _sweep_plan(paths: Paths, options: SweepOptions, run: RunOptions) -> _Plan:
     def make(path: str) -> SweepTask:
         files = context_snapshot(path, root=base) if run.ship == "bytes" else None
         return SweepTask(
-            path, path, files, sizes or (None,), countings, when, options.profile,
-            options.focus, options.relevance, options.registry, base,
-        )  # fmt: skip
+            item=path,
+            path=path,
+            files=files,
+            budgets=sizes or (None,),
+            countings=countings,
+            now=when,
+            profile=options.profile,
+            focus=options.focus,
+            relevance=options.relevance,
+            registry=options.registry,
+            root=base,
+        )
 
     return _plan("sweep", paths, run.ship, run.workers, make)
 
@@ -308,9 +317,16 @@ def _replay_plan(paths: Paths, options: ReplayOptions, run: RunOptions) -> _Plan
         if run.ship == "bytes":
             data = read_bytes(confine(base, path, what="file") if base is not None else path)
         return ReplayTask(
-            path, path, data, countings, options.per, options.settings,
-            options.transcript_format, options.registry, base,
-        )  # fmt: skip
+            item=path,
+            path=path,
+            data=data,
+            countings=countings,
+            per=options.per,
+            settings=options.settings,
+            transcript_format=options.transcript_format,
+            registry=options.registry,
+            root=base,
+        )
 
     return _plan(f"replay-{options.per}", paths, run.ship, run.workers, make)
 
@@ -361,9 +377,16 @@ def _policies_plan(paths: Paths, options: PoliciesOptions, run: RunOptions) -> _
         if run.ship == "bytes":
             data = read_bytes(confine(base, path, what="file") if base is not None else path)
         return PoliciesTask(
-            path, path, data, tuple(options.policies), options.model, options.counter,
-            options.registry, base, options.reading,
-        )  # fmt: skip
+            item=path,
+            path=path,
+            data=data,
+            policies=tuple(options.policies),
+            model=options.model,
+            counter=options.counter,
+            registry=options.registry,
+            root=base,
+            reading=options.reading,
+        )
 
     return _plan("policies", paths, run.ship, run.workers, make)
 

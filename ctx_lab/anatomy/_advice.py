@@ -93,13 +93,13 @@ def _tool_results(anatomy: RequestAnatomy) -> Advice | None:
     if not over:
         return Advice(cost, total, action, command, basis="every result fits in one page")
     return Advice(
-        cost,
-        total,
-        f"{action} (results over one page: {sum(1 for s in sizes if s > PAGE_TOKENS)})",
-        command,
-        over,
-        _usd(over, _fresh_price(anatomy)),
-        f"above {PAGE_TOKENS:,} tokens a result, as fresh input, per call",
+        cost=cost,
+        tokens=total,
+        action=f"{action} (results over one page: {sum(1 for s in sizes if s > PAGE_TOKENS)})",
+        command=command,
+        saving_tokens=over,
+        saving_usd=_usd(over, _fresh_price(anatomy)),
+        basis=f"above {PAGE_TOKENS:,} tokens a result, as fresh input, per call",
     )
 
 
@@ -109,13 +109,13 @@ def _memory(anatomy: RequestAnatomy) -> Advice | None:
         return None
     saving = memory - PAGE_TOKENS
     return Advice(
-        f"memory files: {memory:,} tokens",
-        memory,
-        "build the memory to a budget",
-        f"ctx-lab build . --budget {PAGE_TOKENS}",
-        saving,
-        _usd(saving, _fresh_price(anatomy)),
-        f"down to a {PAGE_TOKENS:,}-token budget, as fresh input, per call",
+        cost=f"memory files: {memory:,} tokens",
+        tokens=memory,
+        action="build the memory to a budget",
+        command=f"ctx-lab build . --budget {PAGE_TOKENS}",
+        saving_tokens=saving,
+        saving_usd=_usd(saving, _fresh_price(anatomy)),
+        basis=f"down to a {PAGE_TOKENS:,}-token budget, as fresh input, per call",
     )
 
 
@@ -191,13 +191,13 @@ def _policies(session: SessionAnatomy) -> Advice | None:
     )
     shown = best if best != "recorded" else cheapest
     return Advice(
-        f"the recorded context policy: ${costs['recorded']:.4f} of input",
-        results["recorded"].mean,
-        action + other,
-        f"ctx-lab policies {session.source} --policy recorded --policy {shown}",
-        None,
-        round(costs["recorded"] - costs[best], 6) if best != "recorded" else None,
-        "the policy lab, open-loop, priced with the cache model",
+        cost=f"the recorded context policy: ${costs['recorded']:.4f} of input",
+        tokens=results["recorded"].mean,
+        action=action + other,
+        command=f"ctx-lab policies {session.source} --policy recorded --policy {shown}",
+        saving_tokens=None,
+        saving_usd=round(costs["recorded"] - costs[best], 6) if best != "recorded" else None,
+        basis="the policy lab, open-loop, priced with the cache model",
     )
 
 
@@ -220,13 +220,13 @@ def _breaks(session: SessionAnatomy) -> Advice | None:
         reasons[reason] = reasons.get(reason, 0) + 1
     reason, times = max(reasons.items(), key=lambda kv: kv[1])
     return Advice(
-        f"{len(broken)} prompt-cache break(s), {rewritten:,} tokens written again",
-        rewritten,
-        f"keep the cached prefix unchanged (most often: {reason}, {times}×)",
-        f"ctx-lab cache {session.source}",
-        None,
-        saving,
-        "the rewrites priced as cache writes instead of reads",
+        cost=f"{len(broken)} prompt-cache break(s), {rewritten:,} tokens written again",
+        tokens=rewritten,
+        action=f"keep the cached prefix unchanged (most often: {reason}, {times}×)",
+        command=f"ctx-lab cache {session.source}",
+        saving_tokens=None,
+        saving_usd=saving,
+        basis="the rewrites priced as cache writes instead of reads",
     )
 
 

@@ -94,7 +94,12 @@ def _anthropic_block(
                 out.extend(_anthropic_block(part, role, index, names))
         if cached and out:
             out[-1] = Piece(
-                out[-1].category, out[-1].name, out[-1].text, index, out[-1].fixed, True
+                category=out[-1].category,
+                name=out[-1].name,
+                text=out[-1].text,
+                message=index,
+                fixed=out[-1].fixed,
+                breakpoint=True,
             )
         return out
     if kind in ("thinking", "redacted_thinking"):

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from .. import otel_names as otel
 from .._version import __version__
 from ..conversation.transcripts import Transcript, to_genai
 from ._pieces import CATEGORIES
@@ -67,39 +68,39 @@ def _usage(usage: Any) -> dict[str, Any]:
     if usage is None:
         return {}
     return {
-        "gen_ai.usage.input_tokens": usage.reported_input,
-        "gen_ai.usage.output_tokens": usage.output_tokens,
-        "gen_ai.usage.cache_read.input_tokens": usage.cache_read_input_tokens,
-        "gen_ai.usage.cache_creation.input_tokens": usage.cache_creation_input_tokens,
-        "gen_ai.usage.reasoning.output_tokens": usage.reasoning_tokens or None,
-        "ctx_lab.usage.cache_write_1h": usage.cache_write_1h or None,
-        "ctx_lab.usage.claim": "billed",  # ctx_lab/claims.py: the recording's own usage
+        otel.USAGE_INPUT_TOKENS: usage.reported_input,
+        otel.USAGE_OUTPUT_TOKENS: usage.output_tokens,
+        otel.USAGE_CACHE_READ: usage.cache_read_input_tokens,
+        otel.USAGE_CACHE_CREATION: usage.cache_creation_input_tokens,
+        otel.USAGE_REASONING_OUTPUT: usage.reasoning_tokens or None,
+        otel.USAGE_CACHE_WRITE_1H: usage.cache_write_1h or None,
+        otel.USAGE_CLAIM: "billed",  # ctx_lab/claims.py: the recording's own usage
     }
 
 
 def _composition(anatomy: Any) -> dict[str, Any]:
     categories = anatomy.categories()
-    made: dict[str, Any] = {f"ctx_lab.context.tokens.{c}": categories.get(c, 0)
+    made: dict[str, Any] = {f"{otel.CONTEXT_TOKENS_PREFIX}{c}": categories.get(c, 0)
                             for c in CATEGORIES}  # fmt: skip
     made.update({
-        "ctx_lab.context.total": anatomy.total,
-        "ctx_lab.context.counter": anatomy.counter,
-        "ctx_lab.context.exact": anatomy.exact,
-        "ctx_lab.context.window": anatomy.window,
-        "ctx_lab.context.reported_input": anatomy.reported_input,
-        "ctx_lab.context.cache_read.reported": anatomy.cache_read,
-        "ctx_lab.context.cache_write.reported": anatomy.cache_write,
-        "ctx_lab.context.claim": "estimated",  # the composition is counted (ctx_lab/claims.py)
+        otel.CONTEXT_TOTAL: anatomy.total,
+        otel.CONTEXT_COUNTER: anatomy.counter,
+        otel.CONTEXT_EXACT: anatomy.exact,
+        otel.CONTEXT_WINDOW: anatomy.window,
+        otel.CONTEXT_REPORTED_INPUT: anatomy.reported_input,
+        otel.CONTEXT_CACHE_READ_REPORTED: anatomy.cache_read,
+        otel.CONTEXT_CACHE_WRITE_REPORTED: anatomy.cache_write,
+        otel.CONTEXT_CLAIM: "estimated",  # the composition is counted (ctx_lab/claims.py)
     })  # fmt: skip
     return made
 
 
 def _events(anatomy: Any, start: int) -> list[dict[str, Any]]:
     return [
-        {"timeUnixNano": str(start), "name": "ctx_lab.context.item",
-         "attributes": _attributes({"ctx_lab.item.category": i.category,
-                                    "ctx_lab.item.name": i.name, "ctx_lab.item.tokens": i.tokens,
-                                    "ctx_lab.item.exact": i.exact})}
+        {"timeUnixNano": str(start), "name": otel.CONTEXT_ITEM_EVENT,
+         "attributes": _attributes({otel.ITEM_CATEGORY: i.category,
+                                    otel.ITEM_NAME: i.name, otel.ITEM_TOKENS: i.tokens,
+                                    otel.ITEM_EXACT: i.exact})}
         for i in anatomy.items if i.tokens >= LARGE_ITEM
     ]  # fmt: skip
 
@@ -107,7 +108,7 @@ def _events(anatomy: Any, start: int) -> list[dict[str, Any]]:
 def _span(source: str, index: int, model: str | None, begin: int, attrs: dict[str, Any],
           anatomy: Any) -> dict[str, Any]:  # fmt: skip
     """One call's span: ``attrs`` with the composition of its ``anatomy``."""
-    named = {"gen_ai.operation.name": "chat", **attrs, **_composition(anatomy)}
+    named = {otel.OPERATION_NAME: "chat", **attrs, **_composition(anatomy)}
     return {
         "traceId": _hex(f"ctx-lab:{source}", 16), "spanId": _hex(f"ctx-lab:{source}:{index}", 8),
         "name": f"chat {model or 'unknown'}", "kind": _CLIENT,
@@ -121,10 +122,10 @@ def _content(system: str, tools: Sequence[Any], sent: Sequence[Any], answer: Seq
     """The GenAI conventions' content attributes."""
     instructions = [{"type": "text", "content": system}] if system else None
     return {
-        "gen_ai.system_instructions": _json(instructions) if instructions else None,
-        "gen_ai.tool.definitions": _json(list(tools)) if tools else None,
-        "gen_ai.input.messages": _json(to_genai(sent)),
-        "gen_ai.output.messages": _json(to_genai(answer, reasoning)),
+        otel.SYSTEM_INSTRUCTIONS: _json(instructions) if instructions else None,
+        otel.TOOL_DEFINITIONS: _json(list(tools)) if tools else None,
+        otel.INPUT_MESSAGES: _json(to_genai(sent)),
+        otel.OUTPUT_MESSAGES: _json(to_genai(answer, reasoning)),
     }
 
 
@@ -139,12 +140,12 @@ def _traces(
     version: str = "",
     window: int | None = None,
 ) -> dict[str, Any]:
-    resource: dict[str, Any] = {"service.name": "ctx-lab", "ctx_lab.transcript.format": format,
-                                "ctx_lab.transcript.source": source}  # fmt: skip
+    resource: dict[str, Any] = {"service.name": "ctx-lab", otel.TRANSCRIPT_FORMAT: format,
+                                otel.TRANSCRIPT_SOURCE: source}  # fmt: skip
     if version:
-        resource["ctx_lab.transcript.agent_version"] = version
+        resource[otel.TRANSCRIPT_AGENT_VERSION] = version
     if window:  # the window the agent said it sized calls by (Codex)
-        resource["ctx_lab.transcript.agent_window"] = window
+        resource[otel.TRANSCRIPT_AGENT_WINDOW] = window
     return {"resourceSpans": [{
         "resource": {"attributes": _attributes(resource)},
         "scopeSpans": [{"scope": {"name": "ctx_lab", "version": __version__}, "spans": spans}],
@@ -165,14 +166,14 @@ def otlp_traces(transcript: Transcript, calls: Sequence[Any], source: str) -> di
         call = by_number[anatomy.call]
         start, end = transcript.sent_range(call)
         attrs = {
-            "gen_ai.provider.name": provider,
-            "gen_ai.request.model": call.model,
+            otel.PROVIDER_NAME: provider,
+            otel.REQUEST_MODEL: call.model,
             **_usage(call.usage),
             **_content(transcript.system, transcript.tools, transcript.messages[start:end],
                        transcript.messages[end:call.context], thinking.get(call.index, ())),
-            "ctx_lab.call.index": call.index,
-            "ctx_lab.call.timestamp": call.timestamp,
-            "ctx_lab.call.compacted": call.compacted or None,
+            otel.CALL_INDEX: call.index,
+            otel.CALL_TIMESTAMP: call.timestamp,
+            otel.CALL_COMPACTED: call.compacted or None,
             **_kept_apart(transcript, call, start, end),
             **predicted.get(call.index, {}),
         }  # fmt: skip
@@ -195,8 +196,8 @@ def _kept_apart(transcript: Transcript, call: Any, start: int, end: int) -> dict
     after = transcript.messages[call.context : upto]
     summaries = [p - start for p in transcript.recorded_summaries if start <= p < end]
     return {
-        "ctx_lab.call.after": _json(to_genai(after)) if after else None,
-        "ctx_lab.call.recorded_summaries": summaries or None,
+        otel.CALL_AFTER: _json(to_genai(after)) if after else None,
+        otel.CALL_RECORDED_SUMMARIES: summaries or None,
     }
 
 
@@ -216,9 +217,9 @@ def _predicted(transcript: Transcript) -> dict[int, dict[str, Any]]:
         return {}
     return {
         c.call - 1: {
-            "ctx_lab.context.cache_read.predicted": c.cache_read,
-            "ctx_lab.context.cache_write.predicted": c.cache_write,
-            "ctx_lab.context.cache_miss.cause": c.miss_cause,
+            otel.CONTEXT_CACHE_READ_PREDICTED: c.cache_read,
+            otel.CONTEXT_CACHE_WRITE_PREDICTED: c.cache_write,
+            otel.CONTEXT_CACHE_MISS_CAUSE: c.miss_cause,
         }
         for c in report.calls
     }
@@ -235,15 +236,15 @@ def otlp_body_traces(bodies: Sequence[Any], calls: Sequence[Any], source: str) -
         call_id, body, response, provider, notes = by_id[anatomy.call]
         model = str(body.get("model") or anatomy.model or "")
         attrs = {
-            "gen_ai.provider.name": provider or ("openai" if anatomy.format.startswith("openai")
+            otel.PROVIDER_NAME: provider or ("openai" if anatomy.format.startswith("openai")
                                                  else "anthropic"),
-            "gen_ai.request.model": model or None,
+            otel.REQUEST_MODEL: model or None,
             **_read_body(body, response),
-            "ctx_lab.call.index": call_id,
-            "ctx_lab.call.provider": provider or None,
-            "ctx_lab.call.notes": list(notes) or None,
-            "ctx_lab.request.body": _json(body),
-            "ctx_lab.response.body": _json(response) if response is not None else None,
+            otel.CALL_INDEX: call_id,
+            otel.CALL_PROVIDER: provider or None,
+            otel.CALL_NOTES: list(notes) or None,
+            otel.REQUEST_BODY: _json(body),
+            otel.RESPONSE_BODY: _json(response) if response is not None else None,
         }  # fmt: skip
         spans.append(_span(source, call_id, model, 0, attrs, anatomy))
     return _traces(spans, source, "otlp")

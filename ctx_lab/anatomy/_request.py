@@ -204,24 +204,24 @@ class RequestAnatomy(RichResult):
     def from_dict(cls, data: Mapping[str, Any]) -> RequestAnatomy:
         """The inverse of :meth:`to_dict`."""
         return cls(
-            data["source"],
-            data["format"],
-            data["model"],
-            data["counter"],
-            bool(data["exact"]),
-            tuple(AnatomyItem(**i) for i in data.get("items", ())),
-            data["window"],
-            data["output_reserve"],
-            data["budget"],
-            data.get("reported_input"),
-            data.get("cache_read"),
-            data.get("cache_write"),
-            data.get("autocompact_at"),
-            tuple(data.get("warnings", ())),
-            data.get("call"),
-            data.get("cost_usd"),
-            data.get("system_inferred"),
-            bool(data.get("limits_assumed", False)),
+            source=data["source"],
+            format=data["format"],
+            model=data["model"],
+            counter=data["counter"],
+            exact=bool(data["exact"]),
+            items=tuple(AnatomyItem(**i) for i in data.get("items", ())),
+            window=data["window"],
+            output_reserve=data["output_reserve"],
+            budget=data["budget"],
+            reported_input=data.get("reported_input"),
+            cache_read=data.get("cache_read"),
+            cache_write=data.get("cache_write"),
+            autocompact_at=data.get("autocompact_at"),
+            warnings=tuple(data.get("warnings", ())),
+            call=data.get("call"),
+            cost_usd=data.get("cost_usd"),
+            system_inferred=data.get("system_inferred"),
+            limits_assumed=bool(data.get("limits_assumed", False)),
         )
 
     def _rows(self) -> list[list[object]]:
@@ -351,32 +351,35 @@ def anatomize(
         else:
             tokens = next(counts) + piece.extra
             exact = choice.exact and not piece.rendered
-        items.append(AnatomyItem(piece.category, piece.name, tokens, exact, piece.message,
-                                 piece.breakpoint, piece.note, _digest(piece)))  # fmt: skip
+        items.append(AnatomyItem(
+            category=piece.category, name=piece.name, tokens=tokens, exact=exact,
+            message=piece.message, breakpoint=piece.breakpoint, note=piece.note,
+            digest=_digest(piece),
+        ))  # fmt: skip
     limits = get_registry(registry).get(model)
     reserve = limits.limits.reserved(output_reserve)
     notes = [*warnings, *([choice.note] if choice.note else [])]
     notes += [limits.warning] if limits.warning and limits.warning not in notes else []
     window = limits.limits.context_window
     return RequestAnatomy(
-        source,
-        format,
-        model,
-        choice.name,
-        choice.exact and all(i.exact for i in items),
-        tuple(items),
-        window,
-        reserve,
-        limits.effective_input_budget(output_reserve),
-        reported.reported_input if reported is not None else None,
-        reported.cache_read_input_tokens if reported is not None else None,
-        reported.cache_creation_input_tokens if reported is not None else None,
-        window - autocompact if autocompact is not None else None,
-        tuple(notes),
-        call,
-        _input_cost(model, limits.prices, sum(i.tokens for i in items), reported),
-        system_inferred,
-        limits.source == "default",
+        source=source,
+        format=format,
+        model=model,
+        counter=choice.name,
+        exact=choice.exact and all(i.exact for i in items),
+        items=tuple(items),
+        window=window,
+        output_reserve=reserve,
+        budget=limits.effective_input_budget(output_reserve),
+        reported_input=reported.reported_input if reported is not None else None,
+        cache_read=reported.cache_read_input_tokens if reported is not None else None,
+        cache_write=reported.cache_creation_input_tokens if reported is not None else None,
+        autocompact_at=window - autocompact if autocompact is not None else None,
+        warnings=tuple(notes),
+        call=call,
+        cost_usd=_input_cost(model, limits.prices, sum(i.tokens for i in items), reported),
+        system_inferred=system_inferred,
+        limits_assumed=limits.source == "default",
     )
 
 

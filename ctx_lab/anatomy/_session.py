@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from ..choices import CacheCause
 from ..display import RichResult, csv_text, escape, html_table, text_table
 from ..errors import UsageError
 from ._claims import SESSION_CLAIM, row_claim
@@ -345,7 +346,7 @@ class _EngineRow:
 
 
 # the body diff's reason for a break, in the cache engine's vocabulary
-def engine_cause(reason: str) -> str:
+def engine_cause(reason: str) -> CacheCause:
     """The cache engine's cause for an anatomy's ``cache_break`` text."""
     if reason.startswith(("the tool list", "the tool definitions")):
         return "tools changed"
@@ -377,9 +378,15 @@ def make_session(
     )
     cache = _simulated(simulated, anatomies, diffs, notes) if simulated and anatomies else ()
     return SessionAnatomy(
-        source, anatomies, tuple(diffs[: len(made)]), tuple(replayed),
-        tuple(notes), transcript, bodies, cache,
-    )  # fmt: skip
+        source=source,
+        calls=anatomies,
+        diffs=tuple(diffs[: len(made)]),
+        replayed=tuple(replayed),
+        warnings=tuple(notes),
+        transcript=transcript,
+        bodies=bodies,
+        cache=cache,
+    )
 
 
 def _simulated(
@@ -393,7 +400,7 @@ def _simulated(
     from ..conversation import simulate_cache
     from ..errors import CtxLabError
 
-    changes = {}
+    changes: dict[int, tuple[float, CacheCause, str]] = {}
     for anatomy, diff in zip(anatomies, diffs, strict=False):
         if diff is not None and diff.cache_break and anatomy.call is not None and anatomy.total:
             share = min(diff.stable_prefix / anatomy.total, 1.0)

@@ -138,7 +138,14 @@ def window_blocks(anatomy: RequestAnatomy) -> list[WindowBlock]:
     if overflow:
         raw.append(("over", "over the window", overflow, "space", "more than the window holds"))
     return [
-        WindowBlock(key, label, tokens, round(tokens / window, 4), how, note)
+        WindowBlock(
+            key=key,
+            label=label,
+            tokens=tokens,
+            share=round(tokens / window, 4),
+            basis=how,
+            note=note,
+        )
         for key, label, tokens, how, note in raw
         if tokens
     ]

@@ -230,20 +230,27 @@ class ContentBlock:
         minified and generated files start as references (:func:`reference_reason`)."""
         reason = "" if policy or binary else (reference_reason(path, text) or "")
         return cls(
-            f"file:{path}",
-            "file",
-            path,
-            text,
-            policy or ("reference" if reason else default_policy("file", path, binary)),
-            default_priority("file", path, priorities) if priority is None else priority,
-            binary,
-            reason,
+            id=f"file:{path}",
+            source="file",
+            path=path,
+            text=text,
+            policy=policy or ("reference" if reason else default_policy("file", path, binary)),
+            priority=default_priority("file", path, priorities) if priority is None else priority,
+            binary=binary,
+            reason=reason,
         )
 
     @classmethod
     def for_task(cls, text: str, priority: int | None = None) -> ContentBlock:
         """The task block: exact, priority 100."""
-        return cls("task", "task", "", text, "exact", 100 if priority is None else priority)
+        return cls(
+            id="task",
+            source="task",
+            path="",
+            text=text,
+            policy="exact",
+            priority=100 if priority is None else priority,
+        )
 
     @classmethod
     def for_memory(
@@ -251,10 +258,10 @@ class ContentBlock:
     ) -> ContentBlock:
         """A memory block (summarizable by default, priority 60)."""
         return cls(
-            f"memory:{path}",
-            "memory",
-            path,
-            text,
-            policy or "summarizable",
-            DEFAULT_PRIORITIES["memory"] if priority is None else priority,
+            id=f"memory:{path}",
+            source="memory",
+            path=path,
+            text=text,
+            policy=policy or "summarizable",
+            priority=DEFAULT_PRIORITIES["memory"] if priority is None else priority,
         )

@@ -162,7 +162,8 @@ def _state(
     if raw_tokens is None:
         raw_tokens = builder.count(block.text)
     compressed = apply_policy(block, block.policy if formed else "reference", size)
-    state = State(block, order, size, compressed.policy, compressed.text, raw_tokens)
+    state = State(block=block, order=order, size=size, policy=compressed.policy,
+                  text=compressed.text, tokens_before=raw_tokens)  # fmt: skip
     state.made_as = block.policy if formed else "reference"
     state.partial = compressed.partial
     state.start_policy = compressed.policy if formed else block.policy
@@ -333,15 +334,15 @@ def build_context(
             [(s.block.id, builder.count(s.block.text)) for s in exact_states], final, budget_value
         )
     return BuildResult(
-        prompt,
-        final,
-        budget_value,
-        tuple(outcome(s, builder, id(s) in listed) for s in states),
-        tuple(warnings),
-        tokens.name,
-        budget_source,
-        choice.requested,
-        choice.exact,
+        prompt=prompt,
+        tokens=final,
+        budget=budget_value,
+        blocks=tuple(outcome(s, builder, id(s) in listed) for s in states),
+        warnings=tuple(warnings),
+        counter=tokens.name,
+        budget_source=budget_source,
+        counter_requested=choice.requested,
+        exact=choice.exact,
     )
 
 

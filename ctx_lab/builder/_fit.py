@@ -396,16 +396,16 @@ def outcome(state: State, builder: Fitter, listed: bool = False) -> BlockOutcome
         "exact: never degraded" if state.policy == "exact" else f"{state.policy} by default"
     )
     return BlockOutcome(
-        block.id,
-        block.source,
-        block.path,
-        block.priority - state.boost,  # its own priority; the task's boost is beside it
-        block.policy,
-        state.policy,
-        state.tokens_before,
-        after,
-        action,
-        reason,
-        state.partial,
-        state.boost,
+        block=block.id,
+        source=block.source,
+        path=block.path,
+        priority=block.priority - state.boost,  # its own priority; the task's boost is beside it
+        policy_initial=block.policy,
+        policy_final=state.policy,
+        tokens_before=state.tokens_before,
+        tokens_after=after,
+        action=action,
+        reason=reason,
+        partial=state.partial,
+        boost=state.boost,
     )

@@ -70,12 +70,12 @@ def preview_compression(
     block = ContentBlock.for_file(name, text, policy=policy, binary=binary)
     result = apply_policy(block, block.policy, len(data))
     return CompressPreview(
-        name,
-        block.policy,
-        result.policy,
-        tokens.count(text) if not binary else 0,
-        tokens.count(result.text),
-        result.text,
-        tokens.name,
-        "; ".join([result.note, *warnings]).strip("; "),
+        path=name,
+        requested=block.policy,
+        policy=result.policy,
+        tokens_before=tokens.count(text) if not binary else 0,
+        tokens_after=tokens.count(result.text),
+        text=result.text,
+        counter=tokens.name,
+        note="; ".join([result.note, *warnings]).strip("; "),
     )

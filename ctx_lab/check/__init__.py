@@ -65,5 +65,11 @@ def check_files(
         notes += said
         warnings += [f"{label}: {w}" for w in anatomy.warnings]
     moment = (now or utc_now)().astimezone(UTC).replace(tzinfo=None, microsecond=0)
-    return CheckReport(tuple(shown), tuple(findings), chosen, tuple(notes), tuple(warnings),
-                       moment.isoformat())  # fmt: skip
+    return CheckReport(
+        sessions=tuple(shown),
+        findings=tuple(findings),
+        rules=chosen,
+        notes=tuple(notes),
+        warnings=tuple(warnings),
+        checked_at=moment.isoformat(),
+    )

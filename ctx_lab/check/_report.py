@@ -54,8 +54,14 @@ class CheckReport(RichResult):
         """The inverse of :meth:`to_dict`."""
         rules = RuleSet.from_dict(data["rules"], data["rules_from"])
         findings = tuple(Finding(**f) for f in data["findings"])
-        return cls(tuple(data["sessions"]), findings, rules, tuple(data.get("notes", ())),
-                   tuple(data.get("warnings", ())), str(data.get("checked_at", "")))  # fmt: skip
+        return cls(
+            sessions=tuple(data["sessions"]),
+            findings=findings,
+            rules=rules,
+            notes=tuple(data.get("notes", ())),
+            warnings=tuple(data.get("warnings", ())),
+            checked_at=str(data.get("checked_at", "")),
+        )
 
     def _head(self) -> str:
         sessions = f"{len(self.sessions)} session{'' if len(self.sessions) == 1 else 's'}"

@@ -244,8 +244,17 @@ def _cache_miss(source: str, calls: Sequence[_Call], compactions: set[int], rule
 
 def _finding(rule: Rule, source: str, call: _Call, category: str, message: str,
              value: float, threshold: float, claim: str = "estimated") -> Finding:  # fmt: skip
-    return Finding(rule.code, rule.name, source, int(call.row["call"]), category, message,
-                   round(float(value), 4), float(threshold), claim)  # fmt: skip
+    return Finding(
+        code=rule.code,
+        rule=rule.name,
+        session=source,
+        call=int(call.row["call"]),
+        category=category,
+        message=message,
+        value=round(float(value), 4),
+        threshold=float(threshold),
+        claim=claim,
+    )
 
 
 _CHECKS = {

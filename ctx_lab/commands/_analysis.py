@@ -27,6 +27,7 @@ __all__ = [
     "Ship",
     "Workers",
     "executor_for",
+    "run_options",
     "sweep",
 ]
 
@@ -45,6 +46,23 @@ def executor_for(workers: int | None, scheduler: str | None) -> tuple[Any, int |
     if workers is not None and whole_number(workers, "workers") == 0:
         return "inline", None
     return None, workers
+
+
+def run_options(
+    workers: int | None,
+    scheduler: str | None,
+    ship: str,
+    progress: bool,
+    no_worker_timeout: float | None,
+    root: Any,
+) -> Any:
+    """How a corpus command's items run (:class:`~ctx_lab.analysis.RunOptions`) from its
+    executor parameters: the executor :func:`executor_for` chooses, and the rest as given."""
+    from ..analysis import RunOptions
+
+    executor, size = executor_for(workers, scheduler)
+    return RunOptions(executor=executor, workers=size, ship=ship, progress=progress,
+                      no_worker_timeout=no_worker_timeout, root=root)  # fmt: skip
 
 
 def _seconds(text: str) -> float:
@@ -144,17 +162,23 @@ def sweep(
     """Assemble the packet of every project directory at each ``budget`` × ``model``; one row
     per project, budget, model and section, failing projects as error rows. Runs on a local
     process pool of ``workers`` (0: in this process) or the Dask ``scheduler``."""
-    from ..analysis import RunOptions, SweepOptions, run_sweep
+    from ..analysis import SweepOptions, run_sweep
 
     if not directories:
         raise UsageError("nothing to sweep: give one or more project directories")
-    executor, size = executor_for(workers, scheduler)
     return run_sweep(
         directories,
         SweepOptions(
-            tuple(budget), tuple(model), counter, now, profile, focus, relevance, registry
+            budgets=tuple(budget),
+            models=tuple(model),
+            counter=counter,
+            now=now,
+            profile=profile,
+            focus=focus,
+            relevance=relevance,
+            registry=registry,
         ),
-        RunOptions(executor, size, ship, progress, no_worker_timeout, root),
+        run_options(workers, scheduler, ship, progress, no_worker_timeout, root),
     )
 
 

@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
-from ..choices import CalibrationMethod, RowsPer
+from ..choices import TRANSCRIPT_FORMATS, CalibrationMethod, RowsPer
 from ..errors import CalibrationError, CtxLabError, UsageError
 from ..files import confine, display_path
 from ..tokens import MIN_CALLS, CalibrationList, forget_calibration, list_calibrations
@@ -173,14 +173,20 @@ def replay(
         preserve_recent=preserve_recent, output_limit=output_limit, caching=caching
     )
     if len(files) > 1 or workers is not None or scheduler is not None:
-        from ..analysis import ReplayOptions, RunOptions, run_replay
-        from ._analysis import executor_for
+        from ..analysis import ReplayOptions, run_replay
+        from ._analysis import run_options
 
-        executor, size = executor_for(workers, scheduler)
         return run_replay(
             files,
-            ReplayOptions(tuple(model), counter, per, settings, transcript_format, registry),
-            RunOptions(executor, size, ship, progress, no_worker_timeout, root),
+            ReplayOptions(
+                models=tuple(model),
+                counter=counter,
+                per=per,
+                settings=settings,
+                transcript_format=transcript_format,
+                registry=registry,
+            ),
+            run_options(workers, scheduler, ship, progress, no_worker_timeout, root),
         )
     from ..conversation import replay_report
 
@@ -282,19 +288,6 @@ def _capture_or_path(path: PathArg) -> Any:
     from ..anatomy import capture_transcript, is_capture
 
     return capture_transcript(path) if is_capture(path) else path
-
-
-TRANSCRIPT_FORMATS = (
-    "claude-code",
-    "codex",
-    "gemini-cli",
-    "openai-chat",
-    "openai-responses",
-    "anthropic-messages",
-    "cline",
-    "pi",
-    "otlp",
-)
 
 
 command(

@@ -446,12 +446,12 @@ def specs(function: Callable[..., Any]) -> tuple[Spec, ...]:
             param = dataclasses.replace(param, choices=literal)
         found.append(
             Spec(
-                parameter.name,
-                kind,
-                array,
-                parameter.default,
-                param,
-                parameter.kind is inspect.Parameter.KEYWORD_ONLY,
+                name=parameter.name,
+                kind=kind,
+                array=array,
+                default=parameter.default,
+                param=param,
+                keyword_only=parameter.kind is inspect.Parameter.KEYWORD_ONLY,
             )
         )
     return tuple(found)

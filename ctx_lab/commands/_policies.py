@@ -8,6 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
+from ..choices import POLICY_NAMES
 from ..errors import UsageError
 from ..files import confine, display_path
 from . import _params as params
@@ -23,20 +24,6 @@ if TYPE_CHECKING:
 __all__ = ["policies"]
 
 PathArg = str | os.PathLike[str]
-# the built-in policies (conversation.POLICIES), spelled here so building the parser imports no
-# engine (a test compares)
-POLICY_NAMES = (
-    "recorded",
-    "none",
-    "claude-code",
-    "summary",
-    "clear-tool-uses",
-    "clear-thinking",
-    "observation-masking",
-    "sliding-window",
-    "codex",
-    "ctx-lab",
-)
 
 
 def policies(
@@ -97,14 +84,13 @@ def policies(
 
     specs = tuple(parse_policy(p) for p in policy)  # a usage error before any work
     if len(files) > 1 or workers is not None or scheduler is not None:
-        from ..analysis import PoliciesOptions, RunOptions, run_policies_corpus
-        from ._analysis import executor_for
+        from ..analysis import PoliciesOptions, run_policies_corpus
+        from ._analysis import run_options
 
-        executor, size = executor_for(workers, scheduler)
         return run_policies_corpus(
             files,
             PoliciesOptions(tuple(policy), model, counter, registry, reading),
-            RunOptions(executor, size, ship, progress, no_worker_timeout, root),
+            run_options(workers, scheduler, ship, progress, no_worker_timeout, root),
         )
     from ..conversation import run_policies
     from ._conversation import session_of

@@ -145,20 +145,20 @@ def mcp_serve(
     if not 1 <= port <= 65_535:
         raise UsageError(f"--port must be 1–65535, not {port}")
     return McpServeOptions(
-        root,
-        transport,
-        host,
-        port,
-        token,
-        tuple(allow_hosts),
-        tuple(allow_origins),
-        budget,
-        model,
-        max_pages,
-        max_tokens,
-        allow_private,
-        log,
-        watch_interval,
+        root=root,
+        transport=transport,
+        host=host,
+        port=port,
+        token=token,
+        allow_hosts=tuple(allow_hosts),
+        allow_origins=tuple(allow_origins),
+        budget=budget,
+        model=model,
+        max_pages=max_pages,
+        max_tokens=max_tokens,
+        allow_private=allow_private,
+        log=log,
+        watch_interval=watch_interval,
     )
 
 
@@ -292,5 +292,14 @@ def capture_serve(
         if found.scheme not in ("http", "https") or not found.hostname or found.path.strip("/"):
             raise UsageError(f"--allow-origin must be scheme://host[:port], not {origin!r}")
     return CaptureOptions(
-        provider, chosen, port, db, max_body, origins, max_concurrent, grace, header_timeout, fake
+        provider=provider,
+        upstream=chosen,
+        port=port,
+        db=db,
+        max_body=max_body,
+        allow_origins=origins,
+        max_concurrent=max_concurrent,
+        grace=grace,
+        header_timeout=header_timeout,
+        fake=fake,
     )

@@ -27,6 +27,7 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any, Literal
 
+from ..choices import CacheCause
 from ..claims import claims
 from ..models import ModelRegistry, cache_prices, cache_rule, get_registry
 from ._cache_engine import CacheEngine, Reading, Request
@@ -85,7 +86,7 @@ def simulate_cache(
     registry: str | ModelRegistry | None = None,
     source: str | None = None,
     reading: Reading = "breakpoints",
-    changes: Mapping[int, tuple[float, str, str]] | None = None,
+    changes: Mapping[int, tuple[float, CacheCause, str]] | None = None,
 ) -> CacheReport:
     """The session's caching as the engine predicts it (see the module docstring); with
     ``model``, every call as if sent to that model (its rules and prices). A session without
@@ -102,25 +103,33 @@ def simulate_cache(
     transcript.require_model(model, source)
     counted = counted_sizes(transcript, counting, model=model) if sizes == "counts" else None
     hidden = counted.hidden_prefix if counted else hidden_prefix(transcript, counting)
-    run = _Run(transcript, counted, get_registry(registry), hidden, model, reading, changes)
+    run = _Run(
+        transcript,
+        counted,
+        registry=get_registry(registry),
+        hidden=hidden,
+        model=model,
+        reading=reading,
+        changes=changes,
+    )
     calls = tuple(run.call(call) for call in transcript.calls if sizes == "counts" or call.usage)
     for name in [model] if model else transcript.models:  # what the registry said of each model
         said = run.registry.get(name).warning
         if said and said not in warnings:
             warnings.append(said)
     return CacheReport(
-        source or transcript.source or "<transcript>",
-        sizes,
-        calls,
-        hidden,
-        hidden is not None,
-        run.costs(),
-        tuple(warnings) + tuple(run.warnings) + tuple(counted.warnings if counted else ()),
-        counted.counted_with if counted else None,
-        tuple(
+        source=source or transcript.source or "<transcript>",
+        sizes=sizes,
+        calls=calls,
+        hidden_prefix=hidden,
+        hidden_prefix_inferred=hidden is not None,
+        cost=run.costs(),
+        warnings=tuple(warnings) + tuple(run.warnings) + tuple(counted.warnings if counted else ()),
+        counted_with=counted.counted_with if counted else None,
+        inferred=tuple(
             InferredPart(i.call, i.tokens, i.what) for i in (counted.inferred if counted else ())
         ),
-        reading,
+        reading=reading,
     )
 
 
@@ -152,7 +161,7 @@ def requests(
     totals: Any,
     hidden: int | None,
     model: str | None = None,
-    changes: Mapping[int, tuple[float, str, str]] | None = None,
+    changes: Mapping[int, tuple[float, CacheCause, str]] | None = None,
 ) -> Iterator[tuple[Call, Request]]:
     """Each call of ``transcript`` as the engine's :class:`Request`: its sizes (``totals``:
     the call → ``(total, tail)``, None to leave it out), and what the file shows of it —
@@ -177,7 +186,9 @@ def requests(
         total, tail = found
         sized[call.index] = total
         name = model or call.model or "unknown"
-        stable, change, why = None, None, ""
+        stable: int | None = None
+        change: CacheCause | None = None
+        why = ""
         if call.index in compactions:
             stable, change = hidden or 0, "compaction"
             why = "the history was rewritten by a compaction: only the hidden prefix is the same"
@@ -200,18 +211,18 @@ def requests(
         yield (
             call,
             Request(
-                call.index + 1,
-                name,
-                seconds(call.timestamp),
-                total,
-                tail,
-                stable,
-                end - begin + 2,  # the messages, after the tools and the system prompt
-                (hidden,) if hidden else (),
-                bool(usage is not None and usage.cache_write_1h),
-                change,
-                why,
-                (
+                number=call.index + 1,
+                model=name,
+                at=seconds(call.timestamp),
+                total=total,
+                tail=tail,
+                stable=stable,
+                blocks=end - begin + 2,  # the messages, after the tools and the system prompt
+                anchors=(hidden,) if hidden else (),
+                hour=bool(usage is not None and usage.cache_write_1h),
+                change=change,
+                why=why,
+                reported=(
                     usage.input_tokens,
                     usage.cache_read_input_tokens,
                     usage.cache_creation_input_tokens,
@@ -233,7 +244,7 @@ class _Run:
         hidden: int | None,
         model: str | None,
         reading: Reading,
-        changes: Mapping[int, tuple[float, str, str]] | None = None,
+        changes: Mapping[int, tuple[float, CacheCause, str]] | None = None,
     ) -> None:
         self.transcript, self.counted, self.model = transcript, counted, model
         self.registry, self.hidden = registry, hidden
@@ -256,10 +267,18 @@ class _Run:
         reported = ReportedCache(*request.reported) if request.reported is not None else None
         cost = self._price(model, rule, fresh, read, write, request.total, call.usage)
         return CacheCall(
-            call.index + 1, self.model or call.model, call.timestamp, fresh, read, write, reported,
-            outcome.cause, cost, outcome.reason or None,
+            call=call.index + 1,
+            model=self.model or call.model,
+            timestamp=call.timestamp,
+            input=fresh,
+            cache_read=read,
+            cache_write=write,
+            reported=reported,
+            miss_cause=outcome.cause,
+            cost_usd=cost,
+            miss_reason=outcome.reason or None,
             claim="estimated" if self.counted else "simulated",
-        )  # fmt: skip
+        )
 
     def _price(
         self, model: str, rule: Any, fresh: int, read: int, write: int, total: int, usage: Any

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
-from ..choices import CACHE_READINGS, CacheReading
+from ..choices import CACHE_CAUSES, CACHE_READINGS, CacheCause, CacheReading
 from ..models import CacheRule, cache_rule
 
 __all__ = [
@@ -71,20 +71,7 @@ ANCHORS = 6  # of them, breakpoints inside the system prompt
 
 # why a call read less than the previous call of its model left cached — one vocabulary for
 # every command
-CAUSES = (
-    "model switched",
-    "compaction",
-    "lifetime expired",
-    "prefix below the minimum",
-    "tools changed",
-    "system prompt changed",
-    "message modified",
-    "system-prompt tail re-rendered",
-    "turn start",
-    "beyond the lookback",
-    "several entries",
-    "routing (best effort)",
-)
+CAUSES = CACHE_CAUSES  # the vocabulary, declared once in ctx_lab.choices
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +96,7 @@ class Request:
     blocks: int = 0
     anchors: tuple[int, ...] = ()
     hour: bool = False
-    change: str | None = None
+    change: CacheCause | None = None
     why: str = ""
     reported: tuple[int, int, int] | None = None
 
@@ -123,7 +110,7 @@ class Outcome:
     fresh: int
     read: int
     write: int
-    cause: str | None = None
+    cause: CacheCause | None = None
     reason: str = ""
 
 
@@ -186,7 +173,9 @@ class CacheEngine:
             fresh = request.total - read - write
         cause, reason = self._cause(request, rule, live, read, end)
         self._keep(request, rule, live, read, end, automatic, found[1] if found else None)
-        return Outcome(request.number, fresh, read, write, cause, reason)
+        return Outcome(
+            number=request.number, fresh=fresh, read=read, write=write, cause=cause, reason=reason
+        )
 
     def _live(self, request: Request, rule: CacheRule) -> list[_Entry]:
         """This model's entries still alive at the request, their shared prefix updated."""
@@ -234,7 +223,9 @@ class CacheEngine:
 
     def seed(self, model: str, size: int, at: float | None, lifetime: int = 300) -> None:
         """An entry the recording found already cached (its first call read it)."""
-        self.entries.setdefault(model, []).append(_Entry(size, 0, at, lifetime, 0, size, True))
+        self.entries.setdefault(model, []).append(
+            _Entry(size=size, block=0, at=at, lifetime=lifetime, call=0, valid=size, anchor=True)
+        )
 
     # -- what the call left ----------------------------------------------------------------
 
@@ -259,7 +250,17 @@ class CacheEngine:
         elif actual and request.reported is not None and actual < end:
             # read from an entry no request of the file wrote: a breakpoint the file does not
             # show (inside the hidden system prompt), known from now on
-            live.append(_Entry(actual, 0, request.at, lifetime, 0, actual, anchor=True))
+            live.append(
+                _Entry(
+                    size=actual,
+                    block=0,
+                    at=request.at,
+                    lifetime=lifetime,
+                    call=0,
+                    valid=actual,
+                    anchor=True,
+                )
+            )
         sizes = {e.size for e in live}
         if automatic:
             points: tuple[int, ...] = (end - end % rule.step,) if end >= rule.minimum else ()
@@ -270,7 +271,15 @@ class CacheEngine:
                 anchor = point in request.anchors
                 block = 0 if anchor else request.blocks
                 live.append(
-                    _Entry(point, block, request.at, lifetime, request.number, point, anchor)
+                    _Entry(
+                        size=point,
+                        block=block,
+                        at=request.at,
+                        lifetime=lifetime,
+                        call=request.number,
+                        valid=point,
+                        anchor=anchor,
+                    )
                 )
                 sizes.add(point)
         for entry in live:
@@ -295,7 +304,7 @@ class CacheEngine:
 
     def _cause(
         self, request: Request, rule: CacheRule, live: list[_Entry], read: int, end: int
-    ) -> tuple[str | None, str]:
+    ) -> tuple[CacheCause | None, str]:
         """Why the call read less than its model's previous call left cached (judged on the
         reported read where there is one, else on the prediction)."""
         expected = self.previous.get(request.model)
@@ -325,7 +334,7 @@ class CacheEngine:
 
     def _predicted(
         self, request: Request, rule: CacheRule, expected: int, read: int
-    ) -> tuple[str | None, str]:
+    ) -> tuple[CacheCause | None, str]:
         """The cause the request's facts give (the prediction's own)."""
         if request.change is not None:
             return request.change, request.why
@@ -358,7 +367,7 @@ class CacheEngine:
 
     def _explained(
         self, request: Request, rule: CacheRule, live: list[_Entry], actual: int, expected: int
-    ) -> tuple[str, str]:
+    ) -> tuple[CacheCause, str]:
         """The cause of a recorded read the prediction missed, from what the file shows."""
         if request.change is not None:
             return request.change, request.why

@@ -222,20 +222,20 @@ class _Fit:
         ratio, low, high = round(ratio, 4), round(low, 4), round(high, 4)
         hidden = [r - ratio * c for c, r, m in self.pairs if m == "growth"]
         return Calibration(
-            model,
-            base,
-            ratio,
-            low,
-            high,
-            len(self.ratios),
-            self.used_transcripts,
-            "+".join(sorted(self.methods)),
-            max(int(statistics.median(hidden)), 0) if hidden else 0,
-            moment.date().isoformat(),
-            None,
-            warnings,
-            fingerprints,
-            tuple(sorted(self.excluded.items())),
+            model=model,
+            base=base,
+            ratio=ratio,
+            low=low,
+            high=high,
+            calls=len(self.ratios),
+            transcripts=self.used_transcripts,
+            method="+".join(sorted(self.methods)),
+            overhead=max(int(statistics.median(hidden)), 0) if hidden else 0,
+            fitted_on=moment.date().isoformat(),
+            saved_to=None,
+            warnings=warnings,
+            files=fingerprints,
+            excluded=tuple(sorted(self.excluded.items())),
         )
 
 

@@ -183,7 +183,14 @@ def _fit_of(calibration: Calibration) -> tuple[Any, Any]:
         }
     if THINKING not in classes:  # stored before thinking was fitted: the summary as prose
         prose = classes["prose"]
-        classes[THINKING] = ClassRatio(THINKING, prose.ratio, prose.low, prose.high, 0, True)
+        classes[THINKING] = ClassRatio(
+            klass=THINKING,
+            ratio=prose.ratio,
+            low=prose.low,
+            high=prose.high,
+            samples=0,
+            pooled=True,
+        )
     fit = GrowthFit(tuple(classes.values()), calibration.framing)
     band = calibration.growth_band
     if band is not None:
@@ -242,12 +249,21 @@ def evaluate_calibration(
                 lower, upper = call.estimate - below, call.estimate + above
                 rows.append(
                     EvaluatedCall(
-                        name, call.index + 1, call.reported, round(call.estimate), round(lower),
-                        round(upper), round(flat.estimate),
-                        round(versus.estimate) if versus is not None else None,
+                        source=name,
+                        call=call.index + 1,
+                        reported=call.reported,
+                        estimate=round(call.estimate),
+                        low=round(lower),
+                        high=round(upper),
+                        scalar=round(flat.estimate),
+                        o200k=round(versus.estimate) if versus is not None else None,
                     )
-                )  # fmt: skip
+                )
     return CalibrationEvaluation(
-        calibration.model, calibration.base, tuple(fit.classes), tuple(rows), tuple(anchors),
-        tuple(inferred),
-    )  # fmt: skip
+        model=calibration.model,
+        base=calibration.base,
+        classes=tuple(fit.classes),
+        rows=tuple(rows),
+        hidden_prefix=tuple(anchors),
+        inferred=tuple(inferred),
+    )

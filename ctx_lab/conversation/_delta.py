@@ -179,7 +179,17 @@ def mine_growth(
             if sum(added.values()) + new < MIN_GROWTH or grown <= 0:
                 reason = "cache-only or nothing added"
             else:
-                pairs.append(GrowthPair(call.index, added, grown, new, tools, messages, images))
+                pairs.append(
+                    GrowthPair(
+                        call=call.index,
+                        added=added,
+                        grown=grown,
+                        thinking=new,
+                        tools=tools,
+                        messages=messages,
+                        images=images,
+                    )
+                )
         if reason:
             excluded[reason] += 1
         previous = call

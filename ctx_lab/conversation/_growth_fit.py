@@ -191,19 +191,34 @@ def fit_growth(
         rest = _held_pooled(plain, found, [k for k in CLASSES if k in found])
     ratios = {k: found.get(k, rest) for k in CLASSES}
     unbanded = GrowthFit(
-        tuple(ClassRatio(k, ratios[k], ratios[k], ratios[k], samples[k], k not in found)
-              for k in CLASSES),
+        tuple(
+            ClassRatio(
+                klass=k,
+                ratio=ratios[k],
+                low=ratios[k],
+                high=ratios[k],
+                samples=samples[k],
+                pooled=k not in found,
+            )
+            for k in CLASSES
+        ),
         round(framing, 2),
-    )  # fmt: skip
+    )
     if band is None:
         spread = [p.measured / unbanded.predict(p.added, p.tools, 0, 0) for p in plain]
         band = _band(spread)[1:]
     low, high = min(band[0], 1.0), max(band[1], 1.0)
     classes = tuple(
-        ClassRatio(c.klass, round(c.ratio, 4), round(c.ratio * low, 4),
-                   round(c.ratio * high, 4), c.samples, c.pooled)
+        ClassRatio(
+            klass=c.klass,
+            ratio=round(c.ratio, 4),
+            low=round(c.ratio * low, 4),
+            high=round(c.ratio * high, 4),
+            samples=c.samples,
+            pooled=c.pooled,
+        )
         for c in unbanded.classes
-    )  # fmt: skip
+    )
     fitted = GrowthFit(classes, round(framing, 2))
     return GrowthFit((*classes, _thinking_ratio(pairs, fitted)), fitted.framing)
 
@@ -219,7 +234,15 @@ def _thinking_ratio(pairs: Sequence[GrowthPair], fitted: GrowthFit) -> ClassRati
     ]
     if len(samples) >= MIN_SAMPLES:
         ratio, low, high = _band(samples)
-        return ClassRatio(THINKING, round(ratio, 4), round(low, 4), round(high, 4),
-                          len(samples), False)  # fmt: skip
+        return ClassRatio(
+            klass=THINKING,
+            ratio=round(ratio, 4),
+            low=round(low, 4),
+            high=round(high, 4),
+            samples=len(samples),
+            pooled=False,
+        )
     prose = fitted.ratios["prose"]  # the summary as prose: a lower bound
-    return ClassRatio(THINKING, prose, prose, prose, len(samples), True)
+    return ClassRatio(
+        klass=THINKING, ratio=prose, low=prose, high=prose, samples=len(samples), pooled=True
+    )

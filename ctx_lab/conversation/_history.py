@@ -167,13 +167,13 @@ class Entries(MutableSequence[HistoryEntry]):
         written = self._written[i]
         at = self._times.get(i)
         return HistoryEntry(
-            i,
-            self.messages[i],
-            self.tokens[i],
-            at if at is not None else _EPOCH + self._micros[i] * _MICROSECOND,
-            None if written == _NONE else written,
-            self._steps.get(i),
-            self.forward,
+            id=i,
+            message=self.messages[i],
+            token_count=self.tokens[i],
+            created_at=at if at is not None else _EPOCH + self._micros[i] * _MICROSECOND,
+            written_summary_id=None if written == _NONE else written,
+            stream_step_id=self._steps.get(i),
+            forward=self.forward,
         )
 
     @overload
@@ -607,7 +607,15 @@ def _entry(index: int, raw: Any) -> HistoryEntry:
         created = parse_time(raw["created_at"])
     except (KeyError, TypeError, ValueError, OverflowError, CtxLabError) as exc:
         raise HistoryCorrupted(f"entry {index} is malformed ({exc})") from None
-    return HistoryEntry(index, message, raw["token_count"], created, sid, step, None)
+    return HistoryEntry(
+        id=index,
+        message=message,
+        token_count=raw["token_count"],
+        created_at=created,
+        written_summary_id=sid,
+        stream_step_id=step,
+        forward=None,
+    )
 
 
 def _summary(index: int, raw: Any, entry_count: int) -> Summary:
@@ -634,12 +642,12 @@ def _summary(index: int, raw: Any, entry_count: int) -> Summary:
     except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise HistoryCorrupted(f"summary {index} is malformed ({exc})") from None
     return Summary(
-        index,
-        start,
-        end,
-        raw["content"],
-        raw["token_count"],
-        raw["original_tokens"],
-        created,
-        str(raw.get("generated_by", "")),
+        id=index,
+        start=start,
+        end=end,
+        content=raw["content"],
+        token_count=raw["token_count"],
+        original_tokens=raw["original_tokens"],
+        created_at=created,
+        generated_by=str(raw.get("generated_by", "")),
     )

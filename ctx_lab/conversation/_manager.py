@@ -133,10 +133,10 @@ class ContextManager(Summarizing):
             manager = cls(
                 chosen,
                 registry,
-                counter or saved_counter or "cl100k",
-                settings.get("preserve_recent", 4),
-                settings.get("target_ratio", 0.15),
-                clock,
+                counter=counter or saved_counter or "cl100k",
+                preserve_recent=settings.get("preserve_recent", 4),
+                target_ratio=settings.get("target_ratio", 0.15),
+                clock=clock,
             )
             manager.history = history
             manager.set_output_limit(settings.get("output_limit"))

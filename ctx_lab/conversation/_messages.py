@@ -101,10 +101,10 @@ class Message:
         if not isinstance(data, dict):
             raise UsageError(f"a message must be an object, got {type(data).__name__}")
         return cls(
-            data["role"],
-            data.get("content", ""),
-            data.get("call_id"),
-            data.get("name"),
-            data.get("arguments"),
-            data.get("is_error", False),
+            role=data["role"],
+            content=data.get("content", ""),
+            call_id=data.get("call_id"),
+            name=data.get("name"),
+            arguments=data.get("arguments"),
+            is_error=data.get("is_error", False),
         )

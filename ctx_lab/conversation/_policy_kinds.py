@@ -4,14 +4,16 @@ masking, a sliding window, the recording itself) and the protocol of a user's ow
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, cast, runtime_checkable
 
+from ..choices import PolicyKind
 from ._messages import Message
 from ._policy_session import Context, PolicySession, Sent
 from ._policy_specs import PolicySpec, claude_code_reserve
 
-__all__ = ["BuiltinPolicy", "ContextPolicy", "CustomPolicy"]
+__all__ = ["KINDS", "BuiltinPolicy", "ContextPolicy", "CustomPolicy", "Kind"]
 
 FALLBACK_SUMMARY = 2_000  # tokens of a summary when neither the policy nor the session says
 PLACEHOLDER = "[tool result cleared to save context]"
@@ -105,21 +107,15 @@ class BuiltinPolicy:
                 self.gone[message] = (call, summary)
 
     def advance(self, index: int, call: Any) -> Sent:
-        kind = self.spec.kind
+        """What the policy sends at call ``index``: its kind's rule (:data:`KINDS`)."""
+        kind = KINDS[cast(PolicyKind, self.spec.kind)]  # a custom one steps itself
         self.index = index
-        if kind == "recorded":
-            return self._recorded(index, call)
-        self._push(call.sent_end)
-        if kind == "compact" or kind == "ctx-lab":
-            return self._compact(index, call)
-        if kind == "clear-tool-uses":
-            return self._clear_tools(index)
-        if kind == "clear-thinking":
-            return self._clear_thinking(index)
-        if kind == "mask":
-            return self._mask(index)
-        if kind == "sliding-window":
-            return self._slide(index)
+        if kind.pushes:
+            self._push(call.sent_end)
+        return kind.step(self, index, call)
+
+    def _whole(self, index: int, call: Any) -> Sent:
+        """Everything recorded up to the call (the ``none`` policy)."""
         return self._finish(self._with_hidden(self.ctx.sent(), index))
 
     def _anchor(self) -> int:
@@ -174,16 +170,12 @@ class BuiltinPolicy:
     # compaction: the whole history before the newest messages summarized
     def threshold(self) -> int | None:
         """The input at which the policy acts (None: a rule of every call, or none)."""
-        kind = self.spec.kind
-        if kind in ("compact", "ctx-lab"):
-            if self._limit is None:
-                self._limit = self._threshold()
-            return self._limit
-        if kind == "clear-tool-uses":
-            return int(self.params["trigger"])
-        if kind == "sliding-window":
-            return self.session.window
-        return None
+        return KINDS[cast(PolicyKind, self.spec.kind)].threshold(self)
+
+    def _computed_threshold(self) -> int:
+        if self._limit is None:
+            self._limit = self._threshold()
+        return self._limit
 
     def _threshold(self) -> int:
         params, window = self.params, self.session.window
@@ -330,6 +322,34 @@ class BuiltinPolicy:
         return self._finish(self._with_hidden(ctx.sent(removed=removed), index))
 
 
+@dataclass(frozen=True)
+class Kind:
+    """One rule a policy can apply — a row of :data:`KINDS`: how it steps a call, the input at
+    which it acts, and whether the open-loop history is brought up to the call first."""
+
+    step: Callable[[BuiltinPolicy, int, Any], Sent]
+    threshold: Callable[[BuiltinPolicy], int | None] = lambda policy: None
+    pushes: bool = True
+
+
+# every rule a policy applies, one row each (the kinds are ctx_lab.choices.PolicyKind)
+KINDS: dict[PolicyKind, Kind] = {
+    "recorded": Kind(BuiltinPolicy._recorded, pushes=False),
+    "none": Kind(BuiltinPolicy._whole),
+    "compact": Kind(BuiltinPolicy._compact, BuiltinPolicy._computed_threshold),
+    "ctx-lab": Kind(BuiltinPolicy._compact, BuiltinPolicy._computed_threshold),
+    "clear-tool-uses": Kind(
+        lambda policy, index, call: policy._clear_tools(index),
+        lambda policy: int(policy.params["trigger"]),
+    ),
+    "clear-thinking": Kind(lambda policy, index, call: policy._clear_thinking(index)),
+    "mask": Kind(lambda policy, index, call: policy._mask(index)),
+    "sliding-window": Kind(
+        lambda policy, index, call: policy._slide(index), lambda policy: policy.session.window
+    ),
+}
+
+
 def _tool_names(messages: Sequence[Message]) -> dict[str, str]:
     return {m.call_id: m.name or "" for m in messages if m.role == "tool_use" and m.call_id}
 
@@ -343,6 +363,10 @@ class CustomPolicy(BuiltinPolicy):
         self.policy = policy
         self.previous: list[Any] = []
         self.history: list[int] = []
+
+    def threshold(self) -> int | None:
+        """A user's policy says no threshold: it selects every call."""
+        return None
 
     def advance(self, index: int, call: Any) -> Sent:
         session = self.session

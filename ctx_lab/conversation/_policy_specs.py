@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
+from ..choices import PolicyKind
 from ..errors import UsageError
 
 __all__ = [
@@ -124,7 +125,7 @@ class PolicySpec:
     where each default comes from."""
 
     name: str
-    kind: str
+    kind: PolicyKind | Literal["custom"]  # custom: a user's ContextPolicy, its own rule
     description: str
     params: Mapping[str, Any] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict)

@@ -100,19 +100,21 @@ def replay_report(
         with paused():
             replay_model(transcript, model, resolved, use, settings, rows)
     made = ReplayReport(
-        source,
-        transcript.format,
-        tuple(dict.fromkeys(chosen)),
-        rows,
-        tuple(counters),
-        len(transcript.calls),
-        len(transcript.messages),
-        tuple(c + 1 for c in transcript.compaction_calls()),  # calls count from 1
-        transcript.sidechain_lines,
-        transcript.unknown_lines,
-        transcript.images,
-        tuple(dict.fromkeys(warnings)),
-        resolved.name,
+        source=source,
+        format=transcript.format,
+        models=tuple(dict.fromkeys(chosen)),
+        rows=rows,
+        counters=tuple(counters),
+        calls=len(transcript.calls),
+        messages=len(transcript.messages),
+        recorded_compactions=tuple(
+            c + 1 for c in transcript.compaction_calls()
+        ),  # calls count from 1
+        sidechain_lines=transcript.sidechain_lines,
+        unknown_lines=transcript.unknown_lines,
+        images=transcript.images,
+        warnings=tuple(dict.fromkeys(warnings)),
+        registry=resolved.name,
     )
     over = [
         w

@@ -55,10 +55,10 @@ def replay_model(
     manager = ContextManager(
         model,
         registry,
-        counter,
-        settings.preserve_recent,
-        settings.target_ratio,
-        step_clock(),
+        counter=counter,
+        preserve_recent=settings.preserve_recent,
+        target_ratio=settings.target_ratio,
+        clock=step_clock(),
     )
     manager.set_system_prompt(transcript.system or None)
     manager.set_tools(list(transcript.tools) or None)

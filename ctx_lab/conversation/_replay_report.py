@@ -248,19 +248,19 @@ class ReplayReport(RichResult):
     def from_dict(cls, data: Mapping[str, Any]) -> ReplayReport:
         """The inverse of :meth:`to_dict` (the summary is derived)."""
         return cls(
-            data["source"],
-            data["format"],
-            tuple(data["models"]),
-            tuple(_unlabelled(r) for r in data["rows"]),
-            tuple(_unlabelled(c) for c in data.get("counters", ())),
-            data.get("calls", 0),
-            data.get("messages", 0),
-            tuple(data.get("recorded_compactions", ())),
-            data.get("sidechain_lines", 0),
-            data.get("unknown_lines", 0),
-            data.get("images", 0),
-            tuple(data.get("warnings", ())),
-            data.get("registry", "builtin"),
+            source=data["source"],
+            format=data["format"],
+            models=tuple(data["models"]),
+            rows=tuple(_unlabelled(r) for r in data["rows"]),
+            counters=tuple(_unlabelled(c) for c in data.get("counters", ())),
+            calls=data.get("calls", 0),
+            messages=data.get("messages", 0),
+            recorded_compactions=tuple(data.get("recorded_compactions", ())),
+            sidechain_lines=data.get("sidechain_lines", 0),
+            unknown_lines=data.get("unknown_lines", 0),
+            images=data.get("images", 0),
+            warnings=tuple(data.get("warnings", ())),
+            registry=data.get("registry", "builtin"),
         )
 
     def _summary_rows(self) -> list[list[object]]:

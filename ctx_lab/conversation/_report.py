@@ -137,16 +137,18 @@ def history_report(manager: ContextManager, path: str, check: bool = False) -> H
     selection = manager._select(manager.message_budget())
     needed = status.needed
     return HistoryReport(
-        path,
-        manager.model,
-        status.state,
-        status.usage,
-        [s.to_dict() for s in selection.segments],
-        len(manager.history),
-        len(manager.history.summaries),
-        manager.history.orphaned_summaries(),
-        list(needed.messages_to_summarize) if isinstance(needed, SummarizationNeeded) else [],
-        needed.excess_tokens if isinstance(needed, SummarizationNeeded) else None,
-        str(needed) if isinstance(needed, RecentMessagesTooLarge) else "",
-        check,
+        path=path,
+        model=manager.model,
+        state=status.state,
+        usage=status.usage,
+        segments=[s.to_dict() for s in selection.segments],
+        messages=len(manager.history),
+        summaries=len(manager.history.summaries),
+        orphaned_summaries=manager.history.orphaned_summaries(),
+        to_summarize=list(needed.messages_to_summarize)
+        if isinstance(needed, SummarizationNeeded)
+        else [],
+        excess_tokens=needed.excess_tokens if isinstance(needed, SummarizationNeeded) else None,
+        detail=str(needed) if isinstance(needed, RecentMessagesTooLarge) else "",
+        check=check,
     )

@@ -171,13 +171,13 @@ class Selecting(ManagerBase):
         used_ids = {i for s in selection.segments if s.kind == "original" for i in s.ids}
         messages = self.history.entries.messages
         return PreparedContext(
-            tuple(selection.segments),
-            tuple((i, messages[i]) for i in sorted(used_ids)),
-            summaries,
-            self.message_budget(),
-            self.overhead_tokens(),
-            self._settings.system_prompt,
-            self._usage(selection.used, len(summaries)),
+            segments=tuple(selection.segments),
+            messages=tuple((i, messages[i]) for i in sorted(used_ids)),
+            summaries=summaries,
+            budget_tokens=self.message_budget(),
+            overhead_tokens=self.overhead_tokens(),
+            system_prompt=self._settings.system_prompt,
+            usage_value=self._usage(selection.used, len(summaries)),
         )
 
     def usage_status(self) -> UsageStatus:

@@ -88,7 +88,12 @@ def simulate(
 
     if manager is None:
         manager = ContextManager(
-            model, registry, counter, preserve_recent, target_ratio, clock or step_clock()
+            model,
+            registry,
+            counter=counter,
+            preserve_recent=preserve_recent,
+            target_ratio=target_ratio,
+            clock=clock or step_clock(),
         )
     elif manager.model != model:
         manager.switch_model(model)

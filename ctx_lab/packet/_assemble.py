@@ -92,17 +92,17 @@ class _Request:
     def outcome(self, over: bool, keywords: list[str], rule: str, why: str = "") -> Outcome:
         """How the assembly went, for the packet and its ledger."""
         return Outcome(
-            self.size,
-            self.source,
-            self.generated,
-            self.model,
-            self.registry,
-            over,
-            keywords,
-            rule,
-            self.focus,
-            self.warnings,
-            why,
+            budget=self.size,
+            source=self.source,
+            generated=self.generated,
+            model=self.model,
+            registry=self.registry,
+            over_budget=over,
+            keywords=keywords,
+            relevance=rule,
+            focus=self.focus,
+            warnings=self.warnings,
+            relevance_reason=why,
         )
 
 
@@ -198,12 +198,12 @@ class PacketAssembler:
         request = self._request(budget, now, model, focus, registry, environ)
         scores = dict(self.relevance.scores((), request.today))
         empty = Draft(
-            [],
-            [],
-            [],
-            [],
-            Side("decisions", self.ctx.decisions, scores["decisions"]),
-            Side("learnings", self.ctx.learnings, scores["learnings"]),
+            tasks=[],
+            tasks_counted=[],
+            conventions=[],
+            conventions_counted=[],
+            decisions=Side("decisions", self.ctx.decisions, scores["decisions"]),
+            learnings=Side("learnings", self.ctx.learnings, scores["learnings"]),
         )
         size = request.size
         tier1_cost = sum(self.prices.count_parts(self._parts(request, empty, size)).values())
@@ -237,15 +237,15 @@ class PacketAssembler:
             )
             focus_keywords = None
         return _Request(
-            size,
-            source,
-            _timestamp(now),
-            local_date(now),
-            model,
-            registry,
-            focus,
-            focus_keywords,
-            warnings,
+            size=size,
+            source=source,
+            generated=_timestamp(now),
+            today=local_date(now),
+            model=model,
+            registry=registry,
+            focus=focus,
+            focus_keywords=focus_keywords,
+            warnings=warnings,
         )
 
     def _parts(self, request: _Request, draft: Draft, used: int | None) -> list[tuple[str, str]]:
@@ -314,7 +314,15 @@ class PacketAssembler:
         fitter.fit_entries(decisions, learnings, max(remaining, 0), fates)
         caps["decisions"], caps["learnings"] = decisions.cap, learnings.cap
         draft = Draft(
-            tasks_in, tasks_out, conv_in, conv_out, decisions, learnings, set(), steer_in, steer_out
+            tasks=tasks_in,
+            tasks_counted=tasks_out,
+            conventions=conv_in,
+            conventions_counted=conv_out,
+            decisions=decisions,
+            learnings=learnings,
+            hidden_counts=set(),
+            steering=steer_in,
+            steering_counted=steer_out,
         )
         self._trim_to_budget(draft, size, fates, lambda d, u: self._parts(request, d, u))
         return self._made(draft, fates, caps, request.outcome(False, keywords, rule, why))

@@ -146,7 +146,16 @@ def _entries(text: str, section: str, name: str) -> list[_Item]:
         superseded = any(line.strip().startswith("~~Superseded") for line in block[1:])
         body = "\n".join(block)
         found.append(
-            _Item(section, body, f".context/{name}", i + 1, m.group(7), 0, stamp, superseded)
+            _Item(
+                section=section,
+                text=body,
+                source=f".context/{name}",
+                line=i + 1,
+                title=m.group(7),
+                tokens=0,
+                stamp=stamp,
+                superseded=superseded,
+            )
         )
     return found
 
@@ -395,7 +404,15 @@ class _Ctx08Run:
         cap = min(int(self.budget * share), self.remaining)
         taken, spent = _fit(items, cap, True, self.fates)
         self.allocation.append(
-            AllocationRow(name, tier, cap, spent, len(taken), 0, len(items) - len(taken))
+            AllocationRow(
+                section=name,
+                tier=tier,
+                cap=cap,
+                used=spent,
+                full=len(taken),
+                summary=0,
+                counted=len(items) - len(taken),
+            )
         )
         self.native[name] = [i.text for i in taken] or None
         self.remaining -= spent
@@ -468,7 +485,13 @@ class _Ctx08Run:
         tier = 4 if side == "decisions" else 5
         self.allocation.append(
             AllocationRow(
-                side, tier, share, spent + titles, len(self.full[side]), len(noted), dropped
+                section=side,
+                tier=tier,
+                cap=share,
+                used=spent + titles,
+                full=len(self.full[side]),
+                summary=len(noted),
+                counted=dropped,
             )
         )
         self.used_sections += spent

@@ -318,25 +318,25 @@ def allocation(draft: Draft, caps: dict[str, int], used_by: dict[str, int]) -> l
     for name, kept, counted in whole:
         rows.append(
             AllocationRow(
-                name,
-                SECTION_TIERS[name],
-                caps.get(name),
-                used_by.get(name, 0),
-                len(kept),
-                0,
-                len(counted),
+                section=name,
+                tier=SECTION_TIERS[name],
+                cap=caps.get(name),
+                used=used_by.get(name, 0),
+                full=len(kept),
+                summary=0,
+                counted=len(counted),
             )
         )
     for side, tier in ((draft.decisions, 4), (draft.learnings, 5)):
         rows.append(
             AllocationRow(
-                side.name,
-                tier,
-                caps.get(side.name),
-                used_by.get(side.name, 0),
-                len(side.full),
-                len(side.summary),
-                len(side.counted),
+                section=side.name,
+                tier=tier,
+                cap=caps.get(side.name),
+                used=used_by.get(side.name, 0),
+                full=len(side.full),
+                summary=len(side.summary),
+                counted=len(side.counted),
             )
         )
     return rows

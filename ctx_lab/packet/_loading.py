@@ -157,12 +157,12 @@ def _sections(state: _Loading) -> _Sections:
             if found is not None:
                 steering.append(found)
     return _Sections(
-        rules,
-        tasks,
-        conventions,
-        decisions,
-        learnings,
-        tuple(sorted(steering, key=lambda s: (s.priority, s.name, s.source))),
+        rules=rules,
+        tasks=tasks,
+        conventions=conventions,
+        decisions=decisions,
+        learnings=learnings,
+        steering=tuple(sorted(steering, key=lambda s: (s.priority, s.name, s.source))),
     )
 
 

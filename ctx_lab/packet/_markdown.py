@@ -225,15 +225,15 @@ def parse_tasks(text: str, *, source: str = "") -> list[Task]:
         parent = stack[-1][1] if stack else None
         tasks.append(
             Task(
-                clean,
-                _STATUS[m["mark"]],
-                number,
-                len(stack),
-                parent,
-                heading,
-                tags,
-                added,
-                source,
+                text=clean,
+                status=_STATUS[m["mark"]],
+                line=number,
+                depth=len(stack),
+                parent=parent,
+                section=heading,
+                tags=tags,
+                added=added,
+                source=source,
             )
         )
         stack.append((indent, number))

@@ -345,8 +345,22 @@ def score_with(
     if relevance is None:
         relevance = relevance_score(len(found))
     if superseded:
-        return EntryScore(days, recency, relevance, found, 0.0, "superseded")
-    return EntryScore(days, recency, relevance, found, round(recency + relevance, 6), note)
+        return EntryScore(
+            age_days=days,
+            recency=recency,
+            relevance=relevance,
+            keywords=found,
+            score=0.0,
+            note="superseded",
+        )
+    return EntryScore(
+        age_days=days,
+        recency=recency,
+        relevance=relevance,
+        keywords=found,
+        score=round(recency + relevance, 6),
+        note=note,
+    )
 
 
 _LONG_WORD = re.compile(r"[^\W_]{3,}")  # the runs of :data:`_WORD` that can be terms

@@ -143,7 +143,14 @@ def parse_steering(
         problems.append(f"{_where(source, body_start + 1)}: empty body: skipped")
         return None
     return Steering(
-        name, description, inclusion, priority, body, source, body_start + first + 1, tools
+        name=name,
+        description=description,
+        inclusion=inclusion,
+        priority=priority,
+        body=body,
+        source=source,
+        line=body_start + first + 1,
+        tools=tools,
     )
 
 

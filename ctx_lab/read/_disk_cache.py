@@ -61,13 +61,13 @@ class DiskDocumentCache:
             return None
         try:
             doc = Document(
-                uri,
-                str(data["kind"]),
-                str(data["content_type"]),
-                str(data["text"]),
-                tuple(str(p) for p in data["pages"]),
-                tuple(str(v) for v in data["validators"]),
-                str(data["cache_id"]),
+                uri=uri,
+                kind=str(data["kind"]),
+                content_type=str(data["content_type"]),
+                text=str(data["text"]),
+                pages=tuple(str(p) for p in data["pages"]),
+                validators=tuple(str(v) for v in data["validators"]),
+                cache_id=str(data["cache_id"]),
             )
         except (KeyError, TypeError):
             return None

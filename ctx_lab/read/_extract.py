@@ -76,7 +76,15 @@ def make_document(
 ) -> Document:
     """A document with its short cache id: a hash of uri, kind and validators."""
     digest = hashlib.sha256("\x00".join((uri, kind, *validators)).encode("utf-8", "surrogatepass"))
-    return Document(uri, kind, content_type, text, pages, validators, digest.hexdigest()[:12])
+    return Document(
+        uri=uri,
+        kind=kind,
+        content_type=content_type,
+        text=text,
+        pages=pages,
+        validators=validators,
+        cache_id=digest.hexdigest()[:12],
+    )
 
 
 def content_digest(*texts: str) -> str:

@@ -92,12 +92,12 @@ class ClassRatio:
     def from_dict(cls, data: Mapping[str, Any]) -> ClassRatio:
         """The inverse of :meth:`to_dict`."""
         return cls(
-            str(data["class"]),
-            float(data["ratio"]),
-            float(data["low"]),
-            float(data["high"]),
-            int(data.get("samples", 0)),
-            bool(data.get("pooled")),
+            klass=str(data["class"]),
+            ratio=float(data["ratio"]),
+            low=float(data["low"]),
+            high=float(data["high"]),
+            samples=int(data.get("samples", 0)),
+            pooled=bool(data.get("pooled")),
         )
 
 
@@ -275,33 +275,35 @@ class Calibration(RichResult):
         :class:`CalibrationError` for a record that is not a calibration."""
         try:
             made = cls(
-                str(data["model"]),
-                str(data["base"]),
-                float(data["ratio"]),
-                float(data["low"]),
-                float(data["high"]),
-                int(data["calls"]),
-                int(data.get("transcripts", 1)),
-                str(data.get("method", "ratio")),
-                int(data.get("overhead", 0)),
-                data.get("fitted_on"),
-                data.get("saved_to"),
-                tuple(str(w) for w in data.get("warnings", ())),
-                tuple(
+                model=str(data["model"]),
+                base=str(data["base"]),
+                ratio=float(data["ratio"]),
+                low=float(data["low"]),
+                high=float(data["high"]),
+                calls=int(data["calls"]),
+                transcripts=int(data.get("transcripts", 1)),
+                method=str(data.get("method", "ratio")),
+                overhead=int(data.get("overhead", 0)),
+                fitted_on=data.get("fitted_on"),
+                saved_to=data.get("saved_to"),
+                warnings=tuple(str(w) for w in data.get("warnings", ())),
+                files=tuple(
                     (str(f["path"]), str(f["sha256"]))
                     for f in data.get("files", ())
                     if isinstance(f, Mapping)
                 ),
-                tuple((str(k), int(v)) for k, v in dict(data.get("excluded", {})).items()),
-                tuple(
+                excluded=tuple((str(k), int(v)) for k, v in dict(data.get("excluded", {})).items()),
+                classes=tuple(
                     ClassRatio.from_dict(c)
                     for c in data.get("classes", ())
                     if isinstance(c, Mapping)
                 ),
-                float(data.get("tool_framing") or 0.0),
-                _band_of(data.get("growth_band")),
-                str(data.get("band_how") or ""),
-                tuple((str(k), float(v)) for k, v in dict(data.get("held_out") or {}).items()),
+                framing=float(data.get("tool_framing") or 0.0),
+                growth_band=_band_of(data.get("growth_band")),
+                band_how=str(data.get("band_how") or ""),
+                held_out=tuple(
+                    (str(k), float(v)) for k, v in dict(data.get("held_out") or {}).items()
+                ),
             )
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise CalibrationError(

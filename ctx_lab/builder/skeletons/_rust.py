@@ -29,9 +29,9 @@ class RustRules(Rules):
 def rules() -> Rules:
     """Rust's rules."""
     return RustRules(
-        "tree_sitter_rust",
-        "language",
-        frozenset(
+        module="tree_sitter_rust",
+        function="language",
+        keep_top=frozenset(
             {
                 "use_declaration",
                 "extern_crate_declaration",
@@ -48,7 +48,7 @@ def rules() -> Rules:
                 "macro_definition",
             }
         ),
-        frozenset({"function_item", "closure_expression"}),
-        frozenset({"block"}),
-        frozenset({"const_item", "static_item"}),
+        functions=frozenset({"function_item", "closure_expression"}),
+        bodies=frozenset({"block"}),
+        values=frozenset({"const_item", "static_item"}),
     )

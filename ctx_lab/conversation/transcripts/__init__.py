@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ...choices import TRANSCRIPT_FORMATS
 from ...errors import TranscriptError
 from ...packed import read_unpacked_text
 from ._anthropic import looks_anthropic, read_anthropic
@@ -68,19 +69,9 @@ __all__ = [
     "to_genai",
 ]
 
-FORMATS = (
-    "claude-code",
-    "codex",
-    "gemini-cli",
-    "openai-chat",
-    "openai-responses",
-    "anthropic-messages",
-    "cline",
-    "pi",
-    "otlp",
-)
+FORMATS = TRANSCRIPT_FORMATS  # declared once in ctx_lab.choices
 
-_READERS = {
+_READERS: dict[str, Any] = {
     "claude-code": read_claude_code,
     "codex": read_codex,
     "gemini-cli": read_gemini,

@@ -107,13 +107,14 @@ def _read_one(row: Record) -> Transcript:
                 compacted = True
             calls.append(
                 Call(
-                    0,
-                    len(messages),
-                    text_field(response.get("model") or request.get("model"), "model") or None,
-                    None,
-                    Usage.from_anthropic(usage_map) if usage_map is not None else None,
-                    prompt,
-                    compacted,
+                    index=0,
+                    context=len(messages),
+                    model=text_field(response.get("model") or request.get("model"), "model")
+                    or None,
+                    timestamp=None,
+                    usage=Usage.from_anthropic(usage_map) if usage_map is not None else None,
+                    prompt=prompt,
+                    compacted=compacted,
                 )
             )
         elif request.get("model"):

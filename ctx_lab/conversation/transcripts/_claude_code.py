@@ -233,12 +233,12 @@ def _add_call(state: _Reading, record: Mapping[str, Any], before: int) -> int:
     if index is not None:
         previous = state.calls[index]
         state.calls[index] = Call(
-            previous.index,
-            len(state.messages),
-            previous.model,
-            previous.timestamp,
-            usage or previous.usage,
-            previous.prompt,
+            index=previous.index,
+            context=len(state.messages),
+            model=previous.model,
+            timestamp=previous.timestamp,
+            usage=usage or previous.usage,
+            prompt=previous.prompt,
         )
         return index
     index = len(state.calls)
@@ -246,12 +246,12 @@ def _add_call(state: _Reading, record: Mapping[str, Any], before: int) -> int:
         state.by_response[mid] = index
     state.calls.append(
         Call(
-            index,
-            len(state.messages),
-            text_field(message.get("model"), "message.model") or None,
-            text_field(record.get("timestamp"), "timestamp") or None,
-            usage,
-            before,
+            index=index,
+            context=len(state.messages),
+            model=text_field(message.get("model"), "message.model") or None,
+            timestamp=text_field(record.get("timestamp"), "timestamp") or None,
+            usage=usage,
+            prompt=before,
         )
     )
     return index

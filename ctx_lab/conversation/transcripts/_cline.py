@@ -136,7 +136,16 @@ def read_cline(rows: list[Record]) -> Transcript:
                 info = item.get("modelInfo")
                 model = info.get("modelId") if isinstance(info, Mapping) else None
                 model = model if isinstance(model, str) and model else None
-                calls.append(Call(len(calls), len(messages), model, None, None, prompt))
+                calls.append(
+                    Call(
+                        index=len(calls),
+                        context=len(messages),
+                        model=model,
+                        timestamp=None,
+                        usage=None,
+                        prompt=prompt,
+                    )
+                )
                 pending = _calls_in(content)
             elif role == "user":
                 turn, _ = anthropic_turn("user", _user_blocks(content, pending))

@@ -95,7 +95,14 @@ def _usage(info: Mapping[str, Any]) -> Usage:
 
 def _run_call(index: int, start: int, end: int, model: str | None, record: Any) -> Call:
     stamp = record.get("timestamp") if isinstance(record, Mapping) else None
-    return Call(index, end, model, stamp if isinstance(stamp, str) else None, None, start)
+    return Call(
+        index=index,
+        context=end,
+        model=model,
+        timestamp=stamp if isinstance(stamp, str) else None,
+        usage=None,
+        prompt=start,
+    )
 
 
 @dataclass
@@ -191,12 +198,12 @@ def _token_count(state: _Rollout, payload: Mapping[str, Any], record: Any) -> No
     prompt = state.answer_start if state.answer_start is not None else len(state.messages)
     state.calls.append(
         Call(
-            len(state.calls),
-            len(state.messages),
-            state.model,
-            text_field(record.get("timestamp"), "timestamp") or None,
-            _usage(info),
-            prompt,
+            index=len(state.calls),
+            context=len(state.messages),
+            model=state.model,
+            timestamp=text_field(record.get("timestamp"), "timestamp") or None,
+            usage=_usage(info),
+            prompt=prompt,
         )
     )
     state.thinking.extend((len(state.calls) - 1, t) for t in state.pending_reasoning)

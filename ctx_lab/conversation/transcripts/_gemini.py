@@ -75,12 +75,12 @@ def read_gemini(rows: list[Record]) -> Transcript:
             tokens = item.get("tokens")
             calls.append(
                 Call(
-                    len(calls),
-                    len(messages),
-                    text_field(item.get("model"), f"{where}.model") or None,
-                    text_field(item.get("timestamp"), f"{where}.timestamp") or None,
-                    _usage(mapping(tokens, f"{where}.tokens")) if tokens else None,
-                    prompt,
+                    index=len(calls),
+                    context=len(messages),
+                    model=text_field(item.get("model"), f"{where}.model") or None,
+                    timestamp=text_field(item.get("timestamp"), f"{where}.timestamp") or None,
+                    usage=_usage(mapping(tokens, f"{where}.tokens")) if tokens else None,
+                    prompt=prompt,
                 )
             )
             for thought in list_field(item.get("thoughts"), f"{where}.thoughts"):

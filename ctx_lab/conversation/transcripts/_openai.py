@@ -208,12 +208,12 @@ def read_openai(rows: list[Record]) -> Transcript:
             )
             calls.append(
                 Call(
-                    len(calls),
-                    len(messages),
-                    text_field(model, "model") or None,
-                    None,
-                    Usage.from_openai(mapping(usage, "usage")) if usage is not None else None,
-                    prompt,
+                    index=len(calls),
+                    context=len(messages),
+                    model=text_field(model, "model") or None,
+                    timestamp=None,
+                    usage=Usage.from_openai(mapping(usage, "usage")) if usage is not None else None,
+                    prompt=prompt,
                 )
             )
             thinking.extend((len(calls) - 1, t) for t in reasoning)

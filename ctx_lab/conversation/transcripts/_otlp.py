@@ -36,13 +36,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from ... import otel_names as otel
 from ...errors import InvalidRecording, LimitExceeded, TranscriptError
 from ...limits import LIMITS
 from ...validate import shown
 from .._messages import Message
-from ._blocks import arguments_of
 from ._genai import from_genai, genai_text
 from ._model import Call, Transcript, Usage
+from ._otlp_conventions import flat, from_events, indexed
 from ._read import Record, count
 
 __all__ = ["attributes", "is_otlp", "read_otlp"]
@@ -106,9 +107,8 @@ class _Span:
     tools: tuple[Any, ...] = ()
 
 
-_EVENTS = ("gen_ai.system.message", "gen_ai.user.message", "gen_ai.assistant.message",
-           "gen_ai.tool.message", "gen_ai.choice")  # fmt: skip
-_DETAILS = "gen_ai.client.inference.operation.details"
+_EVENTS = otel.MESSAGE_EVENTS
+_DETAILS = otel.OPERATION_DETAILS_EVENT
 
 
 def _log_events(rows: list[Record]) -> dict[str, list[tuple[int, str, Any]]]:
@@ -164,50 +164,50 @@ def _spans(rows: list[Record]) -> list[_Span]:
                         events.sort(key=lambda e: e[0])
                         found.append(_Span(attrs, resource, start,
                                            [(name, body) for _, name, body in events]))  # fmt: skip
-    if found and all(isinstance(s.attrs.get("ctx_lab.call.index"), int) for s in found):
+    if found and all(isinstance(s.attrs.get(otel.CALL_INDEX), int) for s in found):
         # ctx_lab's own export numbers its calls: their order, whatever a call's time (a
         # recording may leave a call without one)
-        found.sort(key=lambda s: s.attrs["ctx_lab.call.index"])
+        found.sort(key=lambda s: s.attrs[otel.CALL_INDEX])
     else:
-        found.sort(key=lambda s: (s.start, s.attrs.get("ctx_lab.call.index", 0)))
+        found.sort(key=lambda s: (s.start, s.attrs.get(otel.CALL_INDEX, 0)))
     return found
 
 
 def _is_llm(attrs: Mapping[str, Any]) -> bool:
     return (
-        attrs.get("gen_ai.operation.name") in _LLM_OPERATIONS
-        or attrs.get("openinference.span.kind") == "LLM"
-        or attrs.get("llm.request.type") in ("chat", "completion")
-        or "gen_ai.input.messages" in attrs
-        or "gen_ai.usage.input_tokens" in attrs
+        attrs.get(otel.OPERATION_NAME) in _LLM_OPERATIONS
+        or attrs.get(otel.OI_SPAN_KIND) == "LLM"
+        or attrs.get(otel.OI_REQUEST_TYPE) in ("chat", "completion")
+        or otel.INPUT_MESSAGES in attrs
+        or otel.USAGE_INPUT_TOKENS in attrs
     )
 
 
 def _content(span: _Span) -> None:
     """The span's input, answer, system prompt and tools, in whichever convention it holds."""
     a = span.attrs
-    if "gen_ai.input.messages" in a:
-        span.messages, _ = from_genai(a["gen_ai.input.messages"])
-        if "gen_ai.output.messages" in a:
-            span.answer, span.reasoning = from_genai(a["gen_ai.output.messages"])
-        system = a.get("gen_ai.system_instructions")
+    if otel.INPUT_MESSAGES in a:
+        span.messages, _ = from_genai(a[otel.INPUT_MESSAGES])
+        if otel.OUTPUT_MESSAGES in a:
+            span.answer, span.reasoning = from_genai(a[otel.OUTPUT_MESSAGES])
+        system = a.get(otel.SYSTEM_INSTRUCTIONS)
         if system:
             parts = json.loads(system) if isinstance(system, str) else system
             span.system = "\n".join(genai_text(p.get("content")) for p in parts
                                     if isinstance(p, Mapping))  # fmt: skip
-        tools = a.get("gen_ai.tool.definitions")
+        tools = a.get(otel.TOOL_DEFINITIONS)
         if tools:
             span.tools = tuple(json.loads(tools) if isinstance(tools, str) else tools)
-    elif any(k.startswith("llm.input_messages.") for k in a):
-        span.messages = _flat(_indexed(a, "llm.input_messages."), "message.")
-        span.answer = _flat(_indexed(a, "llm.output_messages."), "message.")
-        schemas = [t.get("tool.json_schema") for t in _indexed(a, "llm.tools.")]
+    elif any(k.startswith(otel.OI_INPUT_MESSAGES_PREFIX) for k in a):
+        span.messages = flat(indexed(a, otel.OI_INPUT_MESSAGES_PREFIX), "message.")
+        span.answer = flat(indexed(a, otel.OI_OUTPUT_MESSAGES_PREFIX), "message.")
+        schemas = [t.get("tool.json_schema") for t in indexed(a, otel.OI_TOOLS_PREFIX)]
         span.tools = tuple(json.loads(s) if isinstance(s, str) else s for s in schemas if s)
-    elif any(k.startswith("gen_ai.prompt.") for k in a):
-        span.messages = _flat(_indexed(a, "gen_ai.prompt."), "")
-        span.answer = _flat(_indexed(a, "gen_ai.completion."), "")
+    elif any(k.startswith(otel.PROMPT_PREFIX) for k in a):
+        span.messages = flat(indexed(a, otel.PROMPT_PREFIX), "")
+        span.answer = flat(indexed(a, otel.COMPLETION_PREFIX), "")
     elif span.events:
-        span.messages, span.answer = _from_events(span.events)
+        span.messages, span.answer = from_events(span.events)
     if span.messages is not None and not span.system:
         system = [m for m in span.messages if m.role == "system"]
         if system:
@@ -215,89 +215,31 @@ def _content(span: _Span) -> None:
             span.messages = [m for m in span.messages if m.role != "system"]
 
 
-def _indexed(attrs: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
-    """``prefix.N.rest = value`` attributes as a list of ``{rest: value}`` by N."""
-    found: dict[int, dict[str, Any]] = {}
-    for key, value in attrs.items():
-        if key.startswith(prefix):
-            number, _, rest = key[len(prefix) :].partition(".")
-            if number.isdigit() and rest:
-                found.setdefault(int(number), {})[rest] = value
-    return [found[n] for n in sorted(found)]
-
-
-def _flat(items: list[dict[str, Any]], inner: str) -> list[Message]:
-    """Flattened messages (OpenInference with ``inner="message."``, OpenLLMetry with "")."""
-    out: list[Message] = []
-    for item in items:
-        role = str(item.get(f"{inner}role") or "user")
-        content = genai_text(item.get(f"{inner}content"))
-        calls = _indexed(item, f"{inner}tool_calls.")
-        if role == "tool":
-            call_id = str(item.get(f"{inner}tool_call_id") or f"call_{len(out)}")
-            out.append(Message("tool_result", content, call_id))
-            continue
-        if content or not calls:
-            out.append(Message(role if role in ("system", "user", "assistant") else "user",
-                               content))  # fmt: skip
-        for number, call in enumerate(calls):
-            name = call.get("tool_call.function.name") or call.get("name") or "tool"
-            arguments = call.get("tool_call.function.arguments", call.get("arguments"))
-            call_id = call.get("tool_call.id") or call.get("id") or f"call_{len(out)}_{number}"
-            out.append(Message("tool_use", "", str(call_id), str(name), arguments_of(arguments)))
-    return out
-
-
-def _from_events(events: list[tuple[str, Any]]) -> tuple[list[Message], list[Message]]:
-    """The older form's messages (the request's) and choices (the answer's)."""
-    sent: list[Message] = []
-    answer: list[Message] = []
-    for name, body in events:
-        body = body if isinstance(body, Mapping) else {}
-        if name == "gen_ai.choice":
-            message = body.get("message")
-            answer += _event_message("assistant", message if isinstance(message, Mapping) else {})
-        else:
-            sent += _event_message(name.split(".")[1], body)
-    return sent, answer
-
-
-def _event_message(role: str, body: Mapping[str, Any]) -> list[Message]:
-    content = genai_text(body.get("content"))
-    if role == "tool":
-        return [Message("tool_result", content, str(body.get("id") or "call"))]
-    out = [Message(role if role in ("system", "user") else "assistant", content)] if (
-        content or not body.get("tool_calls")) else []  # fmt: skip
-    for number, call in enumerate(body.get("tool_calls") or []):
-        if isinstance(call, Mapping):
-            given = call.get("function")
-            function: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
-            out.append(Message("tool_use", "", str(call.get("id") or f"call_{number}"),
-                               str(function.get("name") or "tool"),
-                               arguments_of(function.get("arguments"))))  # fmt: skip
-    return out
-
-
 def _usage(a: Mapping[str, Any]) -> Usage | None:
-    total = _first(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
-                   "llm.token_count.prompt")  # fmt: skip
-    output = _first(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
-                    "llm.token_count.completion")  # fmt: skip
+    total = _first(a, otel.USAGE_INPUT_TOKENS, otel.USAGE_PROMPT_TOKENS,
+                   otel.OI_TOKENS_PROMPT)  # fmt: skip
+    output = _first(a, otel.USAGE_OUTPUT_TOKENS, otel.USAGE_COMPLETION_TOKENS,
+                    otel.OI_TOKENS_COMPLETION)  # fmt: skip
     if total is None and output is None:
         return None
-    read = _first(a, "gen_ai.usage.cache_read.input_tokens",
-                  "gen_ai.usage.cache_read_input_tokens",
-                  "llm.token_count.prompt_details.cache_read") or 0  # fmt: skip
-    written = _first(a, "gen_ai.usage.cache_creation.input_tokens",
-                     "gen_ai.usage.cache_creation_input_tokens",
-                     "llm.token_count.prompt_details.cache_write") or 0  # fmt: skip
+    read = _first(a, otel.USAGE_CACHE_READ,
+                  otel.USAGE_CACHE_READ_OLD,
+                  otel.OI_TOKENS_CACHE_READ) or 0  # fmt: skip
+    written = _first(a, otel.USAGE_CACHE_CREATION,
+                     otel.USAGE_CACHE_CREATION_OLD,
+                     otel.OI_TOKENS_CACHE_WRITE) or 0  # fmt: skip
     total = total or 0
     # the conventions count the cache inside the input; an instrumentation that passes
     # Anthropic's own input_tokens (the cache apart) reports less than the cache alone
     fresh = total - read - written if total >= read + written else total
-    return Usage(fresh, output or 0, written, read,
-                 _first(a, "gen_ai.usage.reasoning.output_tokens") or 0,
-                 _first(a, "ctx_lab.usage.cache_write_1h") or 0)  # fmt: skip
+    return Usage(
+        input_tokens=fresh,
+        output_tokens=output or 0,
+        cache_creation_input_tokens=written,
+        cache_read_input_tokens=read,
+        reasoning_tokens=_first(a, otel.USAGE_REASONING_OUTPUT) or 0,
+        cache_write_1h=_first(a, otel.USAGE_CACHE_WRITE_1H) or 0,
+    )
 
 
 def _first(a: Mapping[str, Any], *keys: str) -> int | None:
@@ -319,18 +261,18 @@ def _first(a: Mapping[str, Any], *keys: str) -> int | None:
 def _model(a: Mapping[str, Any]) -> str | None:
     """The model the call asked for (as every other reader here takes it from the request),
     else the one that answered."""
-    asked = a.get("gen_ai.request.model")
-    if not asked and isinstance(a.get("llm.invocation_parameters"), str):
+    asked = a.get(otel.REQUEST_MODEL)
+    if not asked and isinstance(a.get(otel.OI_INVOCATION_PARAMETERS), str):
         try:
-            asked = json.loads(a["llm.invocation_parameters"]).get("model")
+            asked = json.loads(a[otel.OI_INVOCATION_PARAMETERS]).get("model")
         except (ValueError, AttributeError):
             asked = None
-    found = asked or a.get("gen_ai.response.model") or a.get("llm.model_name")
+    found = asked or a.get(otel.RESPONSE_MODEL) or a.get(otel.OI_MODEL_NAME)
     return str(found) if found else None
 
 
 def _timestamp(span: _Span) -> str | None:
-    given = span.attrs.get("ctx_lab.call.timestamp")
+    given = span.attrs.get(otel.CALL_TIMESTAMP)
     if given:
         return str(given)
     if not span.start:
@@ -345,10 +287,10 @@ def _kept_apart(
     """ctx_lab's own export: the messages after a call's answer that no later call was sent,
     and which of its input were a recorded compaction's summary (offsets from the segment's
     start)."""
-    after = attrs.get("ctx_lab.call.after")
+    after = attrs.get(otel.CALL_AFTER)
     if isinstance(after, str | list) and after:
         messages.extend(from_genai(after)[0])
-    offsets = attrs.get("ctx_lab.call.recorded_summaries")
+    offsets = attrs.get(otel.CALL_RECORDED_SUMMARIES)
     if isinstance(offsets, list):
         for offset in offsets:
             if isinstance(offset, int) and 0 <= segment + offset < len(messages):
@@ -386,21 +328,35 @@ def read_otlp(rows: list[Record]) -> Transcript:
         index = len(calls)
         thinking.extend((index, text) for text in span.reasoning)
         model = _model(span.attrs)
-        calls.append(Call(index, len(messages), model, _timestamp(span),
-                          _usage(span.attrs), prompt,
-                          bool(span.attrs.get("ctx_lab.call.compacted"))))  # fmt: skip
+        calls.append(
+            Call(
+                index=index,
+                context=len(messages),
+                model=model,
+                timestamp=_timestamp(span),
+                usage=_usage(span.attrs),
+                prompt=prompt,
+                compacted=bool(span.attrs.get(otel.CALL_COMPACTED)),
+            )
+        )
         _kept_apart(span.attrs, messages, segment, summaries)
     warnings = []
     if bare:
         warnings.append(f"{bare} of {len(spans)} calls have no content in the trace (usage only)")
     resource = spans[0].resource if spans else {}
     return Transcript(
-        str(resource.get("ctx_lab.transcript.format") or "otlp"), tuple(messages), tuple(calls),
-        system, tools, tuple(compactions), tuple(summaries), warnings=tuple(warnings),
+        format=str(resource.get(otel.TRANSCRIPT_FORMAT) or "otlp"),
+        messages=tuple(messages),
+        calls=tuple(calls),
+        system=system,
+        tools=tools,
+        compactions=tuple(compactions),
+        recorded_summaries=tuple(summaries),
+        warnings=tuple(warnings),
         thinking=tuple(thinking),
-        agent_version=str(resource.get("ctx_lab.transcript.agent_version") or "")[:40],
-        agent_window=_window(resource.get("ctx_lab.transcript.agent_window")),
-    )  # fmt: skip
+        agent_version=str(resource.get(otel.TRANSCRIPT_AGENT_VERSION) or "")[:40],
+        agent_window=_window(resource.get(otel.TRANSCRIPT_AGENT_WINDOW)),
+    )
 
 
 def _window(value: Any) -> int | None:

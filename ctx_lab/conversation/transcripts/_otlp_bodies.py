@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ... import otel_names as otel
 from ...errors import InvalidRecording
 from ...validate import json_document
 from ._otlp import _spans
@@ -27,21 +28,19 @@ def otlp_bodies(
 
     found = []
     for span in _spans(records(read_unpacked_text(Path(path), kind="recording"))):
-        body = span.attrs.get("ctx_lab.request.body")
+        body = span.attrs.get(otel.REQUEST_BODY)
         if not isinstance(body, str):
             continue
-        request = _json_attribute(body, "ctx_lab.request.body")
-        answer = span.attrs.get("ctx_lab.response.body")
-        response = (
-            _json_attribute(answer, "ctx_lab.response.body") if isinstance(answer, str) else None
-        )
-        notes = span.attrs.get("ctx_lab.call.notes") or ()
-        index = span.attrs.get("ctx_lab.call.index") or 0
+        request = _json_attribute(body, otel.REQUEST_BODY)
+        answer = span.attrs.get(otel.RESPONSE_BODY)
+        response = _json_attribute(answer, otel.RESPONSE_BODY) if isinstance(answer, str) else None
+        notes = span.attrs.get(otel.CALL_NOTES) or ()
+        index = span.attrs.get(otel.CALL_INDEX) or 0
         if not isinstance(index, int) or isinstance(index, bool) or index < 0:
             raise InvalidRecording(f"ctx_lab.call.index is {str(index)[:40]!r}: not a call number")
         if isinstance(request, dict):
             found.append((index, request, response if isinstance(response, dict) else None,
-                          str(span.attrs.get("ctx_lab.call.provider") or "")[:100],
+                          str(span.attrs.get(otel.CALL_PROVIDER) or "")[:100],
                           tuple(str(n) for n in notes) if isinstance(notes, list)
                           else ()))  # fmt: skip
     return found

@@ -138,12 +138,12 @@ class _Reader:
         model = message.get("model")
         self.calls.append(
             Call(
-                len(self.calls),
-                len(self.messages),
-                model if isinstance(model, str) and model else None,
-                None,
-                _usage(message.get("usage")),
-                prompt,
+                index=len(self.calls),
+                context=len(self.messages),
+                model=model if isinstance(model, str) and model else None,
+                timestamp=None,
+                usage=_usage(message.get("usage")),
+                prompt=prompt,
             )
         )
 
