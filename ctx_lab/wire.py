@@ -173,8 +173,9 @@ def resolved_hints(owner: Any) -> dict[str, Any]:
 
 
 def _field_hints(cls: type) -> dict[str, Any]:
-    """Each field's type; one that does not resolve (a name the module does not import at run
-    time) is ``Any`` — or a tuple of anything, when it says ``tuple``."""
+    """Each field's type, resolved at run time (names imported only for type checking
+    included); a field whose type does not resolve is a :class:`TypeError` naming it — never a
+    field silently typed ``Any``."""
     try:
         return resolved_hints(cls)
     except (NameError, TypeError, AttributeError, SyntaxError):
@@ -186,8 +187,11 @@ def _field_hints(cls: type) -> dict[str, Any]:
             hints[spec.name] = typing.get_type_hints(
                 type("_One", (), {"__annotations__": {spec.name: spec.type}}), globalns=namespace
             )[spec.name]
-        except (NameError, TypeError, AttributeError, SyntaxError):
-            hints[spec.name] = tuple[Any, ...] if "tuple" in str(spec.type) else Any
+        except (NameError, TypeError, AttributeError, SyntaxError) as exc:
+            raise TypeError(
+                f"{cls.__module__}.{cls.__qualname__}.{spec.name}: its type {spec.type!r} does "
+                f"not resolve at run time ({exc}): import the name the annotation uses"
+            ) from None
     return hints
 
 

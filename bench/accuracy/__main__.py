@@ -28,7 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     for t in THRESHOLDS:
         value = evaluation.shares.get(t.name)
         shown = "—" if value is None else f"{value:.2%}"
-        print(f"{t.name:<11} {shown:>8}  {'holds' if t.holds(value) else 'BELOW'}  {t.what}")
+        status = "holds" if t.holds(value) else "BELOW"
+        status += " (below what was asked)" if t.holds(value) and t.short_of_asked(value) else ""
+        print(f"{t.name:<11} {shown:>8}  {status}  {t.what}")
     failed = evaluation.failed()
     if args.check:
         stale = not PAGE.exists() or PAGE.read_text(encoding="utf-8") != page

@@ -176,3 +176,14 @@ def test_an_optional_field_with_choices_allows_null() -> None:
         colour: str | None = field(default=None, metadata=wire(enum=("red", "blue")))
 
     assert json_schema(Pick)["properties"]["colour"]["enum"] == ["red", "blue", None]
+
+
+@dataclass(frozen=True)
+class _Unresolved:
+    name: str
+    later: NotImportedAnywhere  # type: ignore[name-defined]  # noqa: F821
+
+
+def test_a_field_whose_type_does_not_resolve_is_a_loud_error() -> None:
+    with pytest.raises(TypeError, match=r"_Unresolved\.later: its type 'NotImportedAnywhere'"):
+        to_wire(_Unresolved("x", None))

@@ -50,3 +50,11 @@ def test_every_exported_name_resolves(package: Path) -> None:
     assert set(module._WHERE) <= set(dir(module))
     with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
         module.nothing_here  # noqa: B018
+
+
+@pytest.mark.parametrize("package", LAZY, ids=lambda p: p.name)
+def test_where_and_all_are_written_from_the_one_spelling(package: Path) -> None:
+    from ctx_lab._lazy import written
+
+    source = (package / "__init__.py").read_text(encoding="utf-8")
+    assert written(source, package) == source, "stale: run python -m ctx_lab._lazy --write"
