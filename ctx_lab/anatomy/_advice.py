@@ -17,7 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..claims import ClaimValue, claim_schema
 from ..models import cache_prices, get_registry
+from ..wire import derived, to_wire
 from ._claims import ADVICE_CLAIM
 
 if TYPE_CHECKING:
@@ -48,8 +50,13 @@ class Advice:
     basis: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """The advice as JSON: the cost counted, the saving open-loop."""
-        return {**self.__dict__, "claim": ADVICE_CLAIM}
+        """The advice as JSON (by the declaration: :func:`ctx_lab.wire.to_wire`)."""
+        return to_wire(self)
+
+    @derived(claim_schema(), name="claim")
+    def claim(self) -> ClaimValue:
+        """The cost is counted; the saving is open-loop."""
+        return ADVICE_CLAIM
 
     def line(self) -> str:
         """One sentence: the cost, the action and the command, the saving."""

@@ -16,6 +16,7 @@ from ..errors import UsageError
 from ..models import cache_prices, get_registry
 from ..severity import severity
 from ..tokens import CountingCache, get_counter, resolve_counter
+from ..wire import to_wire
 from ._claims import request_claim
 from ._pieces import CATEGORIES, Piece
 
@@ -38,8 +39,8 @@ class AnatomyItem:
     digest: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """The item as JSON."""
-        return dict(self.__dict__)
+        """The item as JSON (its fields, by the declaration: :func:`ctx_lab.wire.to_wire`)."""
+        return to_wire(self)
 
 
 def _digest(piece: Piece) -> str:

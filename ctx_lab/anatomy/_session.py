@@ -16,6 +16,7 @@ from typing import Any
 from ..choices import CacheCause
 from ..display import RichResult, csv_text, escape, html_table, text_table
 from ..errors import UsageError
+from ..wire import to_wire
 from ._claims import SESSION_CLAIM, row_claim
 from ._pieces import CATEGORIES
 from ._request import AnatomyItem, RequestAnatomy
@@ -41,8 +42,8 @@ class CallDiff:
     cache_break: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """The diff as JSON."""
-        return dict(self.__dict__)
+        """The diff as JSON (its fields, by the declaration: :func:`ctx_lab.wire.to_wire`)."""
+        return to_wire(self)
 
 
 def _prefix_items(items: Sequence[AnatomyItem]) -> list[AnatomyItem]:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..display import escape
 from ..plotting import ACCENT, CATEGORY_COLORS, WINDOW_COLORS
+from ..wire import to_wire
 
 if TYPE_CHECKING:
     from ._request import RequestAnatomy
@@ -54,8 +55,8 @@ class WindowBlock:
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """The block as JSON."""
-        return dict(self.__dict__)
+        """The block as JSON (its fields, by the declaration: :func:`ctx_lab.wire.to_wire`)."""
+        return to_wire(self)
 
 
 def hidden_tokens(anatomy: RequestAnatomy) -> int:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from ..wire import to_wire
 from ._rules import Rule, RuleSet
 
 __all__ = ["Finding", "check_session"]
@@ -34,8 +35,8 @@ class Finding:
     claim: str = "estimated"  # how the value was made (ctx_lab/claims.py): billed or estimated
 
     def to_dict(self) -> dict[str, Any]:
-        """The finding as JSON."""
-        return dict(self.__dict__)
+        """The finding as JSON (its fields, by the declaration: :func:`ctx_lab.wire.to_wire`)."""
+        return to_wire(self)
 
 
 @dataclass(frozen=True)
