@@ -13,7 +13,7 @@ from ..errors import UsageError
 from ..validate import whole_number
 from . import _params as params
 from ._param import CLI, Param, hidden
-from ._params import RELEVANCE_CHOICES, AllowUnknownModel, Registry, parse_now
+from ._params import RELEVANCE_CHOICES, Registry, parse_now
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -138,7 +138,6 @@ def sweep(
             names_model=True,
         ),
     ] = (),
-    allow_unknown_model: AllowUnknownModel = False,
     counter: Annotated[
         str | None, params.counter("bytes/4 (the model's tokenizer with --model)")
     ] = None,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 from ..files import confine, display_path
 from . import _params as params
 from ._param import ALL, Param, hidden
-from ._params import AllowUnknownModel, Registry
+from ._params import Registry
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -58,7 +58,6 @@ def anatomy(
             names_model=True,
         ),
     ] = None,
-    allow_unknown_model: AllowUnknownModel = False,
     counter: Annotated[str | None, params.counter("bytes/4", model=True)] = None,
     registry: Registry = None,
     root: Annotated[

@@ -12,7 +12,7 @@ from ..errors import UsageError
 from ..files import confine, display_path, read_text
 from . import _params as params
 from ._param import ALL, CLI, SERVED, Param, hidden
-from ._params import AllowUnknownModel, Budget, Model
+from ._params import Budget, Model
 from ._registry import Command, Invocation, command
 
 if TYPE_CHECKING:
@@ -61,7 +61,6 @@ def build(
     ] = True,
     budget: Budget = None,
     model: Model = None,
-    allow_unknown_model: AllowUnknownModel = False,
     counter: Annotated[str | None, params.counter("chars/3", model=True)] = None,
     root: Annotated[
         PathArg | None, hidden("every file must resolve inside it", session="root")

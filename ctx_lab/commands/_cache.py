@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from ..files import confine, display_path
 from . import _params as params
 from ._param import ALL, Param, hidden
-from ._params import AllowUnknownModel, CacheReadingParam, Registry
+from ._params import CacheReadingParam, Registry
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -50,7 +50,6 @@ def cache(
             names_model=True,
         ),
     ] = None,
-    allow_unknown_model: AllowUnknownModel = False,
     counter: Annotated[str | None, params.counter("bytes/4", model=False)] = None,
     registry: Registry = None,
     reading: CacheReadingParam = "breakpoints",

@@ -15,7 +15,6 @@ from ..tokens import MIN_CALLS, CalibrationList, forget_calibration, list_calibr
 from ..validate import choice
 from ._analysis import CORPUS_OUTPUT, NoWorkerTimeout, Progress, Scheduler, Ship, Workers
 from ._param import CLI, Param, hidden
-from ._params import AllowUnknownModel
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -43,7 +42,6 @@ def history(
             "evaluate against this model instead of the saved one", metavar="M", names_model=True
         ),
     ] = None,
-    allow_unknown_model: AllowUnknownModel = False,
     check: Annotated[bool, Param("exit 1 unless the context fits")] = False,
     root: Root = None,
 ) -> HistoryReport:
@@ -104,7 +102,6 @@ def replay(
             names_model=True,
         ),
     ] = (),
-    allow_unknown_model: AllowUnknownModel = False,
     counter: Annotated[
         str | None,
         Param(

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Annotated
 
 from ..validate import choice
 from ._param import Param
-from ._params import AllowUnknownModel
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -35,7 +34,6 @@ def models(
             max_length=200,
         ),
     ] = "builtin",
-    allow_unknown_model: AllowUnknownModel = False,
     reserve: Annotated[
         int | None,
         Param(

@@ -13,7 +13,7 @@ from ..files import display_path
 from ..validate import choice
 from . import _params as params
 from ._param import ALL, CLI, Param, hidden
-from ._params import RELEVANCE_CHOICES, AllowUnknownModel, Budget, Model, Now, Registry
+from ._params import RELEVANCE_CHOICES, Budget, Model, Now, Registry
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -88,7 +88,6 @@ def packet(
     example: Example = False,
     budget: Budget = None,
     model: Model = None,
-    allow_unknown_model: AllowUnknownModel = False,
     now: Now = None,
     counter: PacketCounter = None,
     focus: Focus = None,
@@ -206,7 +205,6 @@ def entries(
     example: Example = False,
     budget: Budget = None,
     model: Model = None,
-    allow_unknown_model: AllowUnknownModel = False,
     now: Now = None,
     counter: PacketCounter = None,
     focus: Focus = None,

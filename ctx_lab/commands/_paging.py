@@ -14,7 +14,7 @@ from ..instructions import PAGE_INSTRUCTIONS, READ_INSTRUCTIONS
 from ..limits import DEFAULT_MAX_CHARS, DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS, MAX_CHARS_LIMIT
 from . import _params as params
 from ._param import ALL, CLI, SERVED, Param, hidden
-from ._params import AllowPrivate, AllowRemote, AllowUnknownModel, parse_lines
+from ._params import AllowPrivate, AllowRemote, parse_lines
 from ._registry import Command, Invocation, command
 from ._session import local_reader
 
@@ -100,7 +100,6 @@ def page(
             "count with this model's own tokenizer", metavar="M", max_length=200, names_model=True
         ),
     ] = None,
-    allow_unknown_model: AllowUnknownModel = False,
     budget_id: BudgetId = None,
     max_pages: Annotated[
         int | None,

@@ -422,9 +422,20 @@ def _is_pathlike(member: Any) -> bool:
     return member is os.PathLike or typing.get_origin(member) is os.PathLike
 
 
+ALLOW_UNKNOWN_MODEL = "allow_unknown_model"
+# the way past the model-name check, implied by any parameter that ``names_model``: the
+# command layer reads it (Command.run); the function never sees it
+ALLOW_UNKNOWN = Param(
+    "use a model name no registry knows, with the default 8,192 / 4,096 limits (without it "
+    "such a name is refused with the names it is close to)"
+)
+
+
 @cache
 def specs(function: Callable[..., Any]) -> tuple[Spec, ...]:
-    """The declared parameters of a command function, in signature order.
+    """The declared parameters of a command function, in signature order — and, where one
+    of them ``names_model``, ``allow_unknown_model`` after them (implied, never passed to the
+    function).
 
     Raises :class:`TypeError` when a parameter carries no :class:`Param`: every parameter of a
     command is declared (one not offered anywhere says so with ``surfaces=frozenset()``).
@@ -454,6 +465,11 @@ def specs(function: Callable[..., Any]) -> tuple[Spec, ...]:
                 keyword_only=parameter.kind is inspect.Parameter.KEYWORD_ONLY,
             )
         )
+    names = {f.name for f in found}
+    if any(f.param.names_model for f in found) and ALLOW_UNKNOWN_MODEL not in names:
+        kind, array = _kind(bool)
+        found.append(Spec(name=ALLOW_UNKNOWN_MODEL, kind=kind, array=array, default=False,
+                          param=ALLOW_UNKNOWN, keyword_only=True))  # fmt: skip
     return tuple(found)
 
 

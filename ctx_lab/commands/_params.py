@@ -18,7 +18,6 @@ __all__ = [
     "RELEVANCE_CHOICES",
     "AllowPrivate",
     "AllowRemote",
-    "AllowUnknownModel",
     "Budget",
     "CacheReadingParam",
     "Model",
@@ -116,13 +115,6 @@ Model = Annotated[
         max_length=200,
         session="model",
         names_model=True,
-    ),
-]
-AllowUnknownModel = Annotated[
-    bool,
-    Param(
-        "use a model name no registry knows, with the default 8,192 / 4,096 limits (without it "
-        "such a name is refused with the names it is close to)"
     ),
 ]
 CacheReadingParam = Annotated[

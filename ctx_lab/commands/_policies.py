@@ -14,7 +14,7 @@ from ..files import confine, display_path
 from . import _params as params
 from ._analysis import CORPUS_OUTPUT, NoWorkerTimeout, Progress, Scheduler, Ship, Workers
 from ._param import ALL, Param, hidden
-from ._params import AllowUnknownModel, CacheReadingParam, Registry
+from ._params import CacheReadingParam, Registry
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -48,7 +48,6 @@ def policies(
             names_model=True,
         ),
     ] = None,
-    allow_unknown_model: AllowUnknownModel = False,
     policy: Annotated[
         Sequence[str],
         Param(

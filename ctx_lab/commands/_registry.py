@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from .._version import __version__
 from ..display import RichResult
 from ..errors import PathOutsideRoot, UsageError
-from ._param import Spec, argparse_text, specs
+from ._param import ALLOW_UNKNOWN_MODEL, Spec, argparse_text, specs
 from ._parser import Parser
 from ._results import result_classes
 
@@ -131,7 +131,7 @@ class Command:
             _anchor(kwargs, self.specs("cli"), kwargs.get(roots[0].name))
         if self.prepare is not None:
             kwargs = self.prepare(kwargs, invocation)
-        accepted = inspect.signature(self.function).parameters
+        accepted = {s.name for s in self.specs()}
         try:
             result = self.run({k: v for k, v in kwargs.items() if k in accepted})
         except PathOutsideRoot as exc:
@@ -160,7 +160,8 @@ class Command:
         """Call the function with ``kwargs`` (every surface ends here) after the checks a
         declaration asks for: each model name the caller typed must be one a registry knows
         (``--registry``'s, else the built-in table), unless ``allow_unknown_model``."""
-        if not kwargs.get(ALLOW_UNKNOWN_MODEL):
+        allowed = kwargs.get(ALLOW_UNKNOWN_MODEL)
+        if not allowed:
             for spec in self.specs():
                 value = kwargs.get(spec.name)
                 if spec.param.names_model and value:
@@ -168,7 +169,8 @@ class Command:
 
                     for name in [value] if isinstance(value, str) else value:
                         check_model_name(name, kwargs.get("registry"))
-        return self.function(**kwargs)
+        accepted = inspect.signature(self.function).parameters
+        return self.function(**{k: v for k, v in kwargs.items() if k in accepted})
 
     def check_arguments(self, given: Mapping[str, Any], surface: str) -> None:
         """Unknown names and missing required parameters of one call, as usage errors naming
@@ -294,17 +296,11 @@ class Outcome:
 _COMMANDS: dict[str, Command] = {}
 
 
-ALLOW_UNKNOWN_MODEL = "allow_unknown_model"
-
-
 def command(cmd: Command) -> Command:
     """Register a command (its module calls this once at import). A command that takes a model
-    name must also take ``allow_unknown_model`` (the way past the name check)."""
+    name takes ``allow_unknown_model`` too, implied by the declaration (:func:`specs`)."""
     if cmd.name in _COMMANDS:
         raise ValueError(f"command {cmd.name!r} is declared twice")
-    names = {spec.name for spec in cmd.specs()}
-    if any(spec.param.names_model for spec in cmd.specs()) and ALLOW_UNKNOWN_MODEL not in names:
-        raise TypeError(f"command {cmd.name!r} takes a model name but not {ALLOW_UNKNOWN_MODEL}")
     _COMMANDS[cmd.name] = cmd
     return cmd
 

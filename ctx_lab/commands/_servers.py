@@ -14,7 +14,7 @@ from ..choices import McpTransport
 from ..errors import UsageError
 from ..limits import DEFAULT_MAX_PAGES, DEFAULT_MAX_TOKENS
 from ._param import CLI, Param
-from ._params import AllowUnknownModel, Budget, Model
+from ._params import Budget, Model
 
 __all__ = ["CaptureOptions", "McpServeOptions", "capture_serve", "mcp_serve"]
 
@@ -98,7 +98,6 @@ def mcp_serve(
     ] = (),
     budget: Budget = None,
     model: Model = None,
-    allow_unknown_model: AllowUnknownModel = False,
     max_pages: Annotated[
         int | None,
         Param(

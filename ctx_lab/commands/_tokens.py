@@ -11,7 +11,6 @@ from ..errors import UsageError
 from ..files import confine, display_path
 from . import _params as params
 from ._param import ALL, SERVED, Param, hidden
-from ._params import AllowUnknownModel
 from ._registry import Command, Invocation, command
 
 if TYPE_CHECKING:
@@ -44,7 +43,6 @@ def tokens(
             "count with this model's own tokenizer", metavar="M", max_length=200, names_model=True
         ),
     ] = None,
-    allow_unknown_model: AllowUnknownModel = False,
     label: Annotated[str, hidden("how text is named in the report")] = STDIN,
     root: Annotated[
         PathArg | None, hidden("every path must resolve inside it", session="root")

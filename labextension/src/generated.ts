@@ -1099,12 +1099,12 @@ export interface AnatomyQuery {
   last?: number;
   /** count and size against this model (default the request's own) */
   model?: string;
-  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
-  allow_unknown_model?: boolean;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else bytes/4) */
   counter?: string;
   /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
   registry?: string;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
 }
 
 /** The query of GET /ctx-lab/api/build (ctx-lab build). */
@@ -1121,10 +1121,10 @@ export interface BuildQuery {
   budget?: number;
   /** use the model's effective input budget */
   model?: string;
-  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
-  allow_unknown_model?: boolean;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else chars/3) */
   counter?: string;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
 }
 
 /** The query of GET /ctx-lab/api/cache (ctx-lab cache). */
@@ -1135,14 +1135,14 @@ export interface CacheQuery {
   sizes?: 'usage' | 'counts';
   /** every call as if sent to this model: its caching rules and prices (default each call's own) */
   model?: string;
-  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
-  allow_unknown_model?: boolean;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one; `ctx-lab counters` lists them (default bytes/4) */
   counter?: string;
   /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
   registry?: string;
   /** which cache entries a call can read: whole entries ending at, or within 20 blocks before, one of its breakpoints (Anthropic's documented lookback), or any prefix it shares with a live entry (default breakpoints) */
   reading?: 'breakpoints' | 'prefix';
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
 }
 
 /** The query of GET /ctx-lab/api/check (ctx-lab check). */
@@ -1153,14 +1153,14 @@ export interface CheckQuery {
   rules?: string;
   /** every call as if sent to this model: its window and budget (default each call's own) */
   model?: string;
-  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
-  allow_unknown_model?: boolean;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else bytes/4) */
   counter?: string;
   /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
   registry?: string;
   /** the time (ISO 8601) that dates the report (JUnit's timestamp) (default now) */
   now?: string;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
 }
 
 /** The query of GET /ctx-lab/api/replay (ctx-lab replay). */
@@ -1169,8 +1169,6 @@ export interface ReplayQuery {
   file: string[];
   /** replay on this model (repeatable) (default for one file: the models it was recorded with) */
   model?: string[];
-  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
-  allow_unknown_model?: boolean;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (each model's own tokenizer, or its stored calibration); `ctx-lab counters` lists them (default model) */
   counter?: string;
   /** newest messages always kept as originals (default 4) */
@@ -1183,6 +1181,8 @@ export interface ReplayQuery {
   registry?: string;
   /** the file's format (auto: detected) (default auto) */
   transcript_format?: 'auto' | 'claude-code' | 'codex' | 'gemini-cli' | 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'cline' | 'pi' | 'otlp';
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
 }
 
 /** The query of GET /ctx-lab/api/models (ctx-lab models). */
@@ -1191,10 +1191,10 @@ export interface ModelsQuery {
   name?: string;
   /** builtin prefix table, the offline models.dev data, or an installed model source (default builtin) */
   registry?: string;
-  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
-  allow_unknown_model?: boolean;
   /** tokens to reserve for output instead of the model's max output (default the model's max output) */
   reserve?: number;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
 }
 
 /** The query of GET /ctx-lab/api/packet (ctx-lab packet). */
@@ -1207,8 +1207,6 @@ export interface PacketQuery {
   budget?: number;
   /** use the model's effective input budget */
   model?: string;
-  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
-  allow_unknown_model?: boolean;
   /** the current time (ISO 8601) that dates the packet and the entries' ages (default now) */
   now?: string;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else bytes/4) */
@@ -1227,6 +1225,8 @@ export interface PacketQuery {
   display_dir?: string;
   /** answer how the design packet and PROFILE's differ, item by item, with the rule why */
   compare?: 'ctx-0.8';
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
 }
 
 /** The query of GET /ctx-lab/api/entries (ctx-lab entries). */
@@ -1239,8 +1239,6 @@ export interface EntriesQuery {
   budget?: number;
   /** use the model's effective input budget */
   model?: string;
-  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
-  allow_unknown_model?: boolean;
   /** the current time (ISO 8601) that dates the packet and the entries' ages (default now) */
   now?: string;
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one, or model (the --model's own tokenizer); `ctx-lab counters` lists them (default the model's tokenizer with --model, else bytes/4) */
@@ -1261,6 +1259,8 @@ export interface EntriesQuery {
   offset?: number;
   /** rows shown (default all) */
   limit?: number;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
 }
 
 /** The query of GET /ctx-lab/api/context (ctx-lab context). */
@@ -1283,8 +1283,6 @@ export interface PageQuery {
   counter?: string;
   /** count with this model's own tokenizer */
   model?: string;
-  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
-  allow_unknown_model?: boolean;
   /** the budget_id of an earlier page result: spend from that quota (default a new quota) */
   budget_id?: string;
   /** page quota of a new budget (default 10) */
@@ -1293,6 +1291,8 @@ export interface PageQuery {
   max_tokens?: number;
   /** a person reading: no quota is charged or kept */
   browse?: boolean;
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
 }
 
 /** The query of GET /ctx-lab/api/budget (ctx-lab budget). */
@@ -1323,8 +1323,6 @@ export interface PoliciesQuery {
   file: string[];
   /** every call as if sent to this model: its window, caching rules and prices (default each call's own) */
   model?: string;
-  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
-  allow_unknown_model?: boolean;
   /** a policy, NAME or NAME:key=value,… (repeatable): recorded, none, claude-code, summary, clear-tool-uses, clear-thinking, observation-masking, sliding-window, codex, ctx-lab (default all of them) */
   policy?: string[];
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one; `ctx-lab counters` lists them (default bytes/4) */
@@ -1333,6 +1331,8 @@ export interface PoliciesQuery {
   registry?: string;
   /** which cache entries a call can read: whole entries ending at, or within 20 blocks before, one of its breakpoints (Anthropic's documented lookback), or any prefix it shares with a live entry (default breakpoints) */
   reading?: 'breakpoints' | 'prefix';
+  /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
+  allow_unknown_model?: boolean;
 }
 
 /** The query of GET /ctx-lab/api/tokens (ctx-lab tokens). */
@@ -1364,17 +1364,17 @@ export const QUERY_DEFAULTS = {
   },
   "cache": {
     "sizes": "usage",
-    "allow_unknown_model": false,
-    "reading": "breakpoints"
+    "reading": "breakpoints",
+    "allow_unknown_model": false
   },
   "check": {
     "allow_unknown_model": false
   },
   "replay": {
-    "allow_unknown_model": false,
     "preserve_recent": 4,
     "caching": true,
-    "transcript_format": "auto"
+    "transcript_format": "auto",
+    "allow_unknown_model": false
   },
   "models": {
     "registry": "builtin",
@@ -1382,16 +1382,16 @@ export const QUERY_DEFAULTS = {
   },
   "packet": {
     "example": false,
-    "allow_unknown_model": false,
     "relevance": "auto",
-    "profile": "design"
+    "profile": "design",
+    "allow_unknown_model": false
   },
   "entries": {
     "example": false,
-    "allow_unknown_model": false,
     "relevance": "auto",
     "profile": "design",
-    "offset": 0
+    "offset": 0,
+    "allow_unknown_model": false
   },
   "context": {
     "directory": "."
@@ -1399,15 +1399,15 @@ export const QUERY_DEFAULTS = {
   "page": {
     "start_line": 1,
     "end_line": 0,
-    "allow_unknown_model": false,
-    "browse": false
+    "browse": false,
+    "allow_unknown_model": false
   },
   "read": {
     "max_chars": 8000
   },
   "policies": {
-    "allow_unknown_model": false,
-    "reading": "breakpoints"
+    "reading": "breakpoints",
+    "allow_unknown_model": false
   },
   "tokens": {
     "allow_unknown_model": false

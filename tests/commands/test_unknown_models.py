@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ctx_lab.commands import Command, command, commands
+from ctx_lab.commands import Command, commands
 from ctx_lab.commands._param import Param
 from ctx_lab.commands._session import Session
 from ctx_lab.errors import UnknownModelError, UsageError
@@ -72,14 +72,21 @@ def test_every_command_that_takes_a_model_takes_the_way_past_the_check() -> None
     for cmd in taking:
         assert "allow_unknown_model" in {s.name for s in cmd.specs()}, cmd.name
 
-    def probe(model: str | None = None) -> None:  # pragma: no cover - never called
-        raise AssertionError
+    seen: list[str | None] = []
+
+    def probe(model: str | None = None) -> str:
+        seen.append(model)
+        return "ran"
 
     probe.__annotations__["model"] = __import__("typing").Annotated[
         str | None, Param("a model", names_model=True)
     ]
-    with pytest.raises(TypeError, match="allow_unknown_model"):
-        command(Command("probe-model", "a probe", probe))
+    declared = Command("probe-model", "a probe", probe)  # implied by names_model, not written
+    assert [s.name for s in declared.specs()] == ["model", "allow_unknown_model"]
+    with pytest.raises(UnknownModelError):
+        declared.run({"model": "no-such-model-anywhere"})
+    assert declared.run({"model": "no-such-model-anywhere", "allow_unknown_model": True}) == "ran"
+    assert seen == ["no-such-model-anywhere"]  # the function never sees the flag
 
 
 def test_known_names_pass_and_errors_are_usage_errors() -> None:
