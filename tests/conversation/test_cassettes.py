@@ -57,10 +57,9 @@ def test_model_calls_are_read_and_the_rest_counted(tmp_path: Path) -> None:
     assert len(transcript.calls) == 2
     assert [c.usage.cache_read_input_tokens for c in transcript.calls] == [0, 5]  # type: ignore[union-attr]
     note = next(w for w in transcript.warnings if "cassette interactions left out" in w)
-    assert "2 interaction that is not a model call" in note  # the token count and the page
-    assert (
-        "1 model call answered as an event stream" in note and "1 model call answered 429" in note
-    )
+    assert "not a model call: 2" in note  # the token count and the page
+    assert "a model call answered as an event stream: 1" in note
+    assert "a model call answered 429: 1" in note
 
 
 def test_a_packed_cassette_and_a_json_one_read_alike(tmp_path: Path) -> None:

@@ -159,14 +159,20 @@ def _unpacked_cassette(rows: list[Record], label: str) -> tuple[list[Record], Co
     if not found:
         raise TranscriptError(
             "a VCR cassette without a model call answered as JSON"
-            + (f" (left out: {_left_note(left)})" if left else "")
+            + (f" ({_left_note(left)})" if left else "")
+            + (
+                "; a streamed answer is read from a capture file (ctx-lab capture assembles "
+                "streams)"
+                if any("event stream" in kind for kind in left)
+                else ""
+            )
         )
     return found, left
 
 
 def _left_note(left: Counter[str]) -> str:
-    return "cassette interactions left out: " + ", ".join(
-        f"{n} {kind}" for kind, n in sorted(left.items())
+    return "cassette interactions left out — " + "; ".join(
+        f"{kind}: {n}" for kind, n in sorted(left.items())
     )
 
 

@@ -49,20 +49,20 @@ def cassette_records(data: Mapping[str, Any], where: str) -> tuple[list[Record],
     for number, item in enumerate(data["interactions"], 1):
         request_side, response_side = item.get("request"), item.get("response")
         if not isinstance(request_side, Mapping) or not isinstance(response_side, Mapping):
-            left["interaction without a request and a response"] += 1
+            left["without a request and a response"] += 1
             continue
         request = body_of(request_side, f"{where} interaction {number}")
         if not _is_model_call(request, request_side):
-            left["interaction that is not a model call"] += 1
+            left["not a model call"] += 1
             continue
         status = response_side.get("status")
         code = status.get("code") if isinstance(status, Mapping) else status
         if isinstance(code, int) and not 200 <= code < 300:
-            left[f"model call answered {code}"] += 1
+            left[f"a model call answered {code}"] += 1
             continue
         response = body_of(response_side, f"{where} interaction {number}")
         if not isinstance(response, Mapping):
-            left["model call answered as an event stream (not read here)"] += 1
+            left["a model call answered as an event stream"] += 1
             continue
         found.append(
             (number, {"request": _with_model(request, request_side), "response": response})
