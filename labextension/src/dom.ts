@@ -170,3 +170,23 @@ export function svg(tag: string, attrs: Record<string, string | number>): SVGEle
   }
   return node;
 }
+
+/** How a figure was made (ctx_lab/claims.py): one label, or one per figure key ('*' the rest). */
+export type Claim = 'billed' | 'simulated' | 'estimated' | 'open-loop';
+
+/** The label a payload's `claim` gives the figure `key` ('' when it gives none). */
+export function claimOf(claim: Claim | Record<string, Claim> | undefined, key = '*'): string {
+  if (claim === undefined) {
+    return '';
+  }
+  if (typeof claim === 'string') {
+    return claim;
+  }
+  return claim[key] ?? claim['*'] ?? '';
+}
+
+/** A figure's label in text, compactly: ' [billed]' ('' when there is none). */
+export function claimTag(claim: Claim | Record<string, Claim> | undefined, key = '*'): string {
+  const label = claimOf(claim, key);
+  return label ? ` [${label}]` : '';
+}

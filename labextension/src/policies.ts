@@ -3,7 +3,7 @@
  * the input of every call per policy against the window, the cost split into cache reads, writes
  * and fresh input, the policies' table and what each lost — all open-loop, and said so.
  */
-import { details, el, fmt, sortableTable, svg } from './dom';
+import { claimOf, details, el, fmt, sortableTable, svg } from './dom';
 import { axes, callTicks } from './chart';
 import { ACCENT, PoliciesPayload, SERIES_COLORS } from './generated';
 
@@ -153,7 +153,8 @@ export function renderPolicies(p: PoliciesPayload): HTMLElement {
     q.probes.kept,
     q.probes.summarized,
     q.probes.lost,
-    (q.refetched ?? []).reduce((sum, r) => sum + r.tokens, 0)
+    (q.refetched ?? []).reduce((sum, r) => sum + r.tokens, 0),
+    claimOf(q.claim, 'cost')
   ]);
   const losses = p.policies
     .filter(q => q.probes.lost)
@@ -186,7 +187,8 @@ export function renderPolicies(p: PoliciesPayload): HTMLElement {
         'kept',
         'summarized',
         'lost',
-        're-read tokens'
+        're-read tokens',
+        'figures'
       ],
       rows,
       {

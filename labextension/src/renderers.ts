@@ -5,7 +5,7 @@ import { renderAnatomy, renderAnatomySession } from './anatomy';
 import { renderPolicies } from './policies';
 import { areaKey, axes, callTicks, frame, legendBox, lineKey } from './chart';
 import { exercise } from './exercise';
-import { details, el, fmt, meter, sortableTable, svg } from './dom';
+import { claimTag, details, el, fmt, meter, sortableTable, svg } from './dom';
 import {
   ACCENT,
   BudgetPayload,
@@ -964,7 +964,7 @@ function renderCache(p: CachePayload): HTMLElement {
     el(
       'div',
       { class: 'ctx-muted', 'data-ctx-cache-cost': '' },
-      `input cost ${usd(p.cost.actual)} · no cache ${usd(p.cost.no_cache)} · ideal ${usd(p.cost.ideal)} · ${misses.length} misses`
+      `input cost ${usd(p.cost.actual)}${claimTag(p.cost.claim, 'actual')} · no cache ${usd(p.cost.no_cache)} · ideal ${usd(p.cost.ideal)}${claimTag(p.cost.claim, 'ideal')} · ${misses.length} misses`
     ),
     cacheChart(p),
     sortableTable(['call', 'read', 'write', 'fresh', 'reported read', 'reported write', 'miss'], rows, {
