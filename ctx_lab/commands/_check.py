@@ -9,11 +9,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated
 
-from ..errors import UsageError
 from ..files import confine, display_path
 from . import _params as params
 from ._param import ALL, Param, hidden
-from ._params import Registry
+from ._params import Registry, given_files
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -74,9 +73,7 @@ def check(
     """The ``rules`` (default: every rule at its default threshold) over each session: one
     finding per violation with its code, call, category and numbers (see
     :mod:`ctx_lab.check`). With ``root`` every file must resolve inside it."""
-    files = [file] if isinstance(file, str | os.PathLike) else list(file)
-    if not files:
-        raise UsageError("nothing to check: give one or more recorded sessions")
+    files = given_files(file, "nothing to check: give one or more recorded sessions")
     from ..check import check_files, load_rules
 
     paths = [confine(root, f, what="file") if root is not None else f for f in files]

@@ -15,6 +15,7 @@ from ..tokens import MIN_CALLS, CalibrationList, forget_calibration, list_calibr
 from ..validate import choice
 from ._analysis import CORPUS_OUTPUT, NoWorkerTimeout, Progress, Scheduler, Ship, Workers
 from ._param import CLI, Param, hidden
+from ._params import given_files
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -163,9 +164,7 @@ def replay(
     """
     from ..conversation import ReplaySettings
 
-    files = [file] if isinstance(file, str | os.PathLike) else list(file)
-    if not files:
-        raise UsageError("nothing to replay: give one or more transcript files")
+    files = given_files(file, "nothing to replay: give one or more transcript files")
     settings = ReplaySettings(
         preserve_recent=preserve_recent, output_limit=output_limit, caching=caching
     )

@@ -4,10 +4,11 @@ checked by the same validator as the Python API (:mod:`ctx_lab.validate`)."""
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from ..choices import RELEVANCE_RULES, CacheReading
 from ..errors import UsageError
@@ -25,6 +26,7 @@ __all__ = [
     "Registry",
     "counter",
     "flag",
+    "given_files",
     "parse_lines",
     "parse_now",
     "whole",
@@ -117,6 +119,17 @@ Model = Annotated[
         names_model=True,
     ),
 ]
+
+
+def given_files(file: Any, nothing: str) -> list[Any]:
+    """One file or a corpus as a list — a path (``str`` or ``PathLike``) is one file, never
+    its characters — and a usage error saying ``nothing`` when the corpus is empty."""
+    files = [file] if isinstance(file, str | os.PathLike) else list(file)
+    if not files:
+        raise UsageError(nothing)
+    return files
+
+
 CacheReadingParam = Annotated[
     CacheReading,
     Param(

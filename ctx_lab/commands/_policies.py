@@ -9,12 +9,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
 from ..choices import POLICY_NAMES
-from ..errors import UsageError
 from ..files import confine, display_path
 from . import _params as params
 from ._analysis import CORPUS_OUTPUT, NoWorkerTimeout, Progress, Scheduler, Ship, Workers
 from ._param import ALL, Param, hidden
-from ._params import CacheReadingParam, Registry
+from ._params import CacheReadingParam, Registry, given_files
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -76,9 +75,7 @@ def policies(
     Several files (or ``workers``/``scheduler``) run a corpus: one row per session and policy,
     on a local process pool or a Dask ``scheduler`` — a :class:`~ctx_lab.analysis.CorpusReport`.
     """
-    files = [file] if isinstance(file, str | os.PathLike) else list(file)
-    if not files:
-        raise UsageError("nothing to compare: give one or more recorded sessions")
+    files = given_files(file, "nothing to compare: give one or more recorded sessions")
     from ..conversation import parse_policy
 
     specs = tuple(parse_policy(p) for p in policy)  # a usage error before any work
