@@ -72,7 +72,11 @@ def claude(text: str) -> dict[str, Any]:
     keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
             "output_tokens")  # fmt: skip
     models = {(r.get("message") or {}).get("model") for r in rows if r.get("type") == "assistant"}
-    bedrock = any(i.startswith("msg_bdrk_") for i in ids)
+    # Bedrock: its message ids (msg_bdrk_…), or a Bedrock model id (``us.anthropic.claude-…``,
+    # ``converse/jp.anthropic.claude-…``: a region's inference profile)
+    bedrock = any(i.startswith("msg_bdrk_") for i in ids) or any(
+        "anthropic.claude" in m for m in models if m
+    )
     return {
         "agent": "Claude Code", "version": version,
         "models": sorted(m for m in models if m and m != "<synthetic>"),
