@@ -1215,6 +1215,45 @@ class Bench:
             )
         )
 
+    def wire(self) -> None:
+        """The payload codec on the 2,000-call cache report, against msgspec (C, validating)
+        on the same objects: ``to_dict`` against ``msgspec.to_builtins`` (which leaves
+        tuples as they are and has no derived values: a floor), ``from_dict`` (checked) against
+        ``msgspec.convert`` (validating)."""
+        import msgspec
+
+        from ctx_lab.conversation import simulate_cache
+        from ctx_lab.conversation._cache_report import CacheReport
+
+        calls = 200 if self.quick else 2000
+        report = simulate_cache(workloads.agent_session(calls), model="claude-sonnet-4-5")
+        payload = report.to_dict()
+        assert CacheReport.from_dict(payload).to_dict() == payload
+        for name, ours, theirs, note in (
+            (
+                "encode",
+                report.to_dict,
+                lambda: msgspec.to_builtins(report),
+                "to_dict, derived values (claims) included; msgspec: to_builtins",
+            ),
+            (
+                "decode",
+                lambda: CacheReport.from_dict(payload),
+                lambda: msgspec.convert(payload, CacheReport),
+                "from_dict, every value checked; msgspec: convert, validating",
+            ),
+        ):
+            self.rows.append(
+                row(
+                    f"wire: {name} the {calls:,}-call cache report",
+                    measure(ours, 21),
+                    "≤ 2× msgspec",
+                    lambda m, r: r is not None and r <= 2.0,
+                    measure(theirs, 21),
+                    note,
+                )
+            )
+
     # -- the policy lab -----------------------------------------------------------------------
 
     def policies(self) -> None:
@@ -1617,6 +1656,7 @@ SUITES = (
     "corpus",
     "replay",
     "cache",
+    "wire",
     "policies",
     "anatomy",
     "mcp",

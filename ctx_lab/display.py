@@ -260,6 +260,8 @@ class RichResult:
             raise NotImplementedError(f"{type(self).__name__} does not define to_dict")
         return to_wire(self)
 
+    to_dict.__wire_generic__ = True  # type: ignore[attr-defined]  # the declaration's own
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Any:
         """The result again from its :meth:`to_dict` (derived keys are ignored): by default
@@ -269,6 +271,8 @@ class RichResult:
         if not dataclasses.is_dataclass(cls):
             raise TypeError(f"{cls.__name__} does not define from_dict")
         return from_wire(cls, data)
+
+    from_dict.__func__.__wire_generic__ = True  # type: ignore[attr-defined]  # ctx_lab.wire decodes in place
 
     @classmethod
     def declares_wire(cls) -> bool:

@@ -141,7 +141,7 @@ def _labextension_check() -> Check:
         "lab extension",
         False,
         "the ctx-lab JupyterLab extension is not installed",
-        "install ctx-lab from a wheel that bundles the extension: `pip install ctx-lab`",
+        "install the lab from a wheel that bundles the extension: `pip install 'ctx-lab[lab]'`",
     )
 
 
@@ -159,7 +159,8 @@ def _server_extension_check() -> Check:
         "server extension",
         False,
         "the ctx_lab server extension is not enabled",
-        "reinstall with `pip install ctx-lab` or run `jupyter server extension enable ctx_lab`",
+        "reinstall with `pip install 'ctx-lab[lab]'` or run "
+        "`jupyter server extension enable ctx_lab`",
     )
 
 

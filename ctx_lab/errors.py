@@ -8,7 +8,8 @@ subclasses) and 1 for every other :class:`CtxLabError`; the REST routes map them
     ├── UsageError (ValueError)                 exit 2 · HTTP 400
     │   ├── UnknownCounterError (KeyError)
     │   ├── UnknownRegistryError
-    │   └── InvalidPageRequest
+    │   ├── InvalidPageRequest
+    │   └── PayloadError                        a payload's field of the wrong type
     ├── ParserExit                              --help / --version printed; not a failure
     ├── CounterUnavailableError                 HTTP 422
     ├── NativeCodeError                         HTTP 422 (native code failed on this input)
@@ -75,6 +76,7 @@ __all__ = [
     "NoWorkers",
     "ParserExit",
     "PathOutsideRoot",
+    "PayloadError",
     "ReadError",
     "RecentMessagesTooLarge",
     "ResourceNotFound",
@@ -305,6 +307,12 @@ class HistoryCorrupted(CtxLabError):
 class TranscriptError(CtxLabError):
     """A recorded session that cannot be read: a line that is not JSON (the message names it)
     or no known transcript format."""
+
+
+class PayloadError(UsageError):
+    """A payload (a saved state, a posted or imported JSON) whose field is not of its declared
+    type, or is missing: the message names the field (``PagingBudget.max_pages: expected an
+    integer, got str``). Exit 2 · HTTP 400 · an MCP tool error."""
 
 
 class InvalidRecording(UsageError, TranscriptError):

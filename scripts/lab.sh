@@ -16,11 +16,12 @@ if [ ! -x "$VENV/bin/python" ]; then
   echo "==> creating $VENV"
   "$PYTHON" -m venv "$VENV"
 fi
-# [notebook]: pandas, matplotlib, widgets; [dask]: notebook 07's LocalCluster and Parquet output;
+# [lab]: JupyterLab, the server extension, reading and skeletons; [notebook]: pandas, matplotlib,
+# widgets; [dask]: notebook 07's LocalCluster and Parquet output;
 # [capture]: notebook 08's recording proxy; [mcp]: ctx-lab mcp serve, for an agent beside the lab
-echo "==> installing ctx-lab with the notebook, dask, capture and mcp extras"
+echo "==> installing ctx-lab with the lab, notebook, dask, capture and mcp extras"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -c scripts/constraints.txt -e ".[notebook,dask,capture,mcp]"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -c scripts/constraints.txt -e ".[lab,notebook,dask,capture,mcp]"
 
 # scripts/lab.sh [DIR]: serve DIR (default: this repository, where the notebooks and the example
 # project are). Hidden files are served and shown so .context/ is visible; the clutter a checkout

@@ -23,7 +23,7 @@ from ..errors import UsageError
 from ..files import read_bytes
 from ..tokens import CounterLike, get_counter, portable_name
 from ..validate import choice, whole_number
-from ._executors import describe, is_dask_client, is_local, runner
+from ._executors import describe, is_dask_client, is_local, runner, shows
 from ._report import KINDS, CorpusReport, empty_frame, typed_frame
 from ._tasks import Counting, PoliciesTask, ReplayTask, SweepTask, error_row, run_task
 
@@ -204,7 +204,7 @@ def _run(plan: _Plan, run: RunOptions) -> CorpusReport:
     with (
         runner(executor, workers, no_worker_timeout) as pool,
         tqdm(
-            total=plan.count, desc=plan.kind, unit="item", disable=not progress, leave=False
+            total=plan.count, desc=plan.kind, unit="item", disable=not shows(progress), leave=False
         ) as bar,
     ):
         for index, rows in pool.run(run_task, plan.tasks):

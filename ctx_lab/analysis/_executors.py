@@ -10,6 +10,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ __all__ = [
     "is_dask_client",
     "is_local",
     "runner",
+    "shows",
 ]
 
 INLINE = "inline"
@@ -315,3 +317,14 @@ def runner(
 def _dask_window(client: Any) -> int:
     threads = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
     return max(8, 4 * threads)
+
+
+def shows(progress: bool) -> bool:
+    """Whether a progress bar asked for is drawn: in a notebook (a widget) or on a terminal,
+    never into a pipe or a file (a log, ``2>&1``), where its redrawn lines are noise."""
+    if not progress:
+        return False
+    if "ipykernel" in sys.modules:
+        return True
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty and isatty())

@@ -203,7 +203,10 @@ class Spec:
 
     def _scalar_from_json(self, value: Any) -> Any:
         if not _is_kind(value, self.kind):
-            raise UsageError(f"{self.name} must be a {self.kind}, not {type(value).__name__}")
+            article = "an" if self.kind[0] in "aeiou" else "a"
+            raise UsageError(
+                f"{self.name} must be {article} {self.kind}, not {type(value).__name__}"
+            )
         if self.kind == "string":
             self.check(value)
             return self.param.parse(value) if self.param.parse is not None else value

@@ -15,14 +15,14 @@ only what they estimate of the messages differs.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..claims import claims
 from ..display import RichResult, escape, html_table, text_table
 from ..tokens import Calibration, ClassRatio
-from ..wire import wire
+from ..wire import from_wire, wire
 from .transcripts import Transcript
 
 __all__ = ["CalibrationEvaluation", "EvaluatedCall", "evaluate_calibration"]
@@ -105,6 +105,17 @@ class CalibrationEvaluation(RichResult):
             errors = self._errors(attribute)
             found[name] = round(statistics.median(errors), 4) if errors else None
         return found
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CalibrationEvaluation:
+        """The evaluation again from :meth:`to_dict`, whose per-segment pairs are objects on the
+        wire (``{"segment": tokens}``): they are pairs again before the fields are decoded."""
+        pairs = {
+            key: list(value.items())
+            for key in ("hidden_prefix", "inferred")
+            if isinstance(value := data.get(key), Mapping)
+        }
+        return from_wire(cls, {**data, **pairs})
 
     def to_dict(self) -> dict[str, Any]:
         """The rows with the summary figures. Hand-written: the figures are computed."""

@@ -283,9 +283,14 @@ def extract_html(html: str) -> str:
     The page is parsed once (lxml: linear, depth-bounded) and cleaned before either converter
     sees it, so neither script floods nor deep nesting cost more than the page's size.
     """
-    import lxml.html
-    import trafilatura
-    from markdownify import markdownify
+    try:
+        import lxml.html
+        import trafilatura
+        from markdownify import markdownify
+    except ImportError as exc:
+        raise UnsupportedContent(
+            f"reading a web page needs the [reading] extra: pip install 'ctx-lab[reading]' ({exc})"
+        ) from None
 
     root = _tree(html)
     if root is None:

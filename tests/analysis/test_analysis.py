@@ -290,3 +290,24 @@ def test_policies_are_the_same_inline_and_on_dask(corpus, client) -> None:
     mine = ok[(ok["item"] == sessions[0]) & (ok["policy"] == "summary")].iloc[0]
     assert mine["peak"] == one.policy("summary").peak
     assert mine["probes_lost"] == one.policy("summary").probes.lost
+
+
+def test_a_progress_bar_is_drawn_on_a_terminal_or_in_a_notebook_only(monkeypatch) -> None:
+    """Never redrawn into a pipe or a log (``2>&1``), where its lines are noise."""
+    import io
+    import sys
+
+    from ctx_lab.analysis._executors import shows
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert not shows(True)
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    assert shows(True) and not shows(False)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    monkeypatch.setitem(sys.modules, "ipykernel", sys)
+    assert shows(True)

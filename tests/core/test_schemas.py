@@ -292,3 +292,27 @@ def test_every_payload_round_trips_through_from_dict(payloads, kind: str) -> Non
             (cls,) = classes
         restored = cls.from_dict(data)
         assert json.loads(json.dumps(restored.payload())) == json.loads(json.dumps(payload))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_msgspec_under_the_codec_changes_nothing(payloads, kind: str, monkeypatch) -> None:
+    """The plain parts go through msgspec (ctx_lab.wire._fast): on every real payload, the
+    objects decoded and the dicts encoded are exactly the codec's own (lists, not tuples)."""
+    from ctx_lab.wire import _fast
+
+    classes = _result_classes()[kind]
+    for payload in payloads[kind]:
+        data = {k: v for k, v in payload.items() if k != "version"}
+        for cls in classes:
+            if not cls.declares_wire():
+                continue
+            try:
+                fast = cls.from_dict(data)
+            except Exception:  # another class of the kind (journal, packet): not its payload
+                continue
+            monkeypatch.setattr(_fast, "ENABLED", False)
+            slow = cls.from_dict(data)
+            assert slow == fast
+            assert fast.to_dict() == slow.to_dict()
+            monkeypatch.setattr(_fast, "ENABLED", True)
+            assert fast.to_dict() == slow.to_dict()

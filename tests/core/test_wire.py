@@ -187,3 +187,39 @@ class _Unresolved:
 def test_a_field_whose_type_does_not_resolve_is_a_loud_error() -> None:
     with pytest.raises(TypeError, match=r"_Unresolved\.later: its type 'NotImportedAnywhere'"):
         to_wire(_Unresolved("x", None))
+
+
+@pytest.mark.parametrize(
+    ("data", "named"),
+    [
+        (
+            {"parts": [{"name": "a", "size": "12"}]},
+            "Shape.parts[0].size: expected an integer, got str",
+        ),
+        (
+            {"parts": [{"name": "a", "size": True}]},
+            "Shape.parts[0].size: expected an integer, got bool",
+        ),
+        ({"parts": [{"size": 1}]}, "Shape.parts[0]: the field 'name' is missing"),
+        ({"parts": {"name": "a"}}, "Shape.parts: expected a list, got dict"),
+        ({"counts": {"x": 1.5}}, "Shape.counts.x: expected an integer, got float"),
+        ({"mode": "c"}, "Shape.mode: expected one of 'a', 'b', got 'c'"),
+        ({"note": 3}, "Shape.note: expected a string, got int"),
+        ({"dir": None}, "Shape.dir: expected a string, got null"),
+    ],
+)
+def test_decoding_checks_every_value_and_names_where_it_is(data: dict, named: str) -> None:
+    """A payload read back (a saved state, an import) whose value is not its field's type is a
+    typed error naming the field — never an object holding a string where a count belongs."""
+    from ctx_lab.errors import PayloadError, UsageError
+
+    with pytest.raises(PayloadError) as info:
+        from_wire(Shape, data)
+    assert str(info.value) == named
+    assert isinstance(info.value, UsageError)  # exit 2 · HTTP 400 · an MCP tool error
+
+
+def test_decoding_accepts_what_encoding_makes() -> None:
+    shape = Shape(parts=(Part("a", 3),), counts={"x": 1}, mode="b", note="n", path="p")
+    assert from_wire(Shape, to_wire(shape)) == shape
+    assert from_wire(Shape, {"parts": [{"name": "a", "size": 3}], "total": "ignored"}).total() == 3

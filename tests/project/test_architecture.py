@@ -55,6 +55,7 @@ ADAPTERS = {
     "__init__",
     "__main__",
     "_cli_reference",  # renders the CLI's help pages into docs/cli.md
+    "_doc_examples",  # runs the docs' console examples into docs/*.md
     "tools",  # agent tools in-process: the MCP tools over a Session
     "capture",
     "cli",

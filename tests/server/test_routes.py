@@ -189,7 +189,7 @@ async def test_symlink_out_refused(jp_fetch, project, tmp_path) -> None:
     ("route", "params", "needle"),
     [
         ("packet", {"directory": "proj", "budget": "-5"}, "negative"),
-        ("packet", {"directory": "proj", "budget": "lots"}, "whole number"),
+        ("packet", {"directory": "proj", "budget": "lots"}, "budget 'lots' is not a whole number"),
         ("packet", {"directory": "proj", "counter": "nope"}, "valid counters"),
         ("packet", {"directory": "proj", "now": "yesterday"}, "ISO 8601"),
         ("models", {"registry": "nope"}, "invalid choice"),

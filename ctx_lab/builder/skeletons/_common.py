@@ -80,7 +80,9 @@ def parser(module: str, function: str) -> Any:
 
         grammar = importlib.import_module(module)
     except ImportError as exc:
-        raise SkeletonError(f"no tree-sitter grammar installed ({module}): {exc}") from None
+        raise SkeletonError(
+            f"no tree-sitter grammar installed ({module}; pip install 'ctx-lab[skeletons]'): {exc}"
+        ) from None
     return tree_sitter.Parser(tree_sitter.Language(getattr(grammar, function)()))
 
 

@@ -49,7 +49,7 @@ def test_arguments_are_checked_against_the_schema(project: Path) -> None:
             for name, arguments, expected in [
                 ("packet", {"focus": 5}, "focus must be a string, not int"),
                 ("packet", {"format": "xml"}, "format must be one of md, json"),
-                ("packet", {"budget": True}, "budget must be a integer, not bool"),
+                ("packet", {"budget": True}, "budget must be an integer, not bool"),
                 ("read", {"uri": "app.log", "max_chars": 10**9}, "max_chars must be ≤ 20000"),
                 ("build", {"task": "x", "paths": [1, 2]}, "paths must be a list of strings"),
                 ("build", {}, "build needs task"),
