@@ -1107,7 +1107,7 @@ class Bench:
     # -- replay -------------------------------------------------------------------------------
 
     def replay(self) -> None:
-        from ctx_lab.conversation import replay_report
+        from ctx_lab.recordings import replay_report
 
         models = ["gpt-4o", "claude-sonnet-4-5", "gpt-4.1"]
         # three messages a call (note, tool call, result) and a task every 15 calls
@@ -1149,7 +1149,7 @@ class Bench:
         # the generator's own transient peak is not counted as the replay's
         probe = (
             "import gc, sys; sys.path.insert(0, sys.argv[1]); from bench import workloads; "
-            "from ctx_lab.conversation import replay_report; "
+            "from ctx_lab.recordings import replay_report; "
             "s = workloads.agent_session(int(sys.argv[2]), result_words=(200, 1800)); "
             "gc.collect(); open('/proc/self/clear_refs', 'w').write('5'); "
             "kb = lambda k: int(next(l for l in open('/proc/self/status') if l.startswith(k))"
@@ -1177,7 +1177,7 @@ class Bench:
     # -- prompt caching -----------------------------------------------------------------------
 
     def cache(self) -> None:
-        from ctx_lab.conversation import CacheEngine, CacheRequest, simulate_cache
+        from ctx_lab.recordings import CacheEngine, CacheRequest, simulate_cache
 
         calls = 100 if self.quick else 1000
         session = workloads.agent_session(calls, result_words=(200, 1800))
@@ -1222,8 +1222,8 @@ class Bench:
         ``msgspec.convert`` (validating)."""
         import msgspec
 
-        from ctx_lab.conversation import simulate_cache
-        from ctx_lab.conversation._cache_report import CacheReport
+        from ctx_lab.recordings import simulate_cache
+        from ctx_lab.recordings.cache._cache_report import CacheReport
 
         calls = 200 if self.quick else 2000
         report = simulate_cache(workloads.agent_session(calls), model="claude-sonnet-4-5")
@@ -1257,7 +1257,7 @@ class Bench:
     # -- the policy lab -----------------------------------------------------------------------
 
     def policies(self) -> None:
-        from ctx_lab.conversation import POLICIES, run_policies
+        from ctx_lab.recordings import POLICIES, run_policies
 
         calls = 100 if self.quick else 1000
         session = workloads.agent_session(calls, result_words=(200, 1800))

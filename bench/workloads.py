@@ -146,7 +146,8 @@ def agent_session(calls: int, seed: int = 2, result_words: tuple[int, int] = (50
     """A generated agent session as a Transcript: a user task every 15 calls, each call an
     assistant note and a tool call whose result (``result_words``, 50–900 words by default)
     comes before the next call."""
-    from ctx_lab.conversation import Call, Message, Transcript
+    from ctx_lab.conversation import Message
+    from ctx_lab.recordings import Call, Transcript
 
     rng = random.Random(seed)
     words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()

@@ -44,14 +44,14 @@ ShipMode = Literal["paths", "bytes"]
 RowsPer = Literal["session", "call"]
 # how a calibration fits: per call, by growth between calls, or chosen per transcript
 CalibrationMethod = Literal["auto", "ratio", "growth"]
-# which cache entries a request can read (conversation/_cache_engine.py): only whole entries
+# which cache entries a request can read (recordings/cache/_cache_engine.py): only whole entries
 # that end at or within the lookback before one of its breakpoints, or any shared prefix
 CacheReading = Literal["breakpoints", "prefix"]
 # how a figure was made (ctx_lab/claims.py): from the recording's usage, by rules applied to
 # billed sizes, counted or calibrated (with a band), or a counterfactual with the agent's actions
 # held to the recorded ones
 Claim = Literal["billed", "simulated", "estimated", "open-loop"]
-# the recorded-session formats ctx_lab reads (conversation/transcripts: one reader each)
+# the recorded-session formats ctx_lab reads (recordings/transcripts: one reader each)
 TranscriptFormat = Literal[
     "claude-code",
     "codex",
@@ -64,7 +64,7 @@ TranscriptFormat = Literal[
     "otlp",
 ]
 # why a call read less from the prompt cache than was cached before (the one cache engine,
-# conversation/_cache_engine.py, names each with a reason)
+# recordings/cache/_cache_engine.py, names each with a reason)
 CacheCause = Literal[
     "model switched",
     "compaction",
@@ -79,8 +79,8 @@ CacheCause = Literal[
     "several entries",
     "routing (best effort)",
 ]
-# the built-in context policies (conversation/_policy_specs.POLICIES: one spec each) and the
-# rules they apply (conversation/_policy_kinds.KINDS: one row each)
+# the built-in context policies (recordings/policies/_policy_specs.POLICIES: one spec each) and the
+# rules they apply (recordings/policies/_policy_kinds.KINDS: one row each)
 PolicyName = Literal[
     "recorded",
     "none",

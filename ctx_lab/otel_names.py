@@ -1,5 +1,5 @@
 """The names of the span attributes and events ctx_lab writes and reads, declared once for the
-OTLP writer (``anatomy/_otlp.py``) and readers (``conversation/transcripts/_otlp*.py``).
+OTLP writer (``anatomy/_otlp.py``) and readers (``recordings/transcripts/_otlp*.py``).
 
 OpenTelemetry's GenAI semantic conventions (https://opentelemetry.io/docs/specs/semconv/gen-ai/,
 the attribute registry's ``gen_ai`` namespace), with the older spellings traces still carry

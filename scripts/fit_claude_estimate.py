@@ -38,7 +38,7 @@ ORIGINS = {
 
 def _sessions(real: Path) -> list[Path]:
     """Every shared recording whose calls are Claude's and report usage."""
-    from ctx_lab.conversation.transcripts import load_transcript
+    from ctx_lab.recordings.transcripts import load_transcript
 
     found = []
     for path in sorted((real / "transcripts").rglob("*.json*")):
@@ -65,8 +65,8 @@ def _source(path: Path, real: Path) -> dict[str, str]:
 
 def _held_back(fitted: Any) -> dict[str, Any]:
     """The calibration's check on the held-back sessions: calls, coverage, width, error."""
-    from ctx_lab.conversation import CalibrationEvaluation, evaluate_calibration
-    from ctx_lab.conversation.transcripts import load_transcript
+    from ctx_lab.recordings import CalibrationEvaluation, evaluate_calibration
+    from ctx_lab.recordings.transcripts import load_transcript
 
     rows: list[Any] = []
     with tempfile.TemporaryDirectory() as where:
@@ -86,7 +86,7 @@ def _held_back(fitted: Any) -> dict[str, Any]:
 
 def build(real: Path = REAL) -> dict[str, Any]:
     """The file's content, fitted afresh."""
-    from ctx_lab.conversation import calibrate
+    from ctx_lab.recordings import calibrate
 
     sessions = _sessions(real)
     fitted = calibrate(sessions, "bytes/4", model="claude", now=FITTED)

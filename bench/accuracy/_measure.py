@@ -127,8 +127,8 @@ def _check(result: FileResult, path: str) -> None:
 
 def measure_file(entry: Entry) -> FileResult:
     """Every engine on one file."""
-    from ctx_lab.conversation import load_transcript
     from ctx_lab.errors import CtxLabError
+    from ctx_lab.recordings import load_transcript
 
     result = FileResult(entry)
     path = str(entry.location)
@@ -176,8 +176,8 @@ def _models(transcript: Any) -> list[str]:
 def measure_calibration(entries: Sequence[Entry]) -> Calibration:
     """Leave-one-session-out over the Claude Code main sessions, per model they made at least
     :data:`LOSO_MIN_CALLS` calls to."""
-    from ctx_lab.conversation import calibrate, evaluate_calibration, load_transcript
     from ctx_lab.errors import CtxLabError
+    from ctx_lab.recordings import calibrate, evaluate_calibration, load_transcript
 
     found = Calibration()
     by_model: dict[str, list[tuple[Entry, Any]]] = {}

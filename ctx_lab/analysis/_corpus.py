@@ -18,9 +18,9 @@ from typing import Any
 
 from ..choices import ROWS_PER, SHIP_MODES, CacheReading
 from ..clock import utc_now
-from ..conversation import ReplaySettings
 from ..errors import UsageError
 from ..files import read_bytes
+from ..recordings import ReplaySettings
 from ..tokens import CounterLike, get_counter, portable_name
 from ..validate import choice, whole_number
 from ._executors import describe, is_dask_client, is_local, runner, shows
@@ -363,8 +363,8 @@ def replay_corpus(
 
 
 def _policies_plan(paths: Paths, options: PoliciesOptions, run: RunOptions) -> _Plan:
-    from ..conversation import parse_policy
     from ..files import confine
+    from ..recordings import parse_policy
 
     for given in options.policies:
         parse_policy(given)  # a usage error once, not an error row per item

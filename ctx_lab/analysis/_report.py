@@ -78,7 +78,7 @@ _CALL_TYPES = {
 
 
 def _call_columns() -> dict[str, str]:
-    from ..conversation import REPLAY_COLUMNS
+    from ..recordings import REPLAY_COLUMNS
 
     columns = {"item": "string"}
     for name in REPLAY_COLUMNS:

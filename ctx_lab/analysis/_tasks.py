@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..choices import CacheReading
-from ..conversation import ReplaySettings
 from ..files import confine, write_atomic
+from ..recordings import ReplaySettings
 
 __all__ = [
     "Counting",
@@ -119,8 +119,8 @@ class ReplayTask:
 
     def rows(self, path: str) -> list[dict[str, Any]]:
         """The replay's rows, each with the item, the counter and whether it is exact."""
-        from ..conversation import replay_report
-        from ..conversation.transcripts import load_transcript
+        from ..recordings import replay_report
+        from ..recordings.transcripts import load_transcript
 
         source = confine(self.root, path, what="file") if self.root is not None else path
         transcript = load_transcript(source, self.transcript_format)
@@ -160,8 +160,8 @@ class PoliciesTask:
 
     def rows(self, path: str) -> list[dict[str, Any]]:
         """A row per policy: peak, mean, compactions, cost, hit rate, probes."""
-        from ..conversation import run_policies
-        from ..conversation.transcripts import load_transcript
+        from ..recordings import run_policies
+        from ..recordings.transcripts import load_transcript
 
         source = confine(self.root, path, what="file") if self.root is not None else path
         report = run_policies(

@@ -161,7 +161,7 @@ def _policies(session: SessionAnatomy) -> Advice | None:
     cheaper one only another agent runs is said as such (``ctx_lab.conversation.agent_rule``)."""
     if session.transcript is None:
         return None
-    from ..conversation import agent_rule, run_policies
+    from ..recordings import agent_rule, run_policies
 
     # a recording that names no model runs as the model the anatomy was asked for (--model)
     named = session.transcript.models or not session.calls

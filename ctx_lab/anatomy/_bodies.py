@@ -8,9 +8,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..conversation import claude_code_registry, claude_code_reserve
-from ..conversation.transcripts import Usage
 from ..errors import TranscriptError, UsageError
+from ..recordings import claude_code_registry, claude_code_reserve
+from ..recordings.transcripts import Usage
 from ._capture import CapturedCall, CaptureStore
 from ._pieces import Piece, pieces_of
 from ._request import RequestAnatomy, anatomize

@@ -10,10 +10,10 @@ from typing import Any
 
 from cachetools import LRUCache
 
-from ..conversation import agent_point, agent_registry, hidden_prefix
-from ..conversation.transcripts import Transcript, load_transcript, otlp_bodies, recording_rows
 from ..errors import InputFileError, InvalidRecording, TranscriptError, UsageError
 from ..files import entry_kind, real_path
+from ..recordings import agent_point, agent_registry, hidden_prefix
+from ..recordings.transcripts import Transcript, load_transcript, otlp_bodies, recording_rows
 from ._bodies import (
     body_anatomy,
     capture_bodies,
@@ -304,7 +304,7 @@ def _from_transcript(
     made = [one(c) for c in chosen_calls]
     replayed: list[int | None] = []
     if replay and made:
-        from ..conversation import replay_report
+        from ..recordings import replay_report
 
         try:
             report = replay_report(transcript, [made[-1][0].model], counter=counter or "model")

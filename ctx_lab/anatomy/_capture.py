@@ -300,7 +300,7 @@ def capture_transcript(path: str | os.PathLike[str], format: str = "auto") -> An
     model request with its response (a stream assembled) is one call; the conversation is the
     last request's. A capture is the one recording that holds the system prompt and the tool
     definitions as they were sent."""
-    from ..conversation.transcripts import read_records
+    from ..recordings.transcripts import read_records
 
     with CaptureStore(path, readonly=True) as store:
         rows = [

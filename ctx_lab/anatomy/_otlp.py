@@ -11,7 +11,7 @@ usage ``gen_ai.usage.input_tokens`` â€” cache included, as the conventions say â
 the counter and whether it is exact, the window, the reported input beside the count, and (for a
 recorded session) the cache model's predicted read and write beside the reported ones, with the
 cause of a miss. Each item of at least :data:`LARGE_ITEM` tokens is an event. Reading the export
-(:mod:`ctx_lab.conversation.transcripts`) gives the same session, hence the same anatomy.
+(:mod:`ctx_lab.recordings.transcripts`) gives the same session, hence the same anatomy.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import otel_names as otel
 from .._version import __version__
-from ..conversation.transcripts import Transcript, to_genai
+from ..recordings.transcripts import Transcript, to_genai
 from ._pieces import CATEGORIES
 
 __all__ = ["LARGE_ITEM", "otlp_traces"]
@@ -205,8 +205,8 @@ def _predicted(transcript: Transcript) -> dict[int, dict[str, Any]]:
     """Per call index, the cache model's prediction beside the reported split
     (``ctx-lab cache``: the providers' rules on the recorded sizes); nothing where the session
     cannot be simulated."""
-    from ..conversation import simulate_cache
     from ..errors import CtxLabError
+    from ..recordings import simulate_cache
 
     try:
         if any(c.usage for c in transcript.calls):
@@ -253,8 +253,8 @@ def otlp_body_traces(bodies: Sequence[Any], calls: Sequence[Any], source: str) -
 def _read_body(body: Any, response: Any) -> dict[str, Any]:
     """A body's usage and content as the transcript readers read a request and its response
     (nothing where they cannot)."""
-    from ..conversation.transcripts import read_records
     from ..errors import CtxLabError
+    from ..recordings.transcripts import read_records
 
     try:
         read = read_records([(1, {"request": body, "response": response})])

@@ -345,7 +345,7 @@ def _list(value: Any, name: str) -> list[Mapping[str, Any]]:
 def _placeholder_images(text: str, index: int, provider: str) -> list[Piece]:
     """One image piece per image a transcript replaced by its placeholder, priced by its size
     when the recording held its bytes, else by the rule for an unknown size."""
-    from ..conversation.transcripts import image_marks
+    from ..recordings.transcripts import image_marks
 
     out = []
     for size in image_marks(text) if isinstance(text, str) else []:

@@ -338,7 +338,7 @@ def anatomize(
 ) -> RequestAnatomy:
     """Count ``pieces`` with ``counter`` (default: ``model``'s own tokenizer, else a named
     estimate) against ``model``'s limits; ``reported`` is the call's provider usage
-    (:class:`~ctx_lab.conversation.transcripts.Usage`), if any; ``autocompact`` the tokens
+    (:class:`~ctx_lab.recordings.transcripts.Usage`), if any; ``autocompact`` the tokens
     the agent keeps free of the window before it compacts (Claude Code's buffer), if it does;
     ``registry`` a name or a registry (an agent's view: ``ctx_lab.conversation.agent_registry``)."""
     choice = resolve_counter(counter, model, "bytes/4")

@@ -398,8 +398,8 @@ def _simulated(
 ) -> tuple[Any, ...]:
     """Per anatomy, the cache engine's call (``ctx-lab cache`` on the same session, told what
     each request body shows changed), matched by call number."""
-    from ..conversation import simulate_cache
     from ..errors import CtxLabError
+    from ..recordings import simulate_cache
 
     changes: dict[int, tuple[float, CacheCause, str]] = {}
     for anatomy, diff in zip(anatomies, diffs, strict=False):

@@ -43,7 +43,7 @@ def check_files(
     an error (exit 2) from a finding (exit 1). ``now``: the clock that dates the report
     (JUnit's timestamp)."""
     from ..anatomy import anatomy_of, capture_transcript, is_capture
-    from ..conversation.transcripts import load_transcript
+    from ..recordings.transcripts import load_transcript
 
     chosen = rules or RuleSet()
     findings: list[Finding] = []

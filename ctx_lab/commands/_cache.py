@@ -14,7 +14,7 @@ from ._params import CacheReadingParam, Registry
 from ._registry import Command, command
 
 if TYPE_CHECKING:
-    from ..conversation import CacheReport
+    from ..recordings import CacheReport
 
 __all__ = ["cache"]
 
@@ -58,9 +58,9 @@ def cache(
     ] = None,
 ) -> CacheReport:
     """The session's prompt caching as the rules predict it (see
-    :mod:`ctx_lab.conversation._cache`), beside what the provider reported; with ``root`` the
+    :mod:`ctx_lab.recordings.cache._cache`), beside what the provider reported; with ``root`` the
     file must resolve inside it."""
-    from ..conversation import simulate_cache
+    from ..recordings import simulate_cache
     from ._conversation import session_of
 
     path = confine(root, file, what="file") if root is not None else file

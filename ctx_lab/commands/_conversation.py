@@ -20,7 +20,8 @@ from ._registry import Command, command
 
 if TYPE_CHECKING:
     from ..analysis import CorpusReport
-    from ..conversation import CalibrationEvaluation, HistoryReport, JournalReport, ReplayReport
+    from ..conversation import HistoryReport, JournalReport
+    from ..recordings import CalibrationEvaluation, ReplayReport
     from ..tokens import Calibration
 
 __all__ = ["calibrate", "history", "journal", "replay"]
@@ -162,7 +163,7 @@ def replay(
     per session and model (``per="call"``: per call), on a local process pool of ``workers``
     (0: in this process) or a Dask ``scheduler`` — a :class:`~ctx_lab.analysis.CorpusReport`.
     """
-    from ..conversation import ReplaySettings
+    from ..recordings import ReplaySettings
 
     files = given_files(file, "nothing to replay: give one or more transcript files")
     settings = ReplaySettings(
@@ -184,7 +185,7 @@ def replay(
             ),
             run_options(workers, scheduler, ship, progress, no_worker_timeout, root),
         )
-    from ..conversation import replay_report
+    from ..recordings import replay_report
 
     one = files[0]
     path = confine(root, one, what="file") if root is not None else one
@@ -242,7 +243,7 @@ def calibrate(
     """Fit the ratio of provider-reported input tokens to ``counter``'s count over the calls of
     ``model`` in recorded sessions; ``save`` stores it so ``counter=model`` uses it. ``list``
     shows the stored calibrations; ``forget`` removes one model's."""
-    from ..conversation import calibrate as fit
+    from ..recordings import calibrate as fit
 
     if list or forget:
         if files:
@@ -257,7 +258,7 @@ def calibrate(
     fitted = fit(sources, counter, model, method=method, save=save, min_calls=min_calls)
     if not evaluate:
         return fitted
-    from ..conversation import evaluate_calibration
+    from ..recordings import evaluate_calibration
 
     others = [confine(root, f, what="file") if root is not None else f for f in evaluate]
     sessions = [session_of(p) for p in others]
@@ -272,7 +273,7 @@ def session_of(path: PathArg, transcript_format: str = "auto") -> Any:
     """The recorded session in ``path``: a capture file of ``ctx-lab capture`` (its model
     requests as calls) or a transcript in one of :data:`TRANSCRIPT_FORMATS`."""
     from ..anatomy import capture_transcript, is_capture
-    from ..conversation.transcripts import load_transcript
+    from ..recordings.transcripts import load_transcript
 
     if is_capture(path):
         return capture_transcript(path, transcript_format)

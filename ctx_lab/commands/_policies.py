@@ -18,7 +18,7 @@ from ._registry import Command, command
 
 if TYPE_CHECKING:
     from ..analysis import CorpusReport
-    from ..conversation import PoliciesReport
+    from ..recordings import PoliciesReport
 
 __all__ = ["policies"]
 
@@ -76,7 +76,7 @@ def policies(
     on a local process pool or a Dask ``scheduler`` — a :class:`~ctx_lab.analysis.CorpusReport`.
     """
     files = given_files(file, "nothing to compare: give one or more recorded sessions")
-    from ..conversation import parse_policy
+    from ..recordings import parse_policy
 
     specs = tuple(parse_policy(p) for p in policy)  # a usage error before any work
     if len(files) > 1 or workers is not None or scheduler is not None:
@@ -88,7 +88,7 @@ def policies(
             PoliciesOptions(tuple(policy), model, counter, registry, reading),
             run_options(workers, scheduler, ship, progress, no_worker_timeout, root),
         )
-    from ..conversation import run_policies
+    from ..recordings import run_policies
     from ._conversation import session_of
 
     one = files[0]

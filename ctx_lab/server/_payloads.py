@@ -32,6 +32,7 @@ RESULT_PACKAGES = (
     "ctx_lab.packet",
     "ctx_lab.paging",
     "ctx_lab.read",
+    "ctx_lab.recordings",
     "ctx_lab.tokens",
 )
 

@@ -19,7 +19,7 @@ Built-in counters:
     ``ceil(len(text) / 3)``, the estimate of the context-builder design.
 
 Any counter's name followed by ``*<factor>`` (``bytes/4*1.31``) is that counter scaled — the
-form calibrations take (:func:`ctx_lab.conversation._calibrate`; stored by
+form calibrations take (:func:`ctx_lab.recordings.calibration._calibrate`; stored by
 :func:`save_calibration`, used by ``counter="model"`` for models without a tokenizer here).
 """
 

@@ -1,5 +1,6 @@
 """Calibrations: how a model's provider-reported input tokens relate to a named counter's count
-of the same calls (fitted from recorded sessions by :func:`ctx_lab.conversation._calibrate`),
+of the same calls (fitted from recorded sessions by
+:func:`ctx_lab.recordings.calibrate`),
 kept in a small user config file (:mod:`._calibration_store`) that ``counter="model"`` consults
 for models without an exact tokenizer here.
 

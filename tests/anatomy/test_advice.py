@@ -7,8 +7,8 @@ from paths import REPO
 
 from ctx_lab.anatomy import anatomy_of, request_anatomy
 from ctx_lab.anatomy._advice import PAGE_TOKENS
-from ctx_lab.conversation import agent_rule, run_policies
-from ctx_lab.conversation.transcripts import load_transcript
+from ctx_lab.recordings import agent_rule, run_policies
+from ctx_lab.recordings.transcripts import load_transcript
 
 LONG = sorted(
     (REPO.parent / "shared" / "real-data" / "transcripts" / "marot__spotter" / "long").glob(

@@ -26,8 +26,8 @@ from ctx_lab.anatomy import (
 )
 from ctx_lab.capture import sse_from_response
 from ctx_lab.commands import invoke
-from ctx_lab.conversation.transcripts import load_transcript
 from ctx_lab.errors import UsageError
+from ctx_lab.recordings.transcripts import load_transcript
 from ctx_lab.tokens import image_size, image_tokens
 
 REAL = REPO.parent / "shared" / "real-data" / "transcripts"
@@ -245,8 +245,8 @@ def test_an_image_with_its_bytes_is_priced_for_its_size_everywhere(tmp_path: Pat
     """When the recording keeps the image's bytes (Claude Code writes them base64 inside the
     tool_result), the placeholder keeps its size; anatomy prices it by Anthropic's rule, and
     replay adds each model's provider rule to the call that carried it."""
-    from ctx_lab.conversation import replay_report
-    from ctx_lab.conversation.transcripts import images_cost, load_transcript
+    from ctx_lab.recordings import replay_report
+    from ctx_lab.recordings.transcripts import images_cost, load_transcript
 
     png = base64.b64encode(_png(800, 600)).decode()
     records = [

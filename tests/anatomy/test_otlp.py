@@ -17,8 +17,8 @@ from paths import SHARED
 
 from ctx_lab.anatomy import anatomy_of
 from ctx_lab.cli import main
-from ctx_lab.conversation.transcripts import load_transcript
 from ctx_lab.errors import UsageError
+from ctx_lab.recordings.transcripts import load_transcript
 
 REAL = SHARED / "real-data" / "transcripts"
 SESSIONS = sorted(p for p in REAL.rglob("*.json*") if p.is_file()) if REAL.is_dir() else []
@@ -91,7 +91,7 @@ def test_the_export_parses_with_opentelemetry_proto(tmp_path: Path) -> None:
     assert first["ctx_lab.context.counter"].string_value == anatomy.calls[25].counter
     assert len(spans[25].trace_id) == 16 and len(spans[25].span_id) == 8
     # the cache model's prediction beside the reported split (as ctx-lab cache gives it)
-    from ctx_lab.conversation import simulate_cache
+    from ctx_lab.recordings import simulate_cache
 
     predicted = simulate_cache(load_transcript(LONG)).calls[25]
     assert first["ctx_lab.context.cache_read.predicted"].int_value == predicted.cache_read
@@ -142,7 +142,7 @@ def test_a_single_request_says_to_export_sessions(tmp_path: Path) -> None:
 
 @needs_shared
 def test_calibrate_reads_the_export_as_it_reads_the_session(tmp_path: Path) -> None:
-    from ctx_lab.conversation import calibrate
+    from ctx_lab.recordings import calibrate
 
     session = REAL / "marot__spotter" / "subagent.jsonl"
     _, out = _export(session, tmp_path)
@@ -161,7 +161,7 @@ def test_export_then_import_gives_identical_policies(path: Path, tmp_path: Path,
     """An export of a long session is ~10× the session (every call's input again): read back
     under the recording limit, not the file limit, and ``policies`` on it gives the same JSON
     as on the original; past the recording limit, one line naming it (exit 1)."""
-    from ctx_lab.conversation import run_policies
+    from ctx_lab.recordings import run_policies
 
     _, out = _export(path, tmp_path)
     size = out.stat().st_size

@@ -10,7 +10,7 @@ from pathlib import Path
 from paths import REPO
 
 from ctx_lab.anatomy import anatomy_of
-from ctx_lab.conversation.transcripts import load_transcript
+from ctx_lab.recordings.transcripts import load_transcript
 
 REAL = REPO.parent / "shared" / "real-data" / "transcripts"
 LONG = sorted((REAL / "marot__spotter" / "long").glob("*.jsonl"))
@@ -27,7 +27,7 @@ def test_a_claude_code_call_shows_its_hidden_prefix_and_free_space_from_the_repo
     blocks = _blocks(call)
     # the reported beyond the counted: the cache engine's hidden prefix (as ctx-lab cache
     # reports it), and what is left, the estimate error
-    from ctx_lab.conversation import simulate_cache
+    from ctx_lab.recordings import simulate_cache
 
     inferred = simulate_cache(load_transcript(LONG[0])).hidden_prefix
     assert call.system_inferred == inferred and blocks["hidden"] == inferred
@@ -93,7 +93,7 @@ def test_the_session_chart_has_a_call_axis_a_token_axis_and_a_legend(tmp_path: P
 
 
 def _auto_compacted() -> list[Path]:
-    from recordings import with_usage
+    from shared_recordings import with_usage
 
     return [p for p in with_usage() if '"trigger":"auto"' in p.read_text().replace(" ", "")]
 
@@ -133,7 +133,7 @@ def test_every_agent_s_compaction_line_is_its_one_rule() -> None:
     """Gemini CLI compresses at half the model's token limit; Codex at the window its rollout
     reports (95 % of 272,000 for gpt-5.5): the window view draws the line where the agent's
     policy in the lab compacts (``agent_point``), from what the file says."""
-    from ctx_lab.conversation import agent_point, run_policies
+    from ctx_lab.recordings import agent_point, run_policies
 
     codemie = REAL / "codemie-ai__codemie-code"
     gemini = anatomy_of(

@@ -134,8 +134,8 @@ def test_seeded_violations_are_each_found_once_at_their_call(tmp_path: Path) -> 
     miss = next(f for f in seeded.findings if f.code == "CTX107")
     assert int(miss.value) == _reported(calls[39][1]) - 1_000
     # the one cache engine's cause, as ctx-lab cache names it for the same call
-    from ctx_lab.conversation import simulate_cache
-    from ctx_lab.conversation.transcripts import load_transcript
+    from ctx_lab.recordings import simulate_cache
+    from ctx_lab.recordings.transcripts import load_transcript
 
     engine = simulate_cache(load_transcript(tmp_path / "opus.jsonl")).calls[40]
     assert engine.call == miss.call == 41 and engine.miss_cause and engine.miss_reason

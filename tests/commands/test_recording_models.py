@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
-from recordings import GEMINI, MADE_UP, TRANSCRIPTS, made_up_recording
+from shared_recordings import GEMINI, MADE_UP, TRANSCRIPTS, made_up_recording
 
 from ctx_lab.check import check_files
 from ctx_lab.cli import main
-from ctx_lab.conversation.transcripts import load_transcript
 from ctx_lab.models import get_registry
+from ctx_lab.recordings.transcripts import load_transcript
 
 needs_shared = pytest.mark.skipif(not GEMINI.is_file(), reason="../shared/real-data is not here")
 

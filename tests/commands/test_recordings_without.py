@@ -11,7 +11,7 @@ import json
 import pytest
 from paths import SHARED
 
-from ctx_lab.conversation.transcripts import NO_USAGE, load_transcript
+from ctx_lab.recordings.transcripts import NO_USAGE, load_transcript
 
 ROLLOUT = (
     SHARED

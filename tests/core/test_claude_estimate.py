@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from paths import REPO
-from recordings import claude_with_usage
+from shared_recordings import claude_with_usage
 
 from ctx_lab.tokens import Calibration, get_counter, resolve_counter, save_calibration
 from ctx_lab.tokens._claude_estimate import (

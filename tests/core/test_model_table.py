@@ -160,8 +160,8 @@ def test_each_name_is_listed_once() -> None:
 
 
 def test_every_agent_rule_says_its_source_and_when_it_was_read() -> None:
-    from ctx_lab.conversation import AGENTS
-    from ctx_lab.conversation._policy_specs import CLAUDE_CODE_THRESHOLD, CODEX_THRESHOLD
+    from ctx_lab.recordings import AGENTS
+    from ctx_lab.recordings.policies._policy_specs import CLAUDE_CODE_THRESHOLD, CODEX_THRESHOLD
 
     for name, rule in AGENTS.items():
         assert rule.source.startswith("https://"), name

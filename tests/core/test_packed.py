@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ctx_lab.conversation.transcripts import load_transcript
 from ctx_lab.errors import FileTooLarge, InputFileError
 from ctx_lab.packed import read_unpacked_text, unpack
+from ctx_lab.recordings.transcripts import load_transcript
 from tests.paths import FIXTURES
 
 HELD_BACK = FIXTURES / "sessions" / "codemie-held-back"

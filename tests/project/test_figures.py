@@ -16,16 +16,7 @@ from paths import REPO
 
 from ctx_lab.anatomy import anatomy_of
 from ctx_lab.builder import build_context, plot_policy_sweep, policy_sweep
-from ctx_lab.conversation import (
-    ContextManager,
-    load_transcript,
-    plot_usage,
-    replay_report,
-    run_policies,
-    simulate,
-    simulate_cache,
-    step_clock,
-)
+from ctx_lab.conversation import ContextManager, plot_usage, simulate, step_clock
 from ctx_lab.examples import EXAMPLE_DIR, EXAMPLE_NOW, SESSIONS_DIR
 from ctx_lab.packet import (
     assemble_packet,
@@ -35,6 +26,7 @@ from ctx_lab.packet import (
     plot_sweep,
     sweep,
 )
+from ctx_lab.recordings import load_transcript, replay_report, run_policies, simulate_cache
 
 LONG = sorted(
     (REPO.parent / "shared" / "real-data" / "transcripts" / "marot__spotter" / "long").glob(

@@ -718,7 +718,7 @@ async def test_transcripts_of_unexpected_shapes_are_422(jp_fetch, jp_root_dir) -
 async def test_a_made_up_model_in_a_recording_warns_once_over_rest(jp_fetch, project) -> None:
     """The REST check of a recording whose model no registry knows: 200, one warning naming
     the assumed limits, no finding made from them (as the CLI: test_recording_models)."""
-    from recordings import made_up_recording
+    from shared_recordings import made_up_recording
 
     made_up_recording(project)
     report = await get(jp_fetch, "check", file="made-up.json")

@@ -229,7 +229,7 @@ def test_stdio_server_and_its_call_log(project: Path) -> None:
     assert len(frame) == len(set(frame["call"])) and frame["tool"].eq("read").all()
     assert frame["is_error"].tolist() == [False] * (len(frame) - 1) + [True]
     # what the agent received, as a conversation the transcript tools read
-    from ctx_lab.conversation import load_transcript
+    from ctx_lab.recordings import load_transcript
 
     transcript = load_transcript(call_log_messages(log))
     results = [m for m in transcript.messages if m.role == "tool_result"]
@@ -345,7 +345,7 @@ def test_http_serves_with_the_httptools_parser(project: Path, monkeypatch) -> No
 def test_a_made_up_model_in_a_recording_warns_once_over_mcp(project: Path) -> None:
     """The MCP check tool on a recording whose model no registry knows: a result, not an error,
     with one warning naming the assumed limits and no finding made from them."""
-    from recordings import made_up_recording
+    from shared_recordings import made_up_recording
 
     made_up_recording(project)
     state = CtxLabMCP(project, watch_interval=0)

@@ -1,0 +1,98 @@
+"""Recorded sessions: an agent's real session read as a transcript and taken apart — replayed
+against other models (:mod:`.replay`), its prompt cache simulated call by call (:mod:`.cache`),
+other context policies run on it with what each costs and loses (:mod:`.policies`,
+:mod:`.probes`), and counters calibrated on it (:mod:`.calibration`). The live conversation
+manager these build on is :mod:`ctx_lab.conversation`; nothing there imports from here."""
+
+from __future__ import annotations
+
+from .cache import (
+    CACHE_CAUSES,
+    CacheEngine,
+    CacheOutcome,
+    CacheReport,
+    CacheRequest,
+    hidden_prefix,
+    plot_cache,
+    simulate_cache,
+)
+from .calibration import (
+    CalibrationEvaluation,
+    calibrate,
+    content_class,
+    evaluate_calibration,
+    fit_classes,
+    mine_growth,
+    thinking_sent,
+)
+from .policies import (
+    AGENTS,
+    GEMINI_CLI_COMPRESSION,
+    POLICIES,
+    AgentRule,
+    ContextPolicy,
+    PoliciesReport,
+    PolicyResult,
+    PolicySpec,
+    agent_point,
+    agent_registry,
+    agent_rule,
+    claude_code_registry,
+    claude_code_reserve,
+    claude_code_window,
+    parse_policy,
+    peak_input,
+    plot_policies,
+    run_policies,
+)
+from .probes import Probe, mine_probes
+from .replay import REPLAY_COLUMNS, ReplayReport, ReplaySettings, plot_replay, replay, replay_report
+from .transcripts import Call, Transcript, Usage, load_transcript
+
+__all__ = [
+    "AGENTS",
+    "CACHE_CAUSES",
+    "GEMINI_CLI_COMPRESSION",
+    "POLICIES",
+    "REPLAY_COLUMNS",
+    "AgentRule",
+    "CacheEngine",
+    "CacheOutcome",
+    "CacheReport",
+    "CacheRequest",
+    "CalibrationEvaluation",
+    "Call",
+    "ContextPolicy",
+    "PoliciesReport",
+    "PolicyResult",
+    "PolicySpec",
+    "Probe",
+    "ReplayReport",
+    "ReplaySettings",
+    "Transcript",
+    "Usage",
+    "agent_point",
+    "agent_registry",
+    "agent_rule",
+    "calibrate",
+    "claude_code_registry",
+    "claude_code_reserve",
+    "claude_code_window",
+    "content_class",
+    "evaluate_calibration",
+    "fit_classes",
+    "hidden_prefix",
+    "load_transcript",
+    "mine_growth",
+    "mine_probes",
+    "parse_policy",
+    "peak_input",
+    "plot_cache",
+    "plot_policies",
+    "plot_replay",
+    "replay",
+    "replay_report",
+    "run_policies",
+    "simulate_cache",
+    "thinking_sent",
+]

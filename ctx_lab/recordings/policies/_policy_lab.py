@@ -1,0 +1,283 @@
+"""The policy lab: what another context policy would have sent, call by call, for a recorded
+session — open-loop (the agent's actions are the recorded ones) — counted as ``ctx-lab cache
+--sizes counts`` counts (the session's calibration plus what the file lacks, inferred from its
+usage) and priced with the caching rules (:mod:`ctx_lab.models` ``cache_rule``).
+
+Every policy keeps its context as a list of blocks it appends to; what it removes or replaces
+(a compaction, a cleared or masked tool result, a dropped item) marks the first position that
+changed, so the cache reads what stayed before it. Policies are data
+(:data:`~ctx_lab.conversation.POLICIES`); a user's own implements :class:`ContextPolicy`.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from typing import Any
+
+from ...claims import ClaimValue, claims
+from ...conversation import Message
+from ...models import ModelRegistry, cache_prices, get_registry
+from ..cache import CacheEngine, Reading, Request, recorded_requests
+from ..cache import seconds as _seconds
+from ..probes import Probe, mine_probes
+from ..transcripts import Transcript
+from ._policy_kinds import BuiltinPolicy, ContextPolicy, CustomPolicy
+from ._policy_report import (
+    CostSplit,
+    PoliciesReport,
+    PolicyCall,
+    PolicyResult,
+    ProbeOutcome,
+    Refetch,
+)
+from ._policy_session import PolicySession, Sent, main_model, policy_session
+from ._policy_specs import POLICIES, PolicySpec
+
+__all__ = ["ContextPolicy", "run_policies"]
+
+OPEN_LOOP = "open-loop: the agent's actions are the recorded ones"
+
+
+class Pricer:
+    """What a policy sends, stepped through the one cache engine (:mod:`._cache_engine`) and
+    priced with the one pricing of the cache."""
+
+    def __init__(self, registry: ModelRegistry, hour: bool, reading: Reading = "breakpoints"):
+        self.registry, self.hour = registry, hour
+        self.engine = CacheEngine(reading)
+        self.priced = True
+        self.split = [0.0, 0.0, 0.0]  # USD read, write, fresh
+        self.prices: dict[str, Any] = {}  # model → its cache prices
+
+    def _prices(self, model: str) -> Any:
+        if model not in self.prices:
+            prices = self.registry.get(model).prices if model != "unknown" else None
+            self.prices[model] = cache_prices(model, prices)
+        return self.prices[model]
+
+    def price(
+        self,
+        number: int,
+        model: str,
+        stamp: str | None,
+        sent: Sent,
+        hidden: int = 0,
+        recorded: Request | None = None,
+        usage: Any = None,
+    ) -> tuple[int, int, int, float | None, str | None]:
+        """``(read, write, fresh, cost, cause)`` of call ``number`` (1-based); ``recorded``:
+        the very request ``cache`` steps for it, with its ``usage`` — the recorded policy on a
+        recording's usage is the bill: the reported split, priced as ``cache`` prices it, the
+        cause the engine's."""
+        request = recorded or Request(
+            number=number,
+            model=model,
+            at=_seconds(stamp),
+            total=sent.total,
+            tail=0,
+            stable=sent.stable,
+            blocks=sent.blocks,
+            anchors=(hidden,) if hidden else (),
+            hour=self.hour,
+        )
+        outcome = self.engine.step(request)
+        read, write, fresh = outcome.read, outcome.write, outcome.fresh
+        hour = write if self.hour and write else 0
+        if usage is not None:  # billed
+            fresh, read, write = (usage.input_tokens, usage.cache_read_input_tokens,
+                                  usage.cache_creation_input_tokens)  # fmt: skip
+            hour = usage.cache_write_1h
+        known = self._prices(model)
+        cost = known.cost(fresh, read, write, hour)
+        if cost is None:
+            self.priced = False
+        else:
+            self.split[0] += known.cost(0, read) or 0.0
+            self.split[1] += known.cost(0, 0, write, hour) or 0.0
+            self.split[2] += known.cost(fresh) or 0.0
+        return read, write, fresh, cost, outcome.cause
+
+
+def run_policies(
+    transcript: Transcript,
+    policies: Sequence[str | PolicySpec | ContextPolicy] = (),
+    *,
+    model: str | None = None,
+    counter: Any = None,
+    registry: str | ModelRegistry | None = None,
+    source: str | None = None,
+    reading: Reading = "breakpoints",
+) -> PoliciesReport:
+    """Each policy (default: every built-in one) over ``transcript``, open-loop, counted with
+    the session's calibration and priced with the cache model (see the module docstring)."""
+    from ...tokens import get_counter
+    from ._policy_specs import parse_policy
+
+    transcript.require_model(model, source)
+    counting = get_counter(counter or "bytes/4")
+    chosen_registry = get_registry(registry)
+    session = policy_session(transcript, counting, model, chosen_registry)
+    probes = mine_probes(transcript.messages)
+    uses = _tool_uses(transcript.messages, probes)
+    hour = any(c.usage is not None and c.usage.cache_write_1h for c in transcript.calls)
+    recorded = recorded_requests(transcript, counting, model)
+    results = []
+    specs = list(policies) or list(POLICIES.values())
+    for given in specs:
+        if isinstance(given, str):
+            given = parse_policy(given)
+        policy = (
+            BuiltinPolicy(given, session)
+            if isinstance(given, PolicySpec)
+            else CustomPolicy(given, session)
+        )
+        mine = recorded if policy.spec.kind == "recorded" else {}
+        results.append(
+            _run_one(policy, session, chosen_registry, hour, probes, uses, reading, mine)
+        )
+    warnings = [  # what the registry said of each model (assumed limits, a fallback row)
+        said
+        for name in dict.fromkeys([model] if model else transcript.models)
+        if (said := chosen_registry.get(name).warning)
+    ]
+    if any(r.cost is None for r in results):
+        warnings.append(
+            "a model's input or cached-input price is unknown here (try --registry "
+            "models-dev): no costs"
+        )
+    return PoliciesReport(
+        source=source or transcript.source or "<transcript>",
+        model=model or main_model(transcript),
+        window=session.window,
+        counted_with=session.counted_with,
+        policies=tuple(results),
+        probes=len(probes),
+        open_loop=OPEN_LOOP,
+        warnings=tuple(warnings),
+    )
+
+
+def _tool_uses(messages: Sequence[Message], probes: Sequence[Probe]) -> dict[str, list[int]]:
+    """Per probe text, the tool calls (message positions) that name it: a later re-read."""
+    calls = [(at, m.counted_as()[1]) for at, m in enumerate(messages) if m.role == "tool_use"]
+    found: dict[str, list[int]] = {}
+    for probe in probes:
+        if probe.kind in ("constraint", "decision"):
+            continue
+        hits = [at for at, text in calls if probe.text in text]
+        if hits:
+            found[probe.text] = hits
+    return found
+
+
+def _run_one(
+    policy: BuiltinPolicy,
+    session: PolicySession,
+    registry: ModelRegistry,
+    hour: bool,
+    probes: Sequence[Probe],
+    uses: dict[str, list[int]],
+    reading: Reading = "breakpoints",
+    recorded: dict[int, Request] | None = None,
+) -> PolicyResult:
+    pricer = Pricer(registry, hour, reading)
+    recorded = recorded or {}
+    calls = []
+    transcript = session.transcript
+    own = policy.spec.kind == "recorded"
+    for index, call in enumerate(transcript.calls):
+        sent = policy.advance(index, call)
+        chosen_model = session.model or call.model or "unknown"
+        mine = recorded.get(index)
+        read, write, fresh, cost, cause = pricer.price(
+            index + 1, chosen_model, call.timestamp, sent, session.hidden_for(chosen_model), mine,
+            call.usage if mine is not None else None,
+        )  # fmt: skip
+        total = mine.total if mine is not None else sent.total
+        calls.append(
+            PolicyCall(
+                call=index + 1,
+                input=total,
+                cache_read=read,
+                cache_write=write,
+                fresh=fresh,
+                compacted=sent.compacted,
+                removed=sent.removed,
+                over_window=total > session.window,
+                cost_usd=cost,
+                miss_cause=cause,
+                billed=index in session.offsets,
+                claim=_call_claim(own, mine is not None and call.usage is not None),
+            )
+        )
+    inputs = [c.input for c in calls] or [0]
+    read_sum = sum(c.cache_read for c in calls)
+    cost = round(sum(c.cost_usd or 0.0 for c in calls), 4) if pricer.priced and calls else None
+    outcome, refetched = _probe_outcome(policy, transcript, probes, uses, session)
+    spec = policy.spec
+    return PolicyResult(
+        name=spec.name,
+        params={k: (list(v) if isinstance(v, tuple) else v) for k, v in spec.params.items()},
+        calls=tuple(calls),
+        peak=max(inputs),
+        mean=round(sum(inputs) / len(inputs)),
+        compactions=tuple(c + 1 for c in policy.compactions),
+        cost=cost,
+        cache_hit_rate=round(read_sum / max(sum(inputs), 1), 4),
+        probes=outcome,
+        refetched=tuple(refetched),
+        over_window=sum(1 for c in calls if c.over_window),
+        cost_split=CostSplit(*(round(v, 4) for v in pricer.split)) if cost is not None else None,
+        threshold=policy.threshold(),
+        claim=_result_claim(own, [c.claim for c in calls]),
+    )
+
+
+def _call_claim(own: bool, billed: bool) -> str:
+    """The recorded policy's call on its usage is the bill; on counted sizes, an estimate;
+    any other policy's call, open-loop."""
+    return ("billed" if billed else "estimated") if own else "open-loop"
+
+
+def _result_claim(own: bool, labels: list[Any]) -> ClaimValue:
+    if not own:
+        return "open-loop"
+    lost = {"probes": "estimated", "refetched": "estimated"}
+    if labels and all(label == "billed" for label in labels):
+        return claims("billed", **lost)  # type: ignore[arg-type]
+    return claims("estimated")
+
+
+def _probe_outcome(
+    policy: BuiltinPolicy,
+    transcript: Transcript,
+    probes: Sequence[Probe],
+    uses: dict[str, list[int]],
+    session: PolicySession,
+) -> tuple[ProbeOutcome, list[Refetch]]:
+    kept = summarized = 0
+    lost: list[Probe] = []
+    ends = [c.sent_end for c in transcript.calls]
+    refetched = []
+    for probe in probes:
+        gone = policy.gone.get(probe.message)
+        if gone is None:
+            kept += 1
+            continue
+        call, summary = gone
+        if summary is not None and probe.text in policy.summaries[summary]:
+            summarized += 1
+            continue
+        lost.append(probe)
+        after = transcript.calls[call].sent_end
+        again = next((at for at in uses.get(probe.text, ()) if at >= after), None)
+        if again is not None:
+            asked = bisect.bisect_right(ends, again)  # the first call sent the re-read's result
+            result = again + 1
+            tokens = session.tokens[result] if result < len(session.tokens) else 0
+            refetched.append(Refetch(probe.kind, probe.text[:200], asked + 1, tokens))
+    constraints = tuple(p.text[:200] for p in lost if p.kind == "constraint")
+    outcome = ProbeOutcome(kept, summarized, len(lost), constraints,
+                           tuple(f"{p.kind}: {p.text[:120]}" for p in lost[:50]))  # fmt: skip
+    return outcome, refetched
