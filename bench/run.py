@@ -582,9 +582,9 @@ class Bench:
         workloads.log_file(root / "small.log", 1000)
 
         def page(name: str) -> Callable[[], object]:
-            return lambda: Pager(DirectoryStore(root), PagingBudget(10, 10**9)).page(
-                PageRequest(name, 500, 520)
-            )
+            return lambda: Pager(
+                DirectoryStore(root), PagingBudget(max_pages=10, max_tokens=10**9)
+            ).page(PageRequest(name, 500, 520))
 
         page("big.log")()
         page("small.log")()
@@ -613,7 +613,8 @@ class Bench:
                 "import sys, tracemalloc\n"
                 "from ctx_lab.paging import DirectoryStore, Pager, PageRequest, PagingBudget\n"
                 "tracemalloc.start()\n"
-                "Pager(DirectoryStore(sys.argv[1]), PagingBudget(10, 10**9)).page("
+                "Pager(DirectoryStore(sys.argv[1]), "
+                "PagingBudget(max_pages=10, max_tokens=10**9)).page("
                 "PageRequest('big.log', 1, 40))\n"
                 "print(tracemalloc.get_traced_memory()[1])",
                 str(root),

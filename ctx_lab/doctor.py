@@ -33,7 +33,7 @@ class Check:
     fix: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DoctorReport(RichResult):
     """All checks of ``ctx-lab doctor``."""
 
@@ -197,4 +197,4 @@ def run_doctor(
     checks = _counter_checks()
     checks += [_node_check(which), _chromium_check(which)]
     checks += [_labextension_check(), _server_extension_check(), _model_table_check(now)]
-    return DoctorReport(tuple(checks))
+    return DoctorReport(checks=tuple(checks))

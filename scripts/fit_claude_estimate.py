@@ -74,7 +74,9 @@ def _held_back(fitted: Any) -> dict[str, Any]:
             target = Path(where) / packed.name.removesuffix(".gz")
             target.write_bytes(gzip.decompress(packed.read_bytes()))
             rows += evaluate_calibration(fitted, [load_transcript(target)]).rows
-    report = CalibrationEvaluation(fitted.model, fitted.base, (), tuple(rows))
+    report = CalibrationEvaluation(
+        model=fitted.model, base=fitted.base, classes=(), rows=tuple(rows)
+    )
     return {
         "sessions": "tests/fixtures/sessions/spotter-held-back (marot/spotter, MIT)",
         "calls": len(rows),

@@ -134,7 +134,7 @@ def _share(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f} %" if whole else "–"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CorpusReport(RichResult):
     """A corpus analysis: every row (``kind`` names the table: ``sweep``,
     ``replay-session`` or ``replay-call``), how many items, how it ran."""
@@ -151,7 +151,12 @@ class CorpusReport(RichResult):
     def of(cls, kind: str, rows: list[dict[str, Any]], items: int, executor: str) -> CorpusReport:
         """A report whose rows carry every column of ``kind`` (absent ones empty)."""
         names = list(KINDS[kind])
-        return cls(kind, tuple({k: r.get(k) for k in names} for r in rows), items, executor)
+        return cls(
+            kind=kind,
+            rows=tuple({k: r.get(k) for k in names} for r in rows),
+            items=items,
+            executor=executor,
+        )
 
     @property
     def columns(self) -> list[str]:
@@ -335,11 +340,11 @@ class CorpusReport(RichResult):
     def from_dict(cls, data: Mapping[str, Any]) -> CorpusReport:
         """The inverse of :meth:`to_dict` (summary and failures are derived)."""
         return cls(
-            data["kind"],
-            tuple(dict(r) for r in data["rows"]),
-            data["items"],
-            data.get("executor", ""),
-            tuple(data.get("warnings", ())),
+            kind=data["kind"],
+            rows=tuple(dict(r) for r in data["rows"]),
+            items=data["items"],
+            executor=data.get("executor", ""),
+            warnings=tuple(data.get("warnings", ())),
         )
 
     def to_text(self) -> str:

@@ -53,7 +53,7 @@ def _digest_of(category: str, name: str, fixed: int | None, text: str) -> str:
     return hashlib.blake2b(raw, digest_size=8).hexdigest()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RequestAnatomy(RichResult):
     """What fills one request (see the module docstring). ``reported_input`` is what the
     provider billed as input (cached or not), ``difference`` the reported minus the counted;

@@ -114,7 +114,7 @@ def diff_calls(
     return CallDiff(new, carried, dropped, prefix, cache_break(before, after, texts))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SessionAnatomy(RichResult):
     """Every call's :class:`RequestAnatomy` and its :class:`CallDiff` against the one before;
     ``replayed`` holds, per call, the context ctx_lab's working-context manager would have
@@ -227,11 +227,11 @@ class SessionAnatomy(RichResult):
             for i, r in enumerate(rows)
         )
         return cls(
-            data["source"],
-            calls,
-            diffs,
-            tuple(r.get("replayed") for r in rows),
-            tuple(data.get("warnings", ())),
+            source=data["source"],
+            calls=calls,
+            diffs=diffs,
+            replayed=tuple(r.get("replayed") for r in rows),
+            warnings=tuple(data.get("warnings", ())),
             cache=tuple(_EngineRow.of(r) for r in rows),
         )
 

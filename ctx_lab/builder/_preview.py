@@ -17,7 +17,7 @@ from ._compress import apply_policy
 __all__ = ["CompressPreview", "preview_compression"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CompressPreview(RichResult):
     """One file under one policy: the text and its token counts before and after."""
 

@@ -48,7 +48,7 @@ class BlockOutcome:
 LEDGER_COLUMNS = list(BlockOutcome.__dataclass_fields__)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BuildResult(RichResult):
     """The built prompt, its token count and budget, and every block's fate."""
 

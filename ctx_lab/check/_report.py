@@ -19,7 +19,7 @@ __all__ = ["CheckReport"]
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CheckReport(RichResult):
     """The findings over ``sessions`` (their sources) under ``rules``."""
 

@@ -240,7 +240,7 @@ def entries(
         registry=registry,
     )
     assert isinstance(made, Packet)
-    return EntriesReport(made, offset=offset, limit=limit)
+    return EntriesReport(packet=made, offset=offset, limit=limit)
 
 
 def _is_example(context_dir: Any, example_dir: Any) -> bool:

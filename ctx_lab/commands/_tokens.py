@@ -93,7 +93,7 @@ def counters() -> CounterList:
     """The token counters this installation has (plugins included)."""
     from ..tokens import CounterList, counter_info
 
-    return CounterList(tuple(counter_info()))
+    return CounterList(counters=tuple(counter_info()))
 
 
 def _prepare_tokens(kwargs: dict[str, Any], inv: Invocation) -> dict[str, Any]:

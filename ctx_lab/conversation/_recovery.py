@@ -33,7 +33,7 @@ __all__ = [
 INTERRUPTED_MARKER = "\n\n[response interrupted: recovered from the stream journal]"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RecoveryReport(RichResult):
     """What ``recover_into`` did with each step it found."""
 
@@ -49,7 +49,7 @@ class RecoveryReport(RichResult):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RecoveryReport:
         """The inverse of :meth:`to_dict`."""
-        return cls(tuple(dict(step) for step in data.get("steps", ())))
+        return cls(actions=tuple(dict(step) for step in data.get("steps", ())))
 
     def to_text(self) -> str:
         """One line per step."""
@@ -104,7 +104,7 @@ def recover_into(
         actions.append(
             {"step_id": found.step_id, "state": state, "outcome": outcome, "chars": len(text)}
         )
-    return RecoveryReport(tuple(actions))
+    return RecoveryReport(actions=tuple(actions))
 
 
 def stream_into(
@@ -132,7 +132,7 @@ def stream_into(
     journal.commit_and_prune_step(active.step_id)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JournalReport(RichResult):
     """What a journal database holds (read-only): stream stats and state, tool batches."""
 
@@ -246,4 +246,4 @@ def inspect_journal(path: str | os.PathLike[str], action: str) -> JournalReport:
         raise JournalError(f"{path}: not a readable journal ({exc})") from None
     finally:
         db.close()
-    return JournalReport(str(path), action, stream, tools)
+    return JournalReport(path=str(path), action=action, stream=stream, tools=tools)

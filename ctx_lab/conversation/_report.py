@@ -26,7 +26,7 @@ def _ranges(ids: list[int]) -> str:
     return ", ".join(f"{r[0]}" if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class HistoryReport(RichResult):
     """Usage, segments, and what needs summarizing; ``exit_code`` 1 under ``--check`` when the
     context does not fit."""

@@ -150,11 +150,11 @@ class Selecting(ManagerBase):
     def _usage(self, used: int, summaries: int) -> ContextUsage:
         prices = self._limits.prices
         return ContextUsage(
-            used + self.overhead_tokens(),
-            self.effective_budget(),
-            summaries,
-            prices.input_per_mtok if prices else None,
-            self._model,
+            used_tokens=used + self.overhead_tokens(),
+            budget_tokens=self.effective_budget(),
+            summarized_segments=summaries,
+            input_price_per_mtok=prices.input_per_mtok if prices else None,
+            model=self._model,
         )
 
     def prepare(self) -> PreparedContext:

@@ -23,7 +23,7 @@ def compact_number(value: int) -> str:
     return str(value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ContextUsage(RichResult):
     """Tokens in the working context against the budget, and how many summaries are in it."""
 

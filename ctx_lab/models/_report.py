@@ -58,7 +58,7 @@ def _row(d: dict[str, Any]) -> list[object]:
     ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelInfo(RichResult):
     """One model's limits, effective input budget, where they came from, and prices."""
 
@@ -78,7 +78,11 @@ class ModelInfo(RichResult):
         """The inverse of :meth:`to_dict`."""
         reserved = data.get("reserved_output")
         reserve = None if reserved in (None, data.get("max_output")) else reserved
-        return cls(ResolvedModelLimits.from_dict(data), reserve, data.get("registry", "builtin"))
+        return cls(
+            resolved=ResolvedModelLimits.from_dict(data),
+            reserve=reserve,
+            registry=data.get("registry", "builtin"),
+        )
 
     def to_text(self) -> str:
         """Key: value lines."""
@@ -135,7 +139,7 @@ class ModelInfo(RichResult):
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelList(RichResult):
     """Every model a registry knows by name (for ``models-dev``: thousands)."""
 
@@ -156,7 +160,11 @@ class ModelList(RichResult):
         rows = data.get("models", [])
         infos = [ModelInfo.from_dict(row) for row in rows]
         reserve = infos[0].reserve if infos else None
-        return cls(tuple(i.resolved for i in infos), reserve, data.get("registry", "builtin"))
+        return cls(
+            models=tuple(i.resolved for i in infos),
+            reserve=reserve,
+            registry=data.get("registry", "builtin"),
+        )
 
     def json_data(self) -> list[dict[str, Any]]:
         """The CLI's JSON for a listing: a list of model objects."""
@@ -181,10 +189,10 @@ def describe_model(
     reg = get_registry(registry)
     resolved = reg.get(name)
     resolved.limits.reserved(reserve)  # validates the reserve
-    return ModelInfo(resolved, reserve, reg.name)
+    return ModelInfo(resolved=resolved, reserve=reserve, registry=reg.name)
 
 
 def list_models(registry: str | ModelRegistry = "builtin", reserve: int | None = None) -> ModelList:
     """Every model the named registry knows by name."""
     reg = get_registry(registry)
-    return ModelList(tuple(reg.entries()), reserve, reg.name)
+    return ModelList(models=tuple(reg.entries()), reserve=reserve, registry=reg.name)

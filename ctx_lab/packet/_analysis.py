@@ -169,7 +169,7 @@ def compare_profiles(
     return ProfileComparison.of(ctx, budget, now, display_dir=display_dir).frame()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ProfileComparison(RichResult):
     """The design profile's packet against ``ctx-0.8``'s for one directory and budget: every
     item's action under each, and the ctx rule that makes them differ."""
@@ -195,11 +195,11 @@ class ProfileComparison(RichResult):
         design = assemble_packet(ctx, budget, now)
         ctx08 = assemble_packet(ctx, budget, now, profile="ctx-0.8", display_dir=display_dir)
         return cls(
-            budget,
-            design.generated,
-            design.tokens_used,
-            ctx08.tokens_used,
-            tuple(profile_differences(design, ctx08)),
+            budget=budget,
+            generated=design.generated,
+            design_tokens=design.tokens_used,
+            ctx_tokens=ctx08.tokens_used,
+            rows=tuple(profile_differences(design, ctx08)),
         )
 
     @property
@@ -222,11 +222,11 @@ class ProfileComparison(RichResult):
     def from_dict(cls, data: Mapping[str, Any]) -> ProfileComparison:
         """The inverse of :meth:`to_dict`."""
         return cls(
-            data["budget"],
-            data["generated"],
-            data["design_tokens"],
-            data["ctx_tokens"],
-            tuple(dict(r) for r in data.get("rows") or ()),
+            budget=data["budget"],
+            generated=data["generated"],
+            design_tokens=data["design_tokens"],
+            ctx_tokens=data["ctx_tokens"],
+            rows=tuple(dict(r) for r in data.get("rows") or ()),
         )
 
     def _summary(self) -> str:

@@ -186,7 +186,7 @@ def _recency(stamp: datetime | None, now: datetime) -> tuple[int | None, float]:
 # -- the packet ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CtxPacket(Packet):
     """A packet as ``ctx agent`` 0.8.1 makes it: its own Markdown and JSON (``native``), plus
     ctx_lab's ledger of why each item went where (with the ctx rule that decided it)."""

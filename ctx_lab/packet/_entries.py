@@ -20,7 +20,7 @@ def _number(value: float | None) -> str:
     return "" if value is None else f"{value:.2f}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EntriesReport(RichResult):
     """The scored entries (the ledger) of one packet: all of them, or the window of ``limit``
     rows from ``offset`` (``rows_total`` says how many there are)."""
@@ -68,9 +68,9 @@ class EntriesReport(RichResult):
     def from_dict(cls, data: Mapping[str, Any]) -> EntriesReport:
         """The inverse of :meth:`to_dict`: a packet holding the ledger rows."""
         return cls(
-            Packet.from_dict({**data, "ledger": data.get("rows", [])}),
-            0,
-            data.get("limit"),
+            packet=Packet.from_dict({**data, "ledger": data.get("rows", [])}),
+            offset=0,
+            limit=data.get("limit"),
         )
 
     def _columns(self) -> tuple[bool, bool, bool]:

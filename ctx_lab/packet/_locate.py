@@ -17,7 +17,7 @@ from ._layout_map import CTX_LAYOUT, LayoutFile
 __all__ = ["CTX_LAYOUT", "ContextLocation", "find_context"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ContextLocation(RichResult):
     """Where the nearest project with a ``.context/`` is (relative to the root searched), and a
     signature of its files that changes whenever one of them changes (the sidebar polls it)."""
@@ -68,7 +68,9 @@ def find_context(
                 confine(base, p, what=label_of(candidate, p))
                 stamps.append(f"{label_of(candidate, p)}:{identity(p).token()}")
             where = "." if current == base else current.relative_to(base).as_posix()
-            return ContextLocation(True, where, "|".join(stamps), CTX_LAYOUT)
+            return ContextLocation(
+                found=True, directory=where, signature="|".join(stamps), layout=CTX_LAYOUT
+            )
         memory = agent_memory(current)  # no .context/: other agents' memory counts too
         if memory is not None and memory[0] == current:
             stamps = []
@@ -77,7 +79,9 @@ def find_context(
                 stamps.append(f"{p.relative_to(current).as_posix()}:{identity(p).token()}")
             where = "." if current == base else current.relative_to(base).as_posix()
             layouts = ", ".join(dict.fromkeys(AGENT_LAYOUTS[kind] for kind, _ in memory[1]))
-            return ContextLocation(True, where, "|".join(stamps), layouts)
+            return ContextLocation(
+                found=True, directory=where, signature="|".join(stamps), layout=layouts
+            )
         if current == base or base not in current.parents:
-            return ContextLocation(False, None, "")
+            return ContextLocation(found=False, directory=None, signature="")
         current = current.parent

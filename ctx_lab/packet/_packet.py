@@ -219,7 +219,7 @@ class LazyRows(Sequence[LedgerRow]):
         return f"LazyRows({len(self)} rows)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Packet(RichResult):
     """A context packet: what went in, what it cost, and the ledger of every decision."""
 

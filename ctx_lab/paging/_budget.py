@@ -17,7 +17,7 @@ from ..wire import derived, from_wire, wire
 __all__ = ["PagingBudget", "budget_html", "format_budget"]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class PagingBudget(RichResult):
     """A per-task paging quota and what has been used of it."""
 
@@ -48,8 +48,8 @@ class PagingBudget(RichResult):
     def create(cls, max_pages: int | None = None, max_tokens: int | None = None) -> PagingBudget:
         """A fresh budget; a limit left ``None`` takes its default (10 pages, 8000 tokens)."""
         return cls(
-            DEFAULT_MAX_PAGES if max_pages is None else max_pages,
-            DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
+            max_pages=DEFAULT_MAX_PAGES if max_pages is None else max_pages,
+            max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
         )
 
     def can_page(self) -> bool:

@@ -47,7 +47,7 @@ class PageRequest:
             )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PageResult(RichResult):
     """One page: the lines returned, their token cost and where they sit in the artifact."""
 

@@ -22,7 +22,7 @@ _PAGE_INFO = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReadResult(RichResult):
     """One chunk of a resource, how to continue, and what the resource is."""
 

@@ -117,7 +117,7 @@ def band_width(band: tuple[float, float, float], growth: float) -> float:
     return z * math.sqrt((systematic * growth) ** 2 + random**2 * growth)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Calibration(RichResult):
     """A fitted ratio ``reported ÷ counted`` for one model and base counter: the median over
     ``calls`` calls with its 90 % interval ``[low, high]``.

@@ -14,7 +14,7 @@ from ._calibration_store import load_calibrations
 __all__ = ["CalibrationList", "list_calibrations"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CalibrationList(RichResult):
     """The stored calibrations (``ctx-lab calibrate --list`` / ``--forget MODEL``): where the
     file is, each record, and the model just forgotten, if any."""
@@ -38,9 +38,9 @@ class CalibrationList(RichResult):
     def from_dict(cls, data: Mapping[str, Any]) -> CalibrationList:
         """The inverse of :meth:`to_dict`."""
         return cls(
-            str(data["path"]),
-            tuple(Calibration.from_dict(c) for c in data.get("calibrations", ())),
-            data.get("forgotten"),
+            path=str(data["path"]),
+            calibrations=tuple(Calibration.from_dict(c) for c in data.get("calibrations", ())),
+            forgotten=data.get("forgotten"),
         )
 
     def to_text(self) -> str:
@@ -87,7 +87,7 @@ def list_calibrations(
     """The stored calibrations as a result (a damaged file: :class:`CalibrationError`)."""
     found = load_calibrations(directory)
     return CalibrationList(
-        str(calibrations_path(directory) / CALIBRATIONS_FILE),
-        tuple(found[k] for k in sorted(found)),
-        forgotten,
+        path=str(calibrations_path(directory) / CALIBRATIONS_FILE),
+        calibrations=tuple(found[k] for k in sorted(found)),
+        forgotten=forgotten,
     )

@@ -37,7 +37,7 @@ class FileCount:
         return to_wire(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TokenReport(RichResult):
     """Token counts of several inputs under several counters, with totals.
 
@@ -161,7 +161,9 @@ def count_texts(
         FileCount(t.label, t.bytes, {n: columns[n][i] for n in names}) for i, t in enumerate(inputs)
     )
     exact = {c.name: bool(c.exact) for c in resolved if c.name in columns}
-    return TokenReport(files, names, unavailable, tuple(warnings), exact)
+    return TokenReport(
+        files=files, counters=names, unavailable=unavailable, warnings=tuple(warnings), exact=exact
+    )
 
 
 def _kind(info: CounterInfo) -> str:
@@ -172,7 +174,7 @@ def _kind(info: CounterInfo) -> str:
     return "exact" if info.verified_by else "exact (own packaging)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CounterList(RichResult):
     """Every token counter — built in, installed through the ``ctx_lab.counters`` entry points
     or registered — with whether it is exact and whether it works here (and why not)."""

@@ -232,7 +232,9 @@ def test_rules_files_set_thresholds_and_round_trip(tmp_path: Path) -> None:
                                "cache-miss": {"enabled": False}})  # fmt: skip
     assert next(r for r in rules.rules if r.name == "fill").value("percent") == 70
     assert "cache-miss" not in {r.name for r in rules.enabled()}
-    report = CheckReport(("a",), (), rules, checked_at="2026-03-01T12:00:00")
+    report = CheckReport(
+        sessions=("a",), findings=(), rules=rules, checked_at="2026-03-01T12:00:00"
+    )
     assert CheckReport.from_dict(report.to_dict()).to_dict() == report.to_dict()
     assert load_rules(None).to_dict() == RuleSet.from_dict({}).to_dict()  # the defaults
     with pytest.raises(UsageError, match=r"rules\.fill has no 'size'"):

@@ -214,12 +214,24 @@ def test_output_limit_system_prompt_and_tools() -> None:
 
 
 def test_usage_format_and_severity() -> None:
-    assert ContextUsage(950, 3892).format_compact() == "950 / 3.9k (24%)"
-    assert ContextUsage(2100, 200_000).format_compact() == "2.1k / 200k (1%)"
-    assert ContextUsage(50_000, 200_000, 2).format_compact() == "50k / 200k (25%) [2S]"
-    assert ContextUsage(1_500_000, 2_000_000).format_compact() == "1.5M / 2M (75%)"
+    assert ContextUsage(used_tokens=950, budget_tokens=3892).format_compact() == "950 / 3.9k (24%)"
+    assert (
+        ContextUsage(used_tokens=2100, budget_tokens=200_000).format_compact() == "2.1k / 200k (1%)"
+    )
+    assert (
+        ContextUsage(
+            used_tokens=50_000, budget_tokens=200_000, summarized_segments=2
+        ).format_compact()
+        == "50k / 200k (25%) [2S]"
+    )
+    assert (
+        ContextUsage(used_tokens=1_500_000, budget_tokens=2_000_000).format_compact()
+        == "1.5M / 2M (75%)"
+    )
     # bad from 90 %: ctx_lab.severity, the one rule for paging budgets and the gauge
-    assert [ContextUsage(u, 100).severity() for u in (0, 69, 70, 90, 91)] == [0, 0, 1, 2, 2]
+    assert [
+        ContextUsage(used_tokens=u, budget_tokens=100).severity() for u in (0, 69, 70, 90, 91)
+    ] == [0, 0, 1, 2, 2]
     priced = manager([1000], model="gpt-4o").usage()
     assert priced.estimated_cost() == pytest.approx(1000 * 2.5 / 1_000_000)
     bundle = priced._repr_mimebundle_()
@@ -317,12 +329,16 @@ def test_clock_is_injectable() -> None:
 
 
 def test_usage_in_words_spells_out_the_summary_marker() -> None:
-    assert ContextUsage(50_000, 200_000, 2).describe() == (
-        "50k / 200k (25%), 2 summarized segments in context"
+    assert ContextUsage(
+        used_tokens=50_000, budget_tokens=200_000, summarized_segments=2
+    ).describe() == ("50k / 200k (25%), 2 summarized segments in context")
+    assert (
+        ContextUsage(used_tokens=50_000, budget_tokens=200_000, summarized_segments=1)
+        .describe()
+        .endswith("1 summarized segment in context")
     )
-    assert ContextUsage(50_000, 200_000, 1).describe().endswith("1 summarized segment in context")
-    assert ContextUsage(950, 3892).describe() == "950 / 3.9k (24%)"
-    usage = ContextUsage(50_000, 200_000, 1)
+    assert ContextUsage(used_tokens=950, budget_tokens=3892).describe() == "950 / 3.9k (24%)"
+    usage = ContextUsage(used_tokens=50_000, budget_tokens=200_000, summarized_segments=1)
     assert "[1S]" not in usage.to_text() and "[1S]" not in usage.html_body()
     assert usage.to_dict()["compact"].endswith("[1S]")  # the design's terse form stays
     assert usage.to_dict()["described"] == usage.describe()

@@ -23,7 +23,17 @@ def _modelled(**changes: object) -> Calibration:
     fields: dict = dict(classes=CLASSES, framing=36.5, growth_band=(0.065, 2.8, 1.16),
                         band_how="held out: each of 8 sessions", held_out=(("per class", 0.019),))  # fmt: skip
     fields.update(changes)
-    return Calibration("claude-test", "bytes/4", 1.45, 1.2, 2.1, 201, 8, "growth", **fields)  # type: ignore[arg-type]
+    return Calibration(
+        model="claude-test",
+        base="bytes/4",
+        ratio=1.45,
+        low=1.2,
+        high=2.1,
+        calls=201,
+        transcripts=8,
+        method="growth",
+        **fields,
+    )  # type: ignore[arg-type]
 
 
 def test_the_growth_model_round_trips_and_old_records_still_load() -> None:

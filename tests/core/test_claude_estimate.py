@@ -75,7 +75,12 @@ def test_a_newer_tokenizer_is_said_and_budgets_count_its_most(config: Path) -> N
 
 
 def test_a_stored_calibration_replaces_the_built_in_estimate(config: Path) -> None:
-    save_calibration(Calibration("claude-opus-4-6", "bytes/4", 1.5, 1.4, 1.6, 40), config)
+    save_calibration(
+        Calibration(
+            model="claude-opus-4-6", base="bytes/4", ratio=1.5, low=1.4, high=1.6, calls=40
+        ),
+        config,
+    )
     choice = resolve_counter("model", "claude-opus-4-6-20260101", "bytes/4")
     assert choice.name == "bytes/4*1.5" and "ctx_lab's Claude estimate" not in choice.note
 

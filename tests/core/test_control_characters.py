@@ -19,7 +19,7 @@ def test_junit_with_control_characters_parses() -> None:
     finding = Finding(code="CTX103", rule="tool-result", session=HOSTILE + ".jsonl", call=3,
                       category="tools", message=f"a {HOSTILE} result of 30,000 tokens",
                       value=30_000.0, threshold=25_000.0)  # fmt: skip
-    report = CheckReport((HOSTILE + ".jsonl",), (finding,), RuleSet(),
+    report = CheckReport(sessions=(HOSTILE + ".jsonl",), findings=(finding,), rules=RuleSet(),
                          checked_at="2026-03-01T12:00:00")  # fmt: skip
     root = ET.fromstring(report.to_junit().split("\n", 1)[1])
     suite = root.find("testsuite")

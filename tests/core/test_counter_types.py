@@ -42,7 +42,17 @@ def test_budgets_count_at_the_calibrations_upper_edge(tmp_path, monkeypatch) -> 
     monkeypatch.setenv("CTX_LAB_CONFIG_DIR", str(tmp_path))
     classes = (ClassRatio("prose", 1.6, 1.3, 2.0, 40), ClassRatio("code", 1.4, 1.2, 1.9, 20),
                ClassRatio("json", 1.5, 1.2, 2.1, 3, True), ClassRatio("cjk", 1.5, 1.2, 2.1, 0, True))  # fmt: skip
-    save_calibration(Calibration("claude-x", "bytes/4", 1.5, 1.2, 2.1, 60, classes=classes))
+    save_calibration(
+        Calibration(
+            model="claude-x",
+            base="bytes/4",
+            ratio=1.5,
+            low=1.2,
+            high=2.1,
+            calls=60,
+            classes=classes,
+        )
+    )
     estimate = resolve_counter("model", "claude-x-1", "bytes/4")
     budget = resolve_counter("model", "claude-x-1", "bytes/4", budget=True)
     assert estimate.name == "bytes/4*{prose:1.6,code:1.4,json:1.5,cjk:1.5}"

@@ -35,5 +35,5 @@ def test_every_csv_escapes_cells_a_spreadsheet_would_run(tmp_path: Path) -> None
     (ctx_dir / "DECISIONS.md").write_text(
         '# Decisions\n\n## [2026-06-01] =HYPERLINK("http://evil","click")\n\nBody.\n'
     )
-    report = EntriesReport(assemble_packet(load_context(tmp_path), 2000))
+    report = EntriesReport(packet=assemble_packet(load_context(tmp_path), 2000))
     assert "'=HYPERLINK" in report.to_csv() and "\n=HYPERLINK" not in report.to_csv()

@@ -316,3 +316,23 @@ def test_msgspec_under_the_codec_changes_nothing(payloads, kind: str, monkeypatc
             assert fast.to_dict() == slow.to_dict()
             monkeypatch.setattr(_fast, "ENABLED", True)
             assert fast.to_dict() == slow.to_dict()
+
+
+def test_every_payload_class_takes_its_fields_by_name() -> None:
+    """Field order is the wire order: a payload class is ``kw_only``, so inserting a field can
+    never shift the values of the calls that build it."""
+    import dataclasses
+
+    import ctx_lab.server._handlers  # noqa: F401  (every result class defined)
+
+    def subclasses(cls: type) -> list[type]:
+        return [c for sub in cls.__subclasses__() for c in (sub, *subclasses(sub))]
+
+    loose = [
+        f"{cls.__module__}.{cls.__qualname__}: {f.name}"
+        for cls in subclasses(RichResult)
+        if cls.__module__.startswith("ctx_lab.") and dataclasses.is_dataclass(cls)
+        for f in dataclasses.fields(cls)
+        if f.init and not f.kw_only
+    ]
+    assert not loose, "positional fields on payload classes:\n" + "\n".join(loose)

@@ -98,7 +98,7 @@ def test_every_shared_claude_session_held_out_is_estimated_within_two_percent() 
         per_session.update(report.session_errors())
         if len(report.rows) >= 5 and "ae4a77f8" not in held.name:
             assert report.inside_band >= 0.85, (held.name, report.inside_band)
-    combined = CalibrationEvaluation("claude", "bytes/4", (), tuple(rows))
+    combined = CalibrationEvaluation(model="claude", base="bytes/4", classes=(), rows=tuple(rows))
     assert len(rows) >= 350 and len(per_session) >= 7
     assert combined.median_abs_error <= 0.02
     assert max(per_session.values()) <= 0.04, per_session

@@ -44,7 +44,7 @@ def test_the_held_back_sessions_hold_the_stated_band(tmp_path: Path) -> None:
         rows += report.rows
         if report.rows:
             per_session[path.name] = (len(report.rows), report.median_abs_error or 0.0)
-    combined = CalibrationEvaluation("claude", "bytes/4", (), tuple(rows))
+    combined = CalibrationEvaluation(model="claude", base="bytes/4", classes=(), rows=tuple(rows))
     assert len(rows) >= 400 and len(per_session) >= 7
     assert 0.85 <= combined.inside_band <= 0.95, combined.inside_band
     assert combined.median_half_width <= 0.08

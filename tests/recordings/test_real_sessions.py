@@ -229,14 +229,19 @@ def test_a_stored_factor_it_would_refuse_is_never_applied(tmp_path: Path, monkey
     packet = commands.packet(example=True, model="claude-sonnet-4-5")
     assert packet.counter == "bytes/4" and packet.tokens_used > 1000
     with pytest.raises(CalibrationError, match="outside the plausible band"):
-        save_calibration(Calibration("x", "bytes/4", 0.0042, 0.004, 0.005, 50))
+        save_calibration(
+            Calibration(model="x", base="bytes/4", ratio=0.0042, low=0.004, high=0.005, calls=50)
+        )
 
 
 def _save_one(args: tuple[str, int]) -> str:
     directory, i = args
     from ctx_lab.tokens import Calibration, save_calibration
 
-    save_calibration(Calibration(f"model-{i}", "bytes/4", 1.2, 1.1, 1.3, 40), directory)
+    save_calibration(
+        Calibration(model=f"model-{i}", base="bytes/4", ratio=1.2, low=1.1, high=1.3, calls=40),
+        directory,
+    )
     return f"model-{i}"
 
 

@@ -348,7 +348,9 @@ def test_model_counter_uses_the_stored_calibration(tmp_path: Path, config: Path)
     text = "a sentence of about forty bytes of text."
     assert counter.count(text) == round(get_counter("bytes/4").count(text) * prose.ratio)
     # exact tokenizers are never replaced by a calibration
-    save_calibration(Calibration("gpt-4o", "bytes/4", 1.1, 1.0, 1.2, 9), config)
+    save_calibration(
+        Calibration(model="gpt-4o", base="bytes/4", ratio=1.1, low=1.0, high=1.2, calls=9), config
+    )
     assert resolve_counter("model", "gpt-4o", "bytes/4").name == "o200k"
     # payloads name the calibration used
     from ctx_lab import commands
@@ -368,7 +370,11 @@ def test_damaged_calibrations_file_falls_back_with_a_note(config: Path) -> None:
     (config / "calibrations.json").write_text("{not json")
     choice = resolve_counter("model", "claude-sonnet-4-5", "bytes/4")
     assert choice.name == "bytes/4" and "unreadable" in choice.note
-    save_calibration(Calibration("claude-sonnet-4-5", "bytes/4", 1.2, 1.1, 1.3, 50))
+    save_calibration(
+        Calibration(
+            model="claude-sonnet-4-5", base="bytes/4", ratio=1.2, low=1.1, high=1.3, calls=50
+        )
+    )
     assert find_calibration("claude-sonnet-4-5-20250929") is not None
 
 

@@ -109,7 +109,7 @@ class InferredPart:
         return claims("estimated")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CacheReport(RichResult):
     """A session's prompt caching, call by call (see the module docstring)."""
 

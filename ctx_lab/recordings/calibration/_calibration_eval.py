@@ -45,7 +45,7 @@ class EvaluatedCall:
     o200k: int | None = field(default=None, metadata=wire("o200k × its scalar fit"))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CalibrationEvaluation(RichResult):
     """How a calibration fares on other sessions (see the module docstring)."""
 

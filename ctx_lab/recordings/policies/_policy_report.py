@@ -123,7 +123,7 @@ class PolicyResult:
         return sum(r.tokens for r in self.refetched)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PoliciesReport(RichResult):
     """Every policy over one session, open-loop (see :func:`~ctx_lab.conversation.run_policies`)."""
 

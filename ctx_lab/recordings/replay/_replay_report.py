@@ -126,7 +126,7 @@ def over_budget_warning(summary: Mapping[str, Any], calls: int) -> str | None:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReplayReport(RichResult):
     """One row per call and model (:data:`REPLAY_COLUMNS`), the counter each model counted
     with, and what the transcript held."""
