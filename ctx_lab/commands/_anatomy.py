@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Annotated
 
-from ..files import confine, display_path
+from ..files import display_path
 from . import _params as params
-from ._param import ALL, Param, hidden
+from ._param import ALL, Param, hidden, inputs_confined
 from ._params import Registry
 from ._registry import Command, command
 
@@ -20,6 +20,7 @@ __all__ = ["anatomy"]
 PathArg = str | os.PathLike[str]
 
 
+@inputs_confined
 def anatomy(
     file: Annotated[
         PathArg,
@@ -29,6 +30,7 @@ def anatomy(
             positional=True,
             metavar="FILE",
             max_length=4096,
+            input="file",
         ),
     ],
     *,
@@ -69,7 +71,7 @@ def anatomy(
     and cache beside them. With ``root`` the file must resolve inside it."""
     from ..anatomy import anatomy_of
 
-    path = confine(root, file, what="file") if root is not None else file
+    path = file  # confined to the root by the declaration
     label = display_path(path, root) if root is not None else os.fspath(file)
     return anatomy_of(
         path,

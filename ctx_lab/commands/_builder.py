@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 from ..errors import UsageError
-from ..files import confine, display_path, read_text
+from ..files import display_path, read_text
 from . import _params as params
-from ._param import ALL, CLI, SERVED, Param, hidden
+from ._param import ALL, CLI, SERVED, Param, hidden, inputs_confined
 from ._params import Budget, Model
 from ._registry import Command, Invocation, command
 
@@ -23,6 +23,7 @@ __all__ = ["build", "compress"]
 PathArg = str | os.PathLike[str]
 
 
+@inputs_confined
 def build(
     task: Annotated[
         str | None,
@@ -45,7 +46,9 @@ def build(
     *,
     task_file: Annotated[
         PathArg | None,
-        Param("read the task from F", metavar="F", exclusive="task", surfaces=CLI),
+        Param(
+            "read the task from F", metavar="F", exclusive="task", surfaces=CLI, input="task_file"
+        ),
     ] = None,
     memory: Annotated[
         PathArg | None,
@@ -74,7 +77,7 @@ def build(
     by a glob, symlinks resolved — must lie inside it.
     """
     if task is None and task_file is not None:
-        path = confine(root, task_file, what="task_file") if root is not None else task_file
+        path = task_file  # confined to the root by the declaration
         task = read_text(path)
     if not isinstance(task, str) or not task.strip():
         raise UsageError("the task is empty; give it with --task TEXT or --task-file F")
@@ -95,8 +98,11 @@ def build(
     )
 
 
+@inputs_confined
 def compress(
-    file: Annotated[PathArg, Param("the file to compress", positional=True, metavar="FILE")],
+    file: Annotated[
+        PathArg, Param("the file to compress", positional=True, metavar="FILE", input="path")
+    ],
     *,
     policy: Annotated[
         str | None,
@@ -119,7 +125,7 @@ def compress(
         raise UsageError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
     if root is None:
         return preview_compression(file, policy, counter, label=Path(file).as_posix())
-    path = confine(root, file, what="path")
+    path = file  # confined to the root by the declaration
     return preview_compression(path, policy, counter, label=display_path(path, root))
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from ..files import confine, display_path
+from ..files import display_path
 from . import _params as params
-from ._param import ALL, Param, hidden
+from ._param import ALL, Param, hidden, inputs_confined
 from ._params import CacheReadingParam, Registry
 from ._registry import Command, command
 
@@ -21,6 +21,7 @@ __all__ = ["cache"]
 PathArg = str | os.PathLike[str]
 
 
+@inputs_confined
 def cache(
     file: Annotated[
         PathArg,
@@ -30,6 +31,7 @@ def cache(
             positional=True,
             metavar="FILE",
             max_length=4096,
+            input="file",
         ),
     ],
     *,
@@ -63,7 +65,7 @@ def cache(
     from ..recordings import simulate_cache
     from ._conversation import session_of
 
-    path = confine(root, file, what="file") if root is not None else file
+    path = file  # confined to the root by the declaration
     label = display_path(path, root) if root is not None else os.fspath(file)
     return simulate_cache(
         session_of(path),

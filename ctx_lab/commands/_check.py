@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated
 
-from ..files import confine, display_path
+from ..files import display_path
 from . import _params as params
-from ._param import ALL, Param, hidden
+from ._param import ALL, Param, hidden, inputs_confined
 from ._params import Registry, given_files
 from ._registry import Command, command
 
@@ -23,6 +23,7 @@ __all__ = ["check"]
 PathArg = str | os.PathLike[str]
 
 
+@inputs_confined
 def check(
     file: Annotated[
         PathArg | Sequence[PathArg],
@@ -32,6 +33,7 @@ def check(
             positional=True,
             metavar="FILE",
             max_length=4096,
+            input="file",
             max_items=20,
         ),
     ],
@@ -42,6 +44,7 @@ def check(
             "a TOML rules file: thresholds, rules turned off (docs/commands.md)",
             metavar="RULES.toml",
             max_length=4096,
+            input="rules file",
             default_text="the default rules",
         ),
     ] = None,
@@ -76,10 +79,10 @@ def check(
     files = given_files(file, "nothing to check: give one or more recorded sessions")
     from ..check import check_files, load_rules
 
-    paths = [confine(root, f, what="file") if root is not None else f for f in files]
+    paths = [*files]  # confined to the root by the declaration
     paths = list(dict.fromkeys(paths))  # a file given twice is checked once
     labels = [display_path(p, root) if root is not None else os.fspath(p) for p in paths]
-    rules_path = confine(root, rules, what="rules file") if root and rules else rules
+    rules_path = rules
     return check_files(
         paths, load_rules(rules_path), model=model, counter=counter, registry=registry,
         labels=labels, now=(lambda: now) if now is not None else None,

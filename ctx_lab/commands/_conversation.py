@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from ..choices import TRANSCRIPT_FORMATS, CalibrationMethod, RowsPer
 from ..errors import CalibrationError, CtxLabError, UsageError
-from ..files import confine, display_path
+from ..files import display_path
 from ..tokens import MIN_CALLS, CalibrationList, forget_calibration, list_calibrations
 from ..validate import choice
 from ._analysis import CORPUS_OUTPUT, NoWorkerTimeout, Progress, Scheduler, Ship, Workers
-from ._param import CLI, Param, hidden
+from ._param import CLI, Param, hidden, inputs_confined
 from ._params import given_files
 from ._registry import Command, command
 
@@ -32,10 +32,16 @@ JOURNAL_ACTIONS = ("recover", "stats")
 Root = Annotated[PathArg | None, hidden("files must resolve inside it", session="root")]
 
 
+@inputs_confined
 def history(
     file: Annotated[
         PathArg,
-        Param("a history saved with ContextManager.save()", positional=True, metavar="FILE"),
+        Param(
+            "a history saved with ContextManager.save()",
+            positional=True,
+            metavar="FILE",
+            input="file",
+        ),
     ],
     *,
     model: Annotated[
@@ -52,12 +58,13 @@ def history(
     exits 1 unless the context fits."""
     from ..conversation import ContextManager, history_report
 
-    path = confine(root, file, what="file") if root is not None else file
+    path = file  # confined to the root by the declaration
     # a model named here counts with its own tokenizer (or a named estimate)
     manager = ContextManager.load(path, model, counter="model" if model else None)
     return history_report(manager, os.fspath(file), check)
 
 
+@inputs_confined
 def journal(
     action: Annotated[
         str,
@@ -69,7 +76,12 @@ def journal(
     ],
     db: Annotated[
         PathArg,
-        Param("a SQLite file with a stream and/or tool journal", positional=True, metavar="DB"),
+        Param(
+            "a SQLite file with a stream and/or tool journal",
+            positional=True,
+            metavar="DB",
+            input="db",
+        ),
     ],
     *,
     root: Root = None,
@@ -79,10 +91,11 @@ def journal(
     from ..conversation import inspect_journal
 
     choice(action, JOURNAL_ACTIONS, "action")
-    path = confine(root, db, what="db") if root is not None else db
+    path = db  # confined to the root by the declaration
     return inspect_journal(path, action)
 
 
+@inputs_confined
 def replay(
     file: Annotated[
         PathArg | Sequence[PathArg],
@@ -91,6 +104,7 @@ def replay(
             positional=True,
             metavar="FILE",
             max_length=4096,
+            input="file",
         ),
     ],
     *,
@@ -188,7 +202,7 @@ def replay(
     from ..recordings import replay_report
 
     one = files[0]
-    path = confine(root, one, what="file") if root is not None else one
+    path = one  # confined to the root by the declaration
     transcript = session_of(path, transcript_format)
     shown = display_path(path, root) if root is not None else os.fspath(one)
     return replay_report(
@@ -201,10 +215,11 @@ def replay(
     )
 
 
+@inputs_confined
 def calibrate(
     files: Annotated[
         Sequence[PathArg],
-        Param("recorded sessions with usage", positional=True, metavar="FILE"),
+        Param("recorded sessions with usage", positional=True, metavar="FILE", input="file"),
     ] = (),
     *,
     model: Annotated[
@@ -236,6 +251,7 @@ def calibrate(
             "the reported input, and the plain scalar fits on the same calls (repeatable)",
             metavar="FILE",
             flag="--evaluate",
+            input="file",
         ),
     ] = (),
     root: Root = None,
@@ -253,14 +269,14 @@ def calibrate(
         return list_calibrations(forgotten=forget)
     if not files:
         raise UsageError("nothing to calibrate: give one or more transcript files")
-    paths = [confine(root, f, what="file") if root is not None else f for f in files]
+    paths = [*files]  # confined to the root by the declaration
     sources = [_capture_or_path(p) for p in paths]
     fitted = fit(sources, counter, model, method=method, save=save, min_calls=min_calls)
     if not evaluate:
         return fitted
     from ..recordings import evaluate_calibration
 
-    others = [confine(root, f, what="file") if root is not None else f for f in evaluate]
+    others = [*evaluate]  # confined to the root by the declaration
     sessions = [session_of(p) for p in others]
     try:  # o200k × a scalar fitted on the same sessions, reported beside the fit
         o200k = fit(sources, "o200k", fitted.model, method=method, min_calls=min_calls).ratio

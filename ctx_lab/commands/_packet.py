@@ -184,6 +184,8 @@ def _project_of(start: PathArg, root: PathArg | None) -> tuple[PathArg, str]:
 
     from ..files import confine, real_path
 
+    # not a declared input: the packet names its files by the path as given (load_context
+    # confines it again), so only this look upward resolves it
     path = confine(root, start, what="dir") if root is not None else Path(start)
     if path.name == ".context" or (path / ".context").is_dir() or not path.is_dir():
         return start, ""

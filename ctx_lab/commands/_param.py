@@ -21,7 +21,9 @@ import argparse
 import builtins
 import collections.abc
 import dataclasses
+import functools
 import inspect
+import os
 import sys
 import types
 import typing
@@ -29,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from ..errors import UsageError
 from ..validate import parse_whole_number, shown, whole_number
@@ -38,10 +40,12 @@ __all__ = [
     "ALL",
     "CLI",
     "SERVED",
+    "STDIN",
     "Param",
     "Spec",
     "argparse_text",
     "hidden",
+    "inputs_confined",
     "only_given",
     "parse_boolean",
     "query_values",
@@ -49,6 +53,8 @@ __all__ = [
 ]
 
 ALL = frozenset({"cli", "rest", "mcp"})
+STDIN = "-"  # a file input that is standard input: never a path to confine
+F = TypeVar("F", bound=Callable[..., Any])
 CLI = frozenset({"cli"})
 SERVED = frozenset({"rest", "mcp"})  # the server surfaces, whose session supplies some values
 _NOWHERE: frozenset[str] = frozenset()
@@ -74,6 +80,10 @@ class Param:
     (``--no-caching``); ``path`` marks a local path, which the CLI takes from the working
     directory. ``names_model`` marks a model name the caller types: the command layer refuses
     one no registry knows (with "did you mean") unless the call allows unknown models.
+    ``input`` marks a path the caller names for the command to read (``"file"``, ``"db"``,
+    ``"rules file"`` …: the label its messages use): a function marked
+    :func:`inputs_confined` gets it resolved inside its ``root`` when one is given — each item
+    of a list; ``-``, standard input, as it is — so no command confines its own inputs.
     """
 
     help: str
@@ -97,6 +107,7 @@ class Param:
     flag_help: str | None = None
     path: bool = False
     names_model: bool = False
+    input: str | None = None
 
 
 _EMPTY = inspect.Parameter.empty
@@ -499,3 +510,41 @@ def query_values(spec: Spec, values: Sequence[str]) -> Any:
 def only_given(values: Mapping[str, Any]) -> dict[str, Any]:
     """The values that were given (None means absent: the function's own default applies)."""
     return {k: v for k, v in values.items() if v is not None}
+
+
+def inputs_confined(function: F) -> F:
+    """Mark a command function whose declared inputs (``Param(input=…)``) are confined to its
+    ``root`` parameter (the session's, ``session="root"``) before its body runs, whoever calls
+    it — a surface through the command layer, or Python directly: with a root, an input is
+    resolved inside it (relative to it; :func:`ctx_lab.files.confine` refuses a path outside
+    it, through a symlink or not, and special files, naming the parameter)."""
+    signature = inspect.signature(function)
+    declared = [(s.name, s.param.input, s.array) for s in specs(function) if s.param.input]
+    roots = [s.name for s in specs(function) if s.param.session == "root"]
+    if not declared or not roots:
+        raise TypeError(f"{function.__name__}: no declared input or no root to confine it to")
+
+    @functools.wraps(function)
+    def confining(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        root = bound.arguments.get(roots[0])
+        if root is not None:
+            from ..files import confine
+
+            for name, what, array in declared:
+                value = bound.arguments.get(name)
+                if value is None or value == "":
+                    continue
+                many = array and not isinstance(value, str | os.PathLike)
+                bound.arguments[name] = (
+                    [_confined(confine, root, v, what) for v in value]
+                    if many
+                    else _confined(confine, root, value, what)
+                )
+        return function(*bound.args, **bound.kwargs)
+
+    return cast(F, confining)
+
+
+def _confined(confine: Callable[..., Any], root: Any, value: Any, what: str) -> Any:
+    return value if value == STDIN else confine(root, value, what=what)

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
 from ..choices import POLICY_NAMES
-from ..files import confine, display_path
+from ..files import display_path
 from . import _params as params
 from ._analysis import CORPUS_OUTPUT, NoWorkerTimeout, Progress, Scheduler, Ship, Workers
-from ._param import ALL, Param, hidden
+from ._param import ALL, Param, hidden, inputs_confined
 from ._params import CacheReadingParam, Registry, given_files
 from ._registry import Command, command
 
@@ -25,6 +25,7 @@ __all__ = ["policies"]
 PathArg = str | os.PathLike[str]
 
 
+@inputs_confined
 def policies(
     file: Annotated[
         PathArg | Sequence[PathArg],
@@ -34,6 +35,7 @@ def policies(
             positional=True,
             metavar="FILE",
             max_length=4096,
+            input="file",
         ),
     ],
     *,
@@ -92,7 +94,7 @@ def policies(
     from ._conversation import session_of
 
     one = files[0]
-    path = confine(root, one, what="file") if root is not None else one
+    path = one  # confined to the root by the declaration
     shown = display_path(path, root) if root is not None else os.fspath(one)
     return run_policies(
         session_of(path), specs, model=model, counter=counter, registry=registry, source=shown,

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
 from ..errors import UsageError
-from ..files import confine, display_path
+from ..files import display_path
 from . import _params as params
-from ._param import ALL, SERVED, Param, hidden
+from ._param import ALL, SERVED, STDIN, Param, hidden, inputs_confined
 from ._registry import Command, Invocation, command
 
 if TYPE_CHECKING:
@@ -19,13 +19,15 @@ if TYPE_CHECKING:
 __all__ = ["counters", "tokens"]
 
 PathArg = str | os.PathLike[str]
-STDIN = "-"
 
 
+@inputs_confined
 def tokens(
     paths: Annotated[
         Sequence[PathArg],
-        Param("files to count; '-' is standard input", positional=True, metavar="FILE"),
+        Param(
+            "files to count; '-' is standard input", positional=True, metavar="FILE", input="path"
+        ),
     ] = (),
     *,
     text: Annotated[
@@ -77,13 +79,9 @@ def tokens(
         if name == STDIN:
             inputs.append(TextInput(label, text or ""))
             continue
-        if root is not None:
-            path = confine(root, name, what="path")
-            found = read_text_file(path, warnings)
-            if found is not None:
-                found = TextInput(display_path(path, root), found.text, found.size)
-        else:
-            found = read_text_file(name, warnings)
+        found = read_text_file(name, warnings)  # confined to the root by the declaration
+        if found is not None and root is not None:
+            found = TextInput(display_path(name, root), found.text, found.size)
         if found is not None:
             inputs.append(found)
     return count_texts(inputs, counter, warnings=warnings)
