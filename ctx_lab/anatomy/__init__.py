@@ -11,7 +11,8 @@ prompt cache broke and why. From request bodies, transcripts, or the capture fil
 
 from ._build import anatomy_of, request_anatomy
 from ._capture import CAPTURE_LIMIT, CapturedCall, CaptureStore, capture_transcript, is_capture
-from ._pieces import CATEGORIES, Piece, detect_format, pieces_of
+from ._piece import CATEGORIES, Piece
+from ._pieces import detect_format, pieces_of
 from ._plots import plot_request, plot_session
 from ._request import AnatomyItem, RequestAnatomy, anatomize
 from ._session import CallDiff, SessionAnatomy, cache_break, diff_calls

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..tokens import MESSAGE_OVERHEAD, image_tokens, pdf_tokens
-from ._pieces import Piece, _list, _memory_name, _text, _tool_piece, _user_text
+from ._piece import Piece, _list, _memory_name, _text, _tool_piece, _user_text
 
 __all__ = ["anthropic_pieces"]
 

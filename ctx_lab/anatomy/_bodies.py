@@ -12,7 +12,8 @@ from ..errors import TranscriptError, UsageError
 from ..recordings import claude_code_registry, claude_code_reserve
 from ..recordings.transcripts import Usage
 from ._capture import CapturedCall, CaptureStore
-from ._pieces import Piece, pieces_of
+from ._piece import Piece
+from ._pieces import pieces_of
 from ._request import RequestAnatomy, anatomize
 from ._session import Body, SessionAnatomy, make_session
 

@@ -25,7 +25,7 @@ from typing import Any
 from .. import otel_names as otel
 from .._version import __version__
 from ..recordings.transcripts import Transcript, to_genai
-from ._pieces import CATEGORIES
+from ._piece import CATEGORIES
 
 __all__ = ["LARGE_ITEM", "otlp_traces"]
 

@@ -7,7 +7,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from ..plotting import ACCENT, CATEGORY_COLORS, WINDOW_COLORS, figure_axes
-from ._pieces import CATEGORIES
+from ._piece import CATEGORIES
 
 if TYPE_CHECKING:
     from ._request import RequestAnatomy

@@ -18,7 +18,7 @@ from ..severity import severity
 from ..tokens import CountingCache, get_counter, resolve_counter
 from ..wire import to_wire
 from ._claims import request_claim
-from ._pieces import CATEGORIES, Piece
+from ._piece import CATEGORIES, Piece
 
 __all__ = ["AnatomyItem", "RequestAnatomy", "anatomize"]
 

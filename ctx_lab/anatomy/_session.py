@@ -18,7 +18,7 @@ from ..display import RichResult, csv_text, escape, html_table, text_table
 from ..errors import UsageError
 from ..wire import to_wire
 from ._claims import SESSION_CLAIM, row_claim
-from ._pieces import CATEGORIES
+from ._piece import CATEGORIES
 from ._request import AnatomyItem, RequestAnatomy
 
 __all__ = ["Body", "CallDiff", "SessionAnatomy", "cache_break", "diff_calls", "make_session"]
