@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ._registry import commands
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["GROUPS", "ORDER", "SERVERS", "overview"]
 
@@ -26,18 +27,19 @@ SERVERS = (
 )
 
 
-def overview(prog: str) -> str:
-    """The grouped list of commands ``--help`` ends with."""
+def overview(prog: str, registered: Mapping[str, Any]) -> str:
+    """The grouped list of the ``registered`` commands (name → ``Command``) that ``--help``
+    ends with (the registry passes its own: this module imports nothing of it)."""
     lines = ["commands:"]
-    width = max((len(n) for n in commands()), default=8) + 2
+    width = max((len(n) for n in registered), default=8) + 2
     for group, about in GROUPS:
-        members = [c for c in commands().values() if c.group == group and "cli" in c.surfaces]
+        members = [c for c in registered.values() if c.group == group and "cli" in c.surfaces]
         members.sort(key=lambda c: ORDER.index(c.name) if c.name in ORDER else len(ORDER))
         if not members:
             continue
         lines.append(f"\n  {about}:")
         lines += [f"    {c.name.ljust(width)}{c.help}" for c in members]
-    others = [c for c in commands().values() if c.group not in dict(GROUPS) and "cli" in c.surfaces]
+    others = [c for c in registered.values() if c.group not in dict(GROUPS) and "cli" in c.surfaces]
     if others:
         lines.append("\n  other:")
         lines += [f"    {c.name.ljust(width)}{c.help}" for c in others]

@@ -344,7 +344,7 @@ def build_parser(prog: str = "ctx-lab", *, only: str | None = None) -> argparse.
         from ._overview import overview  # it lists the commands registered here
 
         _load()
-        epilog: str | None = overview(prog)
+        epilog: str | None = overview(prog, _COMMANDS)
     else:
         _load(only)
         epilog = None
