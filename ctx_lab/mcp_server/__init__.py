@@ -7,7 +7,8 @@
 
 from ._calllog import CALL_LOG_COLUMNS, CallLog, call_log_messages, load_call_log
 from ._handlers import build_server
-from ._server import CONTEXT_URI, PACKET_URI, TOOLS, CtxLabMCP, serve
+from ._serve import serve
+from ._server import CONTEXT_URI, PACKET_URI, TOOLS, CtxLabMCP
 
 __all__ = [
     "CALL_LOG_COLUMNS",

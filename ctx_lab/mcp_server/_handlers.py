@@ -9,12 +9,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import ctx_lab.mcp_server._server as limits  # MAX_SUBSCRIPTIONS, read when used
+
 from .. import commands
 from .._version import __version__
 from ..display import error_payload
 from ..errors import CtxLabError, as_native_error, native_failure
 from ..files import hide_root
-from . import _server as limits  # MAX_SUBSCRIPTIONS, read when used
 from ._server import CONTEXT_URI, PACKET_URI, TOOLS, CtxLabMCP
 
 __all__ = ["Handlers", "build_server"]

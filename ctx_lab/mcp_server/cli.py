@@ -70,7 +70,8 @@ def main(argv: Sequence[str]) -> int:
             import mcp  # noqa: F401
 
             from ._calllog import CallLog
-            from ._server import TOKEN_ENV, CtxLabMCP, is_loopback, serve
+            from ._serve import serve
+            from ._server import TOKEN_ENV, CtxLabMCP, is_loopback
         except ImportError as exc:
             raise UsageError(
                 f"the MCP server needs the mcp SDK: pip install 'ctx-lab[mcp]' ({exc})"

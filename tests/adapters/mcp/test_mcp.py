@@ -332,14 +332,14 @@ def test_http_serves_with_the_httptools_parser(project: Path, monkeypatch) -> No
     h11 costs ~0.3 ms of a tools/call round trip (bench: mcp)."""
     import uvicorn
 
-    from ctx_lab.mcp_server import _server
+    from ctx_lab.mcp_server import _serve
 
     seen: dict[str, object] = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, **options: seen.update(options))
-    _server.serve(CtxLabMCP(project, watch_interval=0), "http", port=free_port())
+    _serve.serve(CtxLabMCP(project, watch_interval=0), "http", port=free_port())
     assert seen["http"] == "httptools" and seen["host"] == "127.0.0.1"
     assert seen["proxy_headers"] is False  # nothing in front: X-Forwarded-For is not believed
-    assert _server.http_protocol() == "httptools"
+    assert _serve.http_protocol() == "httptools"
 
 
 def test_a_made_up_model_in_a_recording_warns_once_over_mcp(project: Path) -> None:
