@@ -32,7 +32,6 @@ from ._steering import DEFAULT_STEERING_PRIORITY, Steering, front_matter, matter
 __all__ = [
     "AGENT_LAYOUTS",
     "agent_memory",
-    "agents_context",
     "load_agent_memory",
     "memory_beside",
 ]
@@ -199,26 +198,6 @@ def load_agent_memory(
         "texts": texts,
         "warnings": (report, *warnings),
     }
-
-
-def agents_context(project: Path, files: list[tuple[str, Path]], root: Any, start: Path) -> Any:
-    """A project without ``.context/`` read from its agents' memory."""
-    from ._context import ProjectContext  # the context's module imports this one
-    from ._settings import read_settings
-
-    made = load_agent_memory(project, files, None if root is None else Path(root))
-    warnings = list(made["warnings"])
-    settings = read_settings(project, warnings)
-    return ProjectContext(
-        root=project,
-        context_dir=start,
-        steering=made["steering"],
-        read_order=made["read_order"],
-        settings=settings,
-        warnings=tuple(warnings),
-        texts=made["texts"],
-        layout=made["layout"],
-    )
 
 
 MAX_BESIDE_NAMED = 8  # other agents' files beside .context/ named one by one in the warning

@@ -22,7 +22,7 @@ from ..files import (
 )
 from ..limits import LIMITS
 from ..token_budget import CONFIG_FILES, resolve_token_budget
-from ._agents import ROOT_FILES, agent_memory, agents_context
+from ._agents import ROOT_FILES, agent_memory, load_agent_memory
 from ._folder import (
     READ_ORDER,
     STEERING_FOLDER,
@@ -97,6 +97,27 @@ class ProjectContext:
         return resolve_token_budget(
             None, None, default=DEFAULT_TOKEN_BUDGET, configured=configured, environ=environ
         )
+
+
+def agents_context(
+    project: Path, files: list[tuple[str, Path]], root: Any, start: Path
+) -> ProjectContext:
+    """A project without ``.context/`` read from its agents' memory."""
+    from ._settings import read_settings
+
+    made = load_agent_memory(project, files, None if root is None else Path(root))
+    warnings = list(made["warnings"])
+    settings = read_settings(project, warnings)
+    return ProjectContext(
+        root=project,
+        context_dir=start,
+        steering=made["steering"],
+        read_order=made["read_order"],
+        settings=settings,
+        warnings=tuple(warnings),
+        texts=made["texts"],
+        layout=made["layout"],
+    )
 
 
 def _signature(files: list[Path], project: Path) -> tuple[FileIdentity, ...]:
