@@ -1,7 +1,7 @@
 """Which module declares each command, so ``ctx-lab packet`` imports the packet command alone.
 
 The commands themselves are declared in their modules (:func:`~._registry.command`); this is
-their address book, written by ``python -m ctx_lab.commands._index --write`` from those
+their address book, written by ``python -m ctx_lab.commands._write_index --write`` from those
 declarations and held equal to them by tests/commands/test_command_index.py. ``MODULES`` is
 the order the registry lists commands in (``--help``, the MCP tool list, the REST routes).
 """
@@ -49,34 +49,3 @@ COMMAND_MODULES = {
     "tokens": "._tokens",
     "counters": "._tokens",
 }
-
-
-def _written() -> str:
-    """This module's text, written from the commands as their modules declare them."""
-    import inspect
-    import sys
-
-    from ._registry import commands
-
-    found = commands()
-    modules = dict.fromkeys("." + c.function.__module__.rpartition(".")[2] for c in found.values())
-    source = inspect.getsource(sys.modules[__name__])
-    head, _, rest = source.partition("# the modules that declare commands, in declaration order\n")
-    _, _, tail = rest.partition("\n}\n")
-    lines = ["# the modules that declare commands, in declaration order", "MODULES = ("]
-    lines += [f'    "{m}",' for m in modules] + [")", "# command name -> its module"]
-    lines += ["COMMAND_MODULES = {"]
-    lines += [
-        f'    "{n}": ".{c.function.__module__.rpartition(".")[2]}",' for n, c in found.items()
-    ]
-    return head + "\n".join(lines) + "\n}\n" + tail
-
-
-if __name__ == "__main__":
-    import sys
-
-    if sys.argv[1:] == ["--write"]:
-        with open(__file__, "w", encoding="utf-8") as out:
-            out.write(_written())
-    else:
-        sys.stdout.write(_written())

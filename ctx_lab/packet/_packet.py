@@ -14,8 +14,10 @@ import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any, overload
 
+from ..choices import CTX08_PROFILE
 from ..display import RichResult, escape, html_table, plain_title
 from ..severity import fit_severity
 from ._layout import INSTRUCTION, SECTION_TITLES, counted_line, render_parts
@@ -23,6 +25,7 @@ from ._layout_map import LayoutReport
 
 __all__ = [
     "INSTRUCTION",
+    "PROFILE_CLASSES",
     "SECTION_TITLES",
     "AllocationRow",
     "EntrySummary",
@@ -33,6 +36,20 @@ __all__ = [
     "counted_line",
     "render_parts",
 ]
+
+
+# The packet class of each profile but the design one, by the module that declares it: a saved
+# packet is restored as its profile's class, which is imported then (as a command's module is,
+# commands/_index.py), so a design packet never loads ctx-0.8's code and this module imports
+# none of its subclasses.
+PROFILE_CLASSES: dict[str, tuple[str, str]] = {CTX08_PROFILE: ("._ctx08", "CtxPacket")}
+
+
+def _profile_class(profile: str) -> type[Packet]:
+    """The packet class of ``profile`` (a key of ``PROFILE_CLASSES``), imported on first use."""
+    module, name = PROFILE_CLASSES[profile]
+    found: type[Packet] = getattr(import_module(module, __package__), name)
+    return found
 
 
 @dataclass(frozen=True)
@@ -338,12 +355,10 @@ class Packet(RichResult):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Packet:
         """Restore a packet saved with :meth:`to_dict` (or its JSON); a ``ctx-0.8`` packet
-        comes back as a :class:`~ctx_lab.packet._ctx08.CtxPacket`."""
-        if data.get("profile", "design") != "design" and cls is Packet:
-            from ._ctx08 import PROFILE, CtxPacket
-
-            if data["profile"] == PROFILE:
-                return CtxPacket.from_dict(data)
+        comes back as a :class:`~ctx_lab.packet._ctx08.CtxPacket` (``PROFILE_CLASSES``)."""
+        profile = data.get("profile", "design")
+        if cls is Packet and profile in PROFILE_CLASSES:
+            return _profile_class(profile).from_dict(data)
 
         def entries(key: str) -> tuple[PacketEntry, ...]:
             return tuple(PacketEntry(**e) for e in data.get(key) or ())

@@ -1,7 +1,8 @@
 """Calibrations: how a model's provider-reported input tokens relate to a named counter's count
 of the same calls (fitted from recorded sessions by
 :func:`ctx_lab.recordings.calibrate`),
-kept in a small user config file (:mod:`._calibration_store`) that ``counter="model"`` consults
+kept in a small user config file (:mod:`._calibration_file`, read back by
+:mod:`._calibration_store`) that ``counter="model"`` consults
 for models without an exact tokenizer here.
 
 The file is ``calibrations.json`` in the user config directory (``platformdirs``'s, e.g.
@@ -25,11 +26,18 @@ import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from ..display import RichResult, escape, html_table
 from ..errors import CalibrationError
+from ._calibration_file import (
+    CALIBRATIONS_FILE,
+    CONFIG_ENV,
+    Records,
+    calibrations_path,
+    change_records,
+    config_dir,
+)
 
 __all__ = [
     "CALIBRATIONS_FILE",
@@ -43,9 +51,6 @@ __all__ = [
     "config_dir",
 ]
 
-CONFIG_ENV = "CTX_LAB_CONFIG_DIR"
-CALIBRATIONS_FILE = "calibrations.json"
-FILE_VERSION = 1
 METHODS = ("ratio", "growth")
 MIN_CALLS = 5  # fewer calls than this give no interval worth storing
 PLAUSIBLE_RATIO = (0.5, 3.0)  # reported ÷ counted outside this: the calls measured something else
@@ -53,23 +58,13 @@ MAX_FRAMING = 500.0  # tokens per tool message beyond this: the pairs measured s
 MAX_BAND = 100.0  # a band's parameters beyond this: not a band
 
 
-def config_dir() -> Path:
-    """``$CTX_LAB_CONFIG_DIR`` when set, else the platform's user config directory."""
-    chosen = os.environ.get(CONFIG_ENV, "").strip()
-    if chosen:
-        return Path(chosen).expanduser()
-    import platformdirs
-
-    return platformdirs.user_config_path("ctx-lab", appauthor=False)
-
-
-def calibrations_path(directory: str | os.PathLike[str] | None = None) -> Path:
-    """The calibrations file in ``directory`` (default :func:`config_dir`)."""
-    return Path(directory).expanduser() if directory is not None else config_dir()
-
-
-def _file(directory: str | os.PathLike[str] | None) -> Path:
-    return calibrations_path(directory) / CALIBRATIONS_FILE
+def _restorable(record: Mapping[str, Any]) -> bool:
+    """True when a stored record reads back as a :class:`Calibration`."""
+    try:
+        Calibration.from_dict(record)
+    except (CalibrationError, KeyError, TypeError, ValueError):
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -179,10 +174,20 @@ class Calibration(RichResult):
 
     def save(self, directory: str | os.PathLike[str] | None = None) -> Calibration:
         """Store this calibration (the explicit step after looking at it); returns it with
-        ``saved_to`` set."""
-        from ._calibration_store import save_calibration
+        ``saved_to`` set. A calibration this module would not apply is refused
+        (:class:`CalibrationError`); a damaged file is replaced only by this explicit save."""
+        reason = self.problem()
+        if reason is not None:
+            raise CalibrationError(f"not saved: {self.describe()}: {reason}")
+        record = self.to_dict()
 
-        return replace(self, saved_to=str(save_calibration(self, directory)))
+        def put(records: Records) -> bool:  # a damaged record goes with an explicit save
+            for model in [m for m, r in records.items() if not _restorable(r)]:
+                del records[model]
+            records[self.model] = record
+            return True
+
+        return replace(self, saved_to=str(change_records(directory, put)))
 
     @property
     def counter_name(self) -> str:

@@ -1,18 +1,17 @@
-"""The calibrations file: read (cached by the file's identity), saved under a lock, forgotten;
-and which stored calibration serves a model (see :mod:`._calibration`)."""
+"""The stored calibrations read back (cached by the file's identity), saved and forgotten; and
+which stored calibration serves a model (see :mod:`._calibration`; the file itself is
+:mod:`._calibration_file`)."""
 
 from __future__ import annotations
 
-import json
 import os
 import threading
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from ..errors import CalibrationError, CtxLabError
-from ..files import FileIdentity, identity, locked, read_text, write_atomic
-from ._calibration import FILE_VERSION, Calibration, _file
+from ..errors import CalibrationError
+from ..files import FileIdentity, identity
+from ._calibration import Calibration
+from ._calibration_file import Records, calibrations_file, change_records, read_records
 
 __all__ = [
     "find_calibration",
@@ -32,7 +31,7 @@ def load_calibrations(
 ) -> dict[str, Calibration]:
     """The stored calibrations by model (empty when there is no file); cached by the file's
     size and modification time. Raises :class:`CalibrationError` for a damaged file."""
-    path = _file(directory)
+    path = calibrations_file(directory)
     try:
         key = identity(path)
     except OSError:
@@ -42,71 +41,41 @@ def load_calibrations(
         if found is not None and found[0] == key:
             return dict(found[1])
     try:
-        data = json.loads(read_text(path))
-    except (CtxLabError, ValueError) as exc:
-        raise CalibrationError(f"calibrations file {path} is unreadable: {exc}") from None
-    if not isinstance(data, Mapping) or not isinstance(data.get("calibrations"), Mapping):
-        raise CalibrationError(f"calibrations file {path} has no 'calibrations' object")
-    loaded = {str(k): Calibration.from_dict(v) for k, v in data["calibrations"].items()}
+        records = read_records(path)
+    except OSError:
+        return {}
+    try:
+        loaded = {model: Calibration.from_dict(r) for model, r in records.items()}
+    except (CalibrationError, KeyError, TypeError, ValueError) as exc:
+        raise CalibrationError(f"calibrations file {path} has a damaged record: {exc}") from None
     with _lock:
         _cache[path] = (key, loaded)
     return dict(loaded)
-
-
-def _locked(path: Path) -> Any:
-    """An exclusive lock on ``path`` across processes (:func:`ctx_lab.files.locked`)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return locked(path)
-
-
-def _write(path: Path, existing: Mapping[str, Calibration]) -> None:
-    data = {
-        "version": FILE_VERSION,
-        "calibrations": {
-            model: {k: v for k, v in c.to_dict().items() if k not in ("saved_to", "description")}
-            for model, c in sorted(existing.items())
-        },
-    }
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-
-
-def _stored(directory: str | os.PathLike[str] | None) -> dict[str, Calibration]:
-    try:
-        return load_calibrations(directory)
-    except CalibrationError:
-        return {}
 
 
 def save_calibration(
     calibration: Calibration, directory: str | os.PathLike[str] | None = None
 ) -> Path:
     """Store ``calibration`` under its model (replacing an older one), atomically and under a
-    lock; returns the file. A calibration this module would not apply is refused
-    (:class:`CalibrationError`). A damaged file is replaced only by an explicit save."""
-    reason = calibration.problem()
-    if reason is not None:
-        raise CalibrationError(f"not saved: {calibration.describe()}: {reason}")
-    path = _file(directory)
-    with _locked(path):
-        existing = _stored(directory)
-        existing[calibration.model] = calibration
-        _write(path, existing)
-    return path
+    lock; returns the file (:meth:`Calibration.save`, which refuses one it would not apply)."""
+    return Path(str(calibration.save(directory).saved_to))
 
 
 def forget_calibration(model: str, directory: str | os.PathLike[str] | None = None) -> bool:
     """Remove the calibration stored for exactly ``model``; False when there was none."""
-    path = _file(directory)
-    if not path.exists():
+    if not calibrations_file(directory).exists():
         return False
-    with _locked(path):
-        existing = _stored(directory)
-        key = next((k for k in existing if model_family(k) == model_family(model)), None)
-        if key is None:
-            return False
-        del existing[key]
-        _write(path, existing)
-    return True
+    forgotten: list[str] = []
+
+    def drop(records: Records) -> bool:
+        key = next((k for k in records if model_family(k) == model_family(model)), None)
+        if key is not None:
+            del records[key]
+            forgotten.append(key)
+        return key is not None
+
+    change_records(directory, drop)
+    return bool(forgotten)
 
 
 def model_family(model: str | None) -> str:

@@ -7,13 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ctx_lab.commands import _index, commands
+from ctx_lab.commands import _index, _write_index, commands
 
 
 def test_the_index_is_what_the_declarations_write() -> None:
-    """``python -m ctx_lab.commands._index --write`` after adding or moving a command."""
+    """``python -m ctx_lab.commands._write_index --write`` after adding or moving a command."""
     source = Path(_index.__file__).read_text(encoding="utf-8")
-    assert _index._written() == source
+    assert _write_index.written() == source
 
 
 def test_every_command_is_in_the_index_under_its_module() -> None:

@@ -281,3 +281,31 @@ def test_cli_json_compare_and_counter(tmp_path: Path, capsys: pytest.CaptureFixt
     out = capsys.readouterr().out
     assert "constitution-regex" in out and "items differ" in out
     assert main(["packet", "--example", "--profile", "ctx-0.8", "--counter", "cl100k"]) == 2
+
+
+def test_every_profile_but_the_design_one_restores_as_its_own_class() -> None:
+    """``Packet.from_dict`` finds a profile's class by ``PROFILE_CLASSES`` (imported then, so
+    ``_packet`` imports none of its subclasses): every profile has a row, and a ctx-0.8 dict
+    loads ``_ctx08`` only when restored."""
+    import subprocess
+    import sys
+
+    from ctx_lab.choices import PACKET_PROFILES
+    from ctx_lab.packet._packet import PROFILE_CLASSES, _profile_class
+
+    assert set(PROFILE_CLASSES) == set(PACKET_PROFILES) - {"design"}
+    for profile in PROFILE_CLASSES:
+        cls = _profile_class(profile)
+        assert issubclass(cls, Packet) and cls is not Packet
+    data = ctx08(PARITY / "fixture", 2000, NOW, DISPLAY).to_dict()
+    check = (
+        "import json, sys\n"
+        "from ctx_lab.packet._packet import Packet\n"
+        "assert 'ctx_lab.packet._ctx08' not in sys.modules\n"
+        "p = Packet.from_dict(json.loads(sys.stdin.read()))\n"
+        "print(type(p).__name__, 'ctx_lab.packet._ctx08' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", check], input=json.dumps(data), capture_output=True, text=True
+    )
+    assert done.stdout.split() == ["CtxPacket", "True"], done.stderr

@@ -183,6 +183,91 @@ def test_no_two_concept_packages_import_each_other() -> None:
             remaining.pop(k)
 
 
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    """The nodes under ``if TYPE_CHECKING:``: names for the type checker, never imported."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            skip |= {id(n) for b in node.body for n in ast.walk(b)}
+    return skip
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Each module of ctx_lab → the modules of ctx_lab it imports when it runs (at its top or
+    inside a function; ``TYPE_CHECKING`` imports aside)."""
+    names = {module_name(p): p for p in modules()}
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skip = _type_checking_nodes(tree)
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            if isinstance(node, ast.Import):
+                candidates = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                module = ".".join([*base, *([node.module] if node.module else [])])
+                candidates = [module, *(f"{module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            found |= {c for c in candidates if c in names and c not in (name, "ctx_lab")}
+        graph[name] = found
+    return graph
+
+
+def find_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected parts of ``graph`` with more than one node (Tarjan's walk)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for there in sorted(graph[node]):
+            if there not in order:
+                visit(there)
+                low[node] = min(low[node], low[there])
+            elif there in stack:
+                low[node] = min(low[node], order[there])
+        if low[node] == order[node]:
+            part = [stack.pop()]
+            while part[-1] != node:
+                part.append(stack.pop())
+            if len(part) > 1:
+                circles.append(sorted(part))
+
+    for name in sorted(graph):
+        if name not in order:
+            visit(name)
+    return circles
+
+
+def test_no_import_circle_between_modules() -> None:
+    """No module imports one that imports it back, however long the way round (a registry
+    loads what registers in it by name — commands/_index.py, packet's ``PROFILE_CLASSES`` —
+    never by an import of its own)."""
+    circles = find_circles(module_graph())
+    assert not circles, "import circles:\n" + "\n".join(" ↔ ".join(c) for c in circles)
+
+
+def test_the_circle_check_bites() -> None:
+    """A circle of three is found; the module graph counts an import inside a function and
+    leaves out one under ``TYPE_CHECKING``."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": set(), "d": {"a"}}
+    assert find_circles(graph) == []
+    graph["c"].add("a")
+    assert find_circles(graph) == [["a", "b", "c"]]
+    modules_ = module_graph()
+    assert "ctx_lab.packet._plots" in modules_["ctx_lab.packet._packet"]  # in a method
+    typed = "ctx_lab.packet._packet"  # packet/__init__ names it for the type checker only
+    assert typed not in modules_["ctx_lab.packet"]
+
+
 def test_tools_paging_read_run_one_way() -> None:
     graph = concept_graph()
     assert "paging" in graph["tools"] and "read" in graph["paging"]
