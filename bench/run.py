@@ -1275,6 +1275,75 @@ class Bench:
             )
         )
 
+    # the sweep of the issue's "Done when": 12 settings of the cache-aware mask and of Claude
+    # Code's compaction point, over every shared session that reports usage
+    SWEEP = (
+        "observation-masking:keep=0|3,batch=1|10|30,breakpoint=true",
+        "claude-code:pct=50..90/10",
+        "observation-masking",
+    )
+
+    def sweep(self) -> None:
+        """A policy sweep over the shared real sessions with usage: 12 settings (and the
+        recording), inline and on a Dask LocalCluster, the same rows both ways."""
+        import pandas as pd
+
+        from ctx_lab.analysis import policies_corpus
+        from ctx_lab.recordings import expand_policies
+        from ctx_lab.recordings.transcripts import load_transcript
+
+        real = Path(__file__).resolve().parents[1].parent / "shared" / "real-data" / "transcripts"
+        sessions = sorted(
+            str(p) for p in real.rglob("*.json*")
+            if p.is_file() and not p.name.startswith("test_") and load_transcript(p).has_usage
+        )  # fmt: skip
+        if not sessions:
+            return
+        if self.quick:
+            sessions = sessions[:2]
+        settings = len(expand_policies(self.SWEEP))  # the recording runs beside them
+        key = ["item", "setting"]
+
+        def run(executor: Any) -> Any:
+            frame = policies_corpus(sessions, policies=list(self.SWEEP), executor=executor,
+                                    progress=False)  # fmt: skip
+            return frame.sort_values(key).reset_index(drop=True)
+
+        inline: list[Any] = []
+        times = measure(lambda: inline.append(run("inline")), 1 if self.quick else 3)
+        self.rows.append(
+            row(
+                f"policy sweep: {settings} settings × {len(sessions)} real sessions, inline",
+                times,
+                "≤ 30 s",
+                lambda m, r: m <= 30_000,
+                note="every shared session with usage; the recording as the baseline",
+            )
+        )
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            return
+        with (
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                         dashboard_address=None, silence_logs=50) as cluster,
+            Client(cluster) as client,
+        ):  # fmt: skip
+            run(client)  # workers import ctx_lab once
+            found: list[Any] = []
+            times = measure(lambda: found.append(run(client)), 1 if self.quick else 3)
+        same = all(pd.DataFrame.equals(inline[0], f) for f in found)
+        self.rows.append(
+            row(
+                f"policy sweep: {settings} settings × {len(sessions)} real sessions, "
+                "Dask LocalCluster of 2",
+                times,
+                "≤ 30 s, the same rows as inline",
+                lambda m, r: m <= 30_000 and same,
+                note=f"127.0.0.1, warm workers; rows equal to inline: {same}",
+            )
+        )
+
     # -- capture ------------------------------------------------------------------------------
 
     def anatomy(self) -> None:
@@ -1659,6 +1728,7 @@ SUITES = (
     "cache",
     "wire",
     "policies",
+    "sweep",
     "anatomy",
     "mcp",
     "capture",

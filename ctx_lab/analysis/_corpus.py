@@ -364,10 +364,9 @@ def replay_corpus(
 
 def _policies_plan(paths: Paths, options: PoliciesOptions, run: RunOptions) -> _Plan:
     from ..files import confine
-    from ..recordings import parse_policy
+    from ..recordings import expand_policies
 
-    for given in options.policies:
-        parse_policy(given)  # a usage error once, not an error row per item
+    expand_policies(options.policies)  # a usage error once, not an error row per item
     if options.model is not None:
         _check_models([options.model], options.registry)
     base = None if run.root is None else os.fspath(run.root)

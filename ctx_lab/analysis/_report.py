@@ -1,4 +1,5 @@
-"""The tidy tables of corpus analyses: their columns and types, and :class:`CorpusReport`,
+"""The tidy tables of corpus analyses (their columns and types: :mod:`._columns`) and
+:class:`CorpusReport`,
 which the CLI prints and writes (table, CSV, JSON, Parquet) and notebooks turn into a
 DataFrame. pandas is imported only to make a frame."""
 
@@ -14,6 +15,13 @@ from typing import Any
 
 from ..display import RichResult, csv_text, escape, html_table, text_table
 from ..errors import UsageError
+from ._columns import (
+    KINDS,
+    POLICIES_COLUMNS,
+    REPLAY_CALL_COLUMNS,
+    REPLAY_SESSION_COLUMNS,
+    SWEEP_COLUMNS,
+)
 
 __all__ = [
     "KINDS",
@@ -25,92 +33,6 @@ __all__ = [
     "empty_frame",
     "typed_frame",
 ]
-
-_ERROR = {"error_type": "string", "error": "string"}
-
-SWEEP_COLUMNS: dict[str, str] = {
-    "item": "string",
-    "budget": "Int64",  # as asked; empty when the model's budget decided
-    "model": "string",
-    "counter": "string",
-    "exact": "boolean",
-    "budget_tokens": "Int64",  # the budget the packet had
-    "packet_tokens": "Int64",
-    "over_budget": "boolean",
-    "warnings": "Int64",
-    "section": "string",
-    "tokens": "Int64",
-    "full": "Int64",
-    "summary": "Int64",
-    "counted": "Int64",
-    **_ERROR,
-}
-
-REPLAY_SESSION_COLUMNS: dict[str, str] = {
-    "item": "string",
-    "model": "string",
-    "counter": "string",
-    "exact": "boolean",
-    "format": "string",
-    "calls": "Int64",
-    "budget": "Int64",
-    "peak_context": "Int64",
-    "first_summarization": "Int64",
-    "summarizations": "Int64",
-    "cached_tokens": "Int64",
-    "new_tokens": "Int64",
-    "output_tokens": "Int64",
-    "cost_usd": "Float64",
-    "reported_input": "Int64",
-    "counted_input": "Int64",
-    "warnings": "Int64",
-    **_ERROR,
-}
-
-_CALL_TYPES = {
-    "model": "string",
-    "recorded_model": "string",
-    "timestamp": "string",
-    "needed_summarization": "boolean",
-    "recorded_compaction": "boolean",
-    "event": "string",
-}
-
-
-def _call_columns() -> dict[str, str]:
-    from ..recordings import REPLAY_COLUMNS
-
-    columns = {"item": "string"}
-    for name in REPLAY_COLUMNS:
-        columns[name] = _CALL_TYPES.get(name, "Float64" if name.endswith("_usd") else "Int64")
-    return {**columns, "counter": "string", "exact": "boolean", **_ERROR}
-
-
-REPLAY_CALL_COLUMNS: dict[str, str] = _call_columns()
-POLICIES_COLUMNS: dict[str, str] = {
-    "item": "string",
-    "policy": "string",
-    "model": "string",
-    "calls": "Int64",
-    "peak": "Int64",
-    "mean": "Int64",
-    "compactions": "Int64",
-    "over_window": "Int64",
-    "cost_usd": "Float64",
-    "cache_hit_rate": "Float64",
-    "probes_kept": "Int64",
-    "probes_summarized": "Int64",
-    "probes_lost": "Int64",
-    "constraints_lost": "Int64",
-    "refetch_tokens": "Int64",
-    **_ERROR,
-}
-KINDS: dict[str, dict[str, str]] = {
-    "policies": POLICIES_COLUMNS,
-    "sweep": SWEEP_COLUMNS,
-    "replay-session": REPLAY_SESSION_COLUMNS,
-    "replay-call": REPLAY_CALL_COLUMNS,
-}
 
 
 def typed_frame(rows: list[dict[str, Any]], columns: Mapping[str, str]) -> Any:
@@ -200,7 +122,7 @@ class CorpusReport(RichResult):
     def _policies_summary(ok: list[dict[str, Any]]) -> list[dict[str, Any]]:
         groups: dict[str, list[dict[str, Any]]] = {}
         for r in ok:
-            groups.setdefault(r["policy"], []).append(r)
+            groups.setdefault(r.get("setting") or r["policy"], []).append(r)
         out = []
         for policy, rows in groups.items():
             costs = [r["cost_usd"] for r in rows]
@@ -322,10 +244,20 @@ class CorpusReport(RichResult):
 
     # -- forms --------------------------------------------------------------------------------
 
+    def decision(self) -> tuple[tuple[Any, ...], Any]:
+        """A policies run's settings across the sessions (cost × the recording, loss, the
+        front) and the recommended one (:func:`ctx_lab.recordings.decide`); empty otherwise."""
+        if self.kind != "policies":
+            return (), None
+        from ..recordings import decide
+
+        return decide(self.rows)
+
     def to_dict(self) -> dict[str, Any]:
-        """The report as JSON: every row, the summary, the failures. Hand-written: the rows are a
-        table's (columns differ by kind) and the summary is computed."""
-        return {
+        """The report as JSON: every row, the summary, the failures; a policies run's settings
+        and recommendation. Hand-written: the rows are a table's (columns differ by kind) and
+        the summary, settings and recommendation are computed from them."""
+        data = {
             "kind": self.kind,
             "items": self.items,
             "executor": self.executor,
@@ -335,6 +267,13 @@ class CorpusReport(RichResult):
             "rows": [dict(r) for r in self.rows],
             "warnings": list(self.warnings),
         }
+        if self.kind == "policies":
+            from ..wire import to_wire
+
+            settings, recommended = self.decision()
+            data["settings"] = [to_wire(s) for s in settings]
+            data["recommended"] = None if recommended is None else to_wire(recommended)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CorpusReport:
@@ -351,6 +290,11 @@ class CorpusReport(RichResult):
         """A head line, the summary table, and the items that failed (the first 20)."""
         head, rows = self._summary_table()
         lines = [self._head(), text_table(head, rows)]
+        recommended = self.decision()[1]
+        if recommended is not None:
+            from ..recordings.policies import recommendation_text
+
+            lines.append(recommendation_text(recommended))
         failures = self.failures
         if failures:
             lines.append("failed:")

@@ -9,6 +9,7 @@ item's error row, so one bad item never loses the batch.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -161,6 +162,7 @@ class PoliciesTask:
     def rows(self, path: str) -> list[dict[str, Any]]:
         """A row per policy: peak, mean, compactions, cost, hit rate, probes."""
         from ..recordings import run_policies
+        from ..recordings.policies import decision_row
         from ..recordings.transcripts import load_transcript
 
         source = confine(self.root, path, what="file") if self.root is not None else path
@@ -170,8 +172,8 @@ class PoliciesTask:
         )  # fmt: skip
         return [
             {
-                "item": self.item,
-                "policy": p.name,
+                **decision_row(self.item, report.agent, p, report.baseline_cost),
+                "params": json.dumps(p.params, sort_keys=True),
                 "model": report.model,
                 "calls": len(p.calls),
                 "peak": p.peak,

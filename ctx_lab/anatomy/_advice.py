@@ -171,6 +171,8 @@ def _policies(session: SessionAnatomy) -> Advice | None:
     costs: dict[str, float] = {name: float(p.cost or 0.0) for name, p in results.items()}
     if "recorded" not in costs:
         return None
+    if report.baseline_cost is not None:  # like with like: the recording priced as each policy
+        costs["recorded"] = report.baseline_cost
     rule = agent_rule(session.transcript.format)
     runnable = {n: c for n, c in costs.items() if rule is None or rule.runs(n)}
     best = min(runnable, key=lambda name: runnable[name])

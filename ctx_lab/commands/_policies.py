@@ -52,7 +52,8 @@ def policies(
     policy: Annotated[
         Sequence[str],
         Param(
-            "a policy, NAME or NAME:key=value,… (repeatable): " + ", ".join(POLICY_NAMES),
+            "a policy, NAME or NAME:key=value,… (repeatable; a value a|b|c or a range a..b/step "
+            "sweeps every setting): " + ", ".join(POLICY_NAMES),
             metavar="NAME",
             flag="--policy",
             default_text="all of them",
@@ -72,15 +73,18 @@ def policies(
     """Each ``policy`` (default: every built-in one) over a recorded session, open-loop: per
     call the input, cache read and write, fresh input, compaction; per policy the peak, mean,
     compactions, cost with the cache model, cache hit rate and the probes kept, summarized
-    and lost (see :func:`ctx_lab.conversation.run_policies`).
+    and lost (see :func:`ctx_lab.recordings.run_policies`). A value ``a|b|c`` or ``a..b/step``
+    sweeps: each setting of the grid runs, the recording beside them; the report says each
+    setting's cost × the recording and loss, the cost–loss front and the recommended setting
+    with the configuration that runs it in the recording's agent.
 
     Several files (or ``workers``/``scheduler``) run a corpus: one row per session and policy,
     on a local process pool or a Dask ``scheduler`` — a :class:`~ctx_lab.analysis.CorpusReport`.
     """
     files = given_files(file, "nothing to compare: give one or more recorded sessions")
-    from ..recordings import parse_policy
+    from ..recordings import expand_policies
 
-    specs = tuple(parse_policy(p) for p in policy)  # a usage error before any work
+    expand_policies(policy)  # a usage error before any work
     if len(files) > 1 or workers is not None or scheduler is not None:
         from ..analysis import PoliciesOptions, run_policies_corpus
         from ._analysis import run_options
@@ -97,8 +101,8 @@ def policies(
     path = one  # confined to the root by the declaration
     shown = display_path(path, root) if root is not None else os.fspath(one)
     return run_policies(
-        session_of(path), specs, model=model, counter=counter, registry=registry, source=shown,
-        reading=reading,
+        session_of(path), tuple(policy), model=model, counter=counter, registry=registry,
+        source=shown, reading=reading,
     )  # fmt: skip
 
 
@@ -119,6 +123,9 @@ command(
         "constraints) each kept, summarized or lost.",
         epilog="examples:\n  ctx-lab policies ~/.claude/projects/*/SESSION.jsonl\n"
         "  ctx-lab policies SESSION.jsonl --policy recorded --policy observation-masking:keep=5\n"
+        "  ctx-lab policies a.jsonl b.jsonl --policy 'claude-code:pct=50..90/10'\n"
+        "  ctx-lab policies SESSION.jsonl --policy 'observation-masking:keep=3|10,batch=1|20,"
+        "breakpoint=true'\n"
         "  ctx-lab policies SESSION.jsonl --reading prefix\n"
         "  ctx-lab policies a.jsonl b.jsonl --workers 2 --output rows.csv",
         group="sessions",

@@ -92,11 +92,36 @@ def schema_text(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
+# parts of a hand-written schema that are a declared kind's: (kind, property) → the declared
+# kind whose property of that name it is (a corpus of policy runs carries the policies
+# report's settings and recommendation, computed from its rows)
+BORROWED: dict[tuple[str, str], str] = {
+    ("corpus", "settings"): "policies",
+    ("corpus", "recommended"): "policies",
+}
+
+
+def with_borrowed(kind: str, schema: dict[str, Any], declared: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (a hand-written kind's) with the properties it borrows from declared kinds
+    written from their declarations."""
+    properties = dict(schema.get("properties", {}))
+    for (owner, name), source in BORROWED.items():
+        if owner == kind and source in declared:
+            properties[name] = declared[source]["properties"][name]
+    return {**schema, "properties": properties} if properties else schema
+
+
 def write_declared() -> list[str]:
-    """Rewrite ``schemas/<kind>.json`` of every declared kind; the kinds written."""
+    """Rewrite ``schemas/<kind>.json`` of every declared kind, and the borrowed parts of the
+    hand-written ones; the kinds written."""
     written = []
-    for kind, schema in declared_schemas(ours_only=True).items():
+    declared = declared_schemas(ours_only=True)
+    for kind, schema in declared.items():
         (HERE / f"{kind}.json").write_text(schema_text(schema), encoding="utf-8")
+        written.append(kind)
+    for kind in sorted({owner for owner, _ in BORROWED}):
+        merged = with_borrowed(kind, load_schema(kind), declared)
+        (HERE / f"{kind}.json").write_text(schema_text(merged), encoding="utf-8")
         written.append(kind)
     return written
 

@@ -558,6 +558,64 @@ export type CorpusPayload = {
     [key: string]: unknown;
   })[];
   warnings?: string[];
+  settings?: ({
+    policy: string;
+    params: Record<string, unknown>;
+    label: string;
+    sessions: ({
+      source: string;
+      cost: number | null;
+      cost_ratio: number | null;
+      peak: number;
+      probes_lost: number;
+      constraints_lost: number;
+      over_window: number;
+    })[];
+    cost_ratio: {
+      median: number;
+      low: number;
+      high: number;
+    } | null;
+    probes_lost: {
+      median: number;
+      low: number;
+      high: number;
+    };
+    constraints_lost: {
+      median: number;
+      low: number;
+      high: number;
+    };
+    peak: number;
+    broke: number;
+    on_front: boolean;
+  })[];
+  recommended?: {
+    policy: string;
+    params: Record<string, unknown>;
+    label: string;
+    cost_ratio: {
+      median: number;
+      low: number;
+      high: number;
+    } | null;
+    probes_lost: {
+      median: number;
+      low: number;
+      high: number;
+    };
+    probes_lost_recorded: number | null;
+    broke: number;
+    rule: string;
+    open_loop: string;
+    config: {
+      agent: string;
+      setting: string;
+      value: string;
+      source: string;
+    } | null;
+    reason: string;
+  } | null;
 };
 
 /** application/vnd.ctx-lab.counters+json (version 1) */
@@ -900,10 +958,71 @@ export type PoliciesPayload = {
     } | null;
     threshold: number | null;
     claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
+    setting: string;
   })[];
   probes: number;
   open_loop: string;
   warnings: string[];
+  agent: string;
+  baseline_cost: number | null;
+  settings: ({
+    policy: string;
+    params: Record<string, unknown>;
+    label: string;
+    sessions: ({
+      source: string;
+      cost: number | null;
+      cost_ratio: number | null;
+      peak: number;
+      probes_lost: number;
+      constraints_lost: number;
+      over_window: number;
+    })[];
+    cost_ratio: {
+      median: number;
+      low: number;
+      high: number;
+    } | null;
+    probes_lost: {
+      median: number;
+      low: number;
+      high: number;
+    };
+    constraints_lost: {
+      median: number;
+      low: number;
+      high: number;
+    };
+    peak: number;
+    broke: number;
+    on_front: boolean;
+  })[];
+  recommended: {
+    policy: string;
+    params: Record<string, unknown>;
+    label: string;
+    cost_ratio: {
+      median: number;
+      low: number;
+      high: number;
+    } | null;
+    probes_lost: {
+      median: number;
+      low: number;
+      high: number;
+    };
+    probes_lost_recorded: number | null;
+    broke: number;
+    rule: string;
+    open_loop: string;
+    config: {
+      agent: string;
+      setting: string;
+      value: string;
+      source: string;
+    } | null;
+    reason: string;
+  } | null;
   claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   version: 1;
 };
@@ -1323,7 +1442,7 @@ export interface PoliciesQuery {
   file: string[];
   /** every call as if sent to this model: its window, caching rules and prices (default each call's own) */
   model?: string;
-  /** a policy, NAME or NAME:key=value,… (repeatable): recorded, none, claude-code, summary, clear-tool-uses, clear-thinking, observation-masking, sliding-window, codex, ctx-lab (default all of them) */
+  /** a policy, NAME or NAME:key=value,… (repeatable; a value a|b|c or a range a..b/step sweeps every setting): recorded, none, claude-code, summary, clear-tool-uses, clear-thinking, observation-masking, sliding-window, codex, ctx-lab (default all of them) */
   policy?: string[];
   /** token counter: cl100k, o200k, bytes/4, chars/3, an installed one; `ctx-lab counters` lists them (default bytes/4) */
   counter?: string;

@@ -311,3 +311,45 @@ def test_a_progress_bar_is_drawn_on_a_terminal_or_in_a_notebook_only(monkeypatch
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     monkeypatch.setitem(sys.modules, "ipykernel", sys)
     assert shows(True)
+
+
+# the sweep of issue 65's "Done when": 12 settings, the recording beside them
+TWELVE = [
+    "observation-masking:keep=0|3,batch=1|10|30,breakpoint=true",
+    "claude-code:pct=50..90/10",
+    "observation-masking",
+]
+
+
+def test_a_sweep_over_the_real_sessions_is_the_same_inline_and_on_dask(client) -> None:
+    """12 settings over every shared session that reports usage: one row per session and
+    setting, equal tables inline and on a LocalCluster, and the same settings, front and
+    recommendation from either table as from the one-file runs' rows."""
+    from shared_recordings import with_usage
+
+    from ctx_lab.analysis import run_policies_corpus
+    from ctx_lab.analysis._corpus import PoliciesOptions, RunOptions
+    from ctx_lab.recordings import decide, decision_row, run_policies
+    from ctx_lab.recordings.transcripts import load_transcript
+
+    sessions = [str(p) for p in with_usage()]
+    if not sessions:
+        pytest.skip("../shared/real-data is not here")
+    options = PoliciesOptions(tuple(TWELVE))
+    inline = run_policies_corpus(sessions, options, RunOptions(executor="inline", progress=False))
+    dask = run_policies_corpus(sessions, options, RunOptions(executor=client, progress=False))
+    key = lambda r: (r["item"], r["setting"])  # noqa: E731
+    assert sorted(inline.rows, key=key) == sorted(dask.rows, key=key)
+    assert len(inline.rows) == 13 * len(sessions) and not inline.failures
+    assert len({r["setting"] for r in inline.rows}) == 13
+    assert inline.decision() == dask.decision()
+    one = [
+        decision_row(path, r.agent, p, r.baseline_cost)
+        for path in sessions
+        for r in [run_policies(load_transcript(path), TWELVE, source=path)]
+        for p in r.policies
+    ]
+    assert decide(one) == inline.decision()
+    data = inline.to_dict()
+    assert data["recommended"]["label"] == inline.decision()[1].label
+    assert sum(s["on_front"] for s in data["settings"]) >= 1

@@ -7,7 +7,7 @@ from paths import REPO
 
 from ctx_lab.anatomy import anatomy_of, request_anatomy
 from ctx_lab.anatomy._advice import PAGE_TOKENS
-from ctx_lab.recordings import agent_rule, run_policies
+from ctx_lab.recordings import agent_config, agent_rule, run_policies
 from ctx_lab.recordings.transcripts import load_transcript
 
 LONG = sorted(
@@ -73,7 +73,9 @@ def test_a_long_session_is_pointed_at_the_cheapest_policy_its_agent_runs() -> No
     best = min(runnable, key=lambda n: runnable[n])
     first = advice[0]
     assert first.command.endswith(f"--policy {best}")
-    assert first.saving_usd == round(costs["recorded"] - costs[best], 6)
+    # like with like: the recording priced by the engine as every policy is, not its bill
+    assert report.baseline_cost is not None
+    assert first.saving_usd == round(report.baseline_cost - costs[best], 6)
     assert "open-loop" in first.basis
     assert "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=" in first.action
     cheapest = min(costs, key=lambda n: costs[n])
@@ -94,7 +96,16 @@ def test_a_codex_session_is_advised_with_codex_s_own_setting() -> None:
     transcript = load_transcript(str(rollout))
     # the rollout says Codex's version and the window it sized calls by (95 % of 272,000)
     assert (transcript.agent_version, transcript.agent_window) == ("0.125.0", 258_400)
-    report = run_policies(transcript, ["recorded", "codex"])
+    report = run_policies(transcript, ["recorded", "codex", "codex:limit=150000"])
     assert report.window == 272_000  # Codex's window for gpt-5.5, not the API's 1,050,000
-    first = anatomy_of(str(rollout), session=True).advice()[0]
-    assert "model_auto_compact_token_limit=" in first.action and "Codex" in first.action
+    # Codex's own compaction never fires in this rollout: priced like with like (the recording
+    # as the engine prices every policy, $3.64, not its $8.10 bill) it saves nothing, and the
+    # advice says no policy Codex runs costs less
+    assert report.policy("codex").cost == report.baseline_cost
+    advice = anatomy_of(str(rollout), session=True).advice()
+    assert any("no policy Codex runs costs less" in a.action for a in advice)
+    config, _ = agent_config(
+        "codex", {"limit": 150_000}, "codex", report.window, "codex:limit=150000"
+    )
+    assert config is not None and config.agent == "Codex"
+    assert config.value == "model_auto_compact_token_limit = 150000"

@@ -243,6 +243,18 @@ def test_generated_schemas_are_current() -> None:
             )
 
 
+def test_borrowed_parts_of_hand_schemas_are_the_declarations() -> None:
+    """A hand-written schema's parts that are a declared kind's (the corpus's settings and
+    recommendation) are written from the declaration; a stale copy fails here."""
+    from ctx_lab.server._payloads import BORROWED, declared_schemas, with_borrowed
+
+    declared = declared_schemas(ours_only=True)
+    for (kind, name), source in BORROWED.items():
+        schema = load_schema(kind)
+        assert schema["properties"][name] == declared[source]["properties"][name]
+        assert with_borrowed(kind, schema, declared) == schema
+
+
 def test_generated_typescript_is_current() -> None:
     """labextension/src/generated.ts (payload types, section titles, severities) is made from the
     Python side; a stale copy fails here, so TypeScript never keeps its own version."""

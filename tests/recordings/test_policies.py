@@ -214,7 +214,7 @@ def test_every_figure_says_it_is_open_loop() -> None:
     figure = report.plot()
     assert "open-loop" in figure.axes[0].get_title()
     frame = report.frame()
-    assert set(frame["policy"]) == {"recorded", "summary"} and len(frame) == 10
+    assert set(frame["policy"]) == {"recorded", "summary:threshold=3000"} and len(frame) == 10
     assert report.policy("summary").compactions  # 3,000 tokens are passed early
     from ctx_lab.recordings import PoliciesReport
 

@@ -3,10 +3,19 @@ on a recorded session under the cache, with what each costs and loses; the agent
 
 from __future__ import annotations
 
-from ._agents import AGENTS, GEMINI_CLI_COMPRESSION, AgentRule, agent_point, agent_rule
+from ._agents import (
+    AGENTS,
+    GEMINI_CLI_COMPRESSION,
+    AgentConfig,
+    AgentRule,
+    agent_config,
+    agent_point,
+    agent_rule,
+)
+from ._front import Recommendation, SessionOutcome, Setting, Spread, decide, pareto_front
 from ._policy_kinds import ContextPolicy
-from ._policy_lab import run_policies
-from ._policy_report import PoliciesReport, PolicyResult, plot_policies
+from ._policy_lab import decision_row, run_policies
+from ._policy_report import PoliciesReport, PolicyResult, plot_policies, recommendation_text
 from ._policy_session import peak_input
 from ._policy_specs import (
     POLICIES,
@@ -17,24 +26,38 @@ from ._policy_specs import (
     claude_code_window,
     parse_policy,
 )
+from ._sweep import expand_policies, expand_policy, setting_label
 
 __all__ = [
     "AGENTS",
     "GEMINI_CLI_COMPRESSION",
     "POLICIES",
+    "AgentConfig",
     "AgentRule",
     "ContextPolicy",
     "PoliciesReport",
     "PolicyResult",
     "PolicySpec",
+    "Recommendation",
+    "SessionOutcome",
+    "Setting",
+    "Spread",
+    "agent_config",
     "agent_point",
     "agent_registry",
     "agent_rule",
     "claude_code_registry",
     "claude_code_reserve",
     "claude_code_window",
+    "decide",
+    "decision_row",
+    "expand_policies",
+    "expand_policy",
+    "pareto_front",
     "parse_policy",
     "peak_input",
     "plot_policies",
+    "recommendation_text",
     "run_policies",
+    "setting_label",
 ]

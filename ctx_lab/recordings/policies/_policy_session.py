@@ -154,6 +154,7 @@ class Sent:
     compacted: bool = False
     removed: int = 0
     blocks: int = 0  # content blocks sent (the tools and system prompt count as two)
+    anchors: tuple[int, ...] = ()  # breakpoints the policy places, as token positions
 
 
 class Context:

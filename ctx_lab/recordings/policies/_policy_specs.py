@@ -28,6 +28,12 @@ __all__ = [
 ]
 
 ANTHROPIC_EDITING = "https://platform.claude.com/docs/en/build-with-claude/context-editing"
+# "You can define up to 4 cache breakpoints" per request: the system prompt and tools' one, the
+# last message's, and one more at a mask's boundary fit (read 2026-12-07)
+ANTHROPIC_BREAKPOINTS = (
+    "https://platform.claude.com/docs/en/build-with-claude/prompt-caching (up to 4 cache "
+    "breakpoints per request)"
+)
 ANTHROPIC_COMPACTION = "https://platform.claude.com/docs/en/build-with-claude/compaction"
 OPENAI_TRUNCATION = (
     "https://platform.openai.com/docs/api-reference/responses/create#responses-create-truncation"
@@ -115,6 +121,17 @@ CODEX_THRESHOLD = (
     "https://github.com/openai/codex/issues/9429 (effective window = context window − 128k "
     "output, auto-compaction at 0.95 of it)"
 )
+# "Set the percentage of context capacity (1-100) at which auto-compaction triggers … Values
+# above the default threshold have no effect" (read 2026-12-07)
+CLAUDE_CODE_PCT = (
+    "https://code.claude.com/docs/en/env-vars (CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: the percentage "
+    "of context capacity at which auto-compaction triggers; above the default, no effect)"
+)
+# config.toml's model_auto_compact_token_limit: the token usage at which Codex compacts
+CODEX_LIMIT = (
+    "https://github.com/openai/codex/blob/main/codex-rs/core/src/config/mod.rs "
+    "(model_auto_compact_token_limit), read 2026-12-07"
+)
 COMPLEXITY_TRAP = "https://arxiv.org/abs/2508.21433 (observation masking, a window of M = 10 turns)"
 NO_SOURCE = "no documented default: the session's recorded summary size where it has one"
 
@@ -146,6 +163,7 @@ class PolicySpec:
 MAX_TOKENS = 10_000_000
 MAX_ITEMS = 100_000
 RANGES: dict[str, tuple[int, int]] = {
+    "batch": (1, MAX_ITEMS), "pct": (1, 100), "limit": (1, MAX_TOKENS),
     "reserve": (0, MAX_TOKENS), "summary": (0, MAX_TOKENS), "threshold": (1, MAX_TOKENS),
     "trigger": (1, MAX_TOKENS), "clear_at_least": (0, MAX_TOKENS),
     "output_reserve": (0, MAX_TOKENS), "keep": (0, MAX_ITEMS), "preserve_recent": (0, MAX_ITEMS),
@@ -198,9 +216,10 @@ POLICIES: dict[str, PolicySpec] = {
             "compact",
             "Claude Code's auto-compaction: the whole history summarized once the input passes "
             "the window less its autocompact buffer (33,000 tokens from 2.1, 45,000 in 2.0: by "
-            "the recording's version unless reserve= is given)",
-            {"reserve": None, "summary": 0},
-            {"reserve": CLAUDE_CODE_THRESHOLD, "summary": NO_SOURCE},
+            "the recording's version unless reserve= is given), or pct= percent of the window "
+            "(CLAUDE_AUTOCOMPACT_PCT_OVERRIDE) where that is lower",
+            {"reserve": None, "summary": 0, "pct": None},
+            {"reserve": CLAUDE_CODE_THRESHOLD, "summary": NO_SOURCE, "pct": CLAUDE_CODE_PCT},
         ),
         PolicySpec(
             "summary",
@@ -242,9 +261,15 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "observation-masking",
             "mask",
-            "the last M tool results kept, older ones replaced by a placeholder",
-            {"keep": 10},
-            {"keep": COMPLEXITY_TRAP},
+            "the last M tool results kept, older ones replaced by a placeholder; the boundary "
+            "moves once batch results are due (1: every call), with a cache breakpoint there "
+            "where breakpoint=true and the provider takes breakpoints",
+            {"keep": 10, "batch": 1, "breakpoint": False},
+            {
+                "keep": COMPLEXITY_TRAP,
+                "batch": COMPLEXITY_TRAP + " (the mask moves every turn)",
+                "breakpoint": ANTHROPIC_BREAKPOINTS,
+            },
         ),
         PolicySpec(
             "sliding-window",
@@ -256,9 +281,15 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "codex",
             "compact",
-            "Codex's auto-compaction: at 0.95 of the window less a 128k output reserve",
-            {"share": 0.95, "output_reserve": 128_000, "summary": 0},
-            {"share": CODEX_THRESHOLD, "output_reserve": CODEX_THRESHOLD, "summary": NO_SOURCE},
+            "Codex's auto-compaction: at 0.95 of the window less a 128k output reserve, or at "
+            "limit= tokens (model_auto_compact_token_limit)",
+            {"share": 0.95, "output_reserve": 128_000, "summary": 0, "limit": None},
+            {
+                "share": CODEX_THRESHOLD,
+                "output_reserve": CODEX_THRESHOLD,
+                "summary": NO_SOURCE,
+                "limit": CODEX_LIMIT,
+            },
         ),
         PolicySpec(
             "ctx-lab",
