@@ -253,6 +253,18 @@ class CorpusReport(RichResult):
 
         return decide(self.rows)
 
+    def front(self) -> Any:
+        """A policies run's settings, one row each (pandas; :meth:`decision`)."""
+        from ..recordings.policies import front_frame
+
+        return front_frame(*self.decision())
+
+    def plot_front(self, ax: Any = None) -> Any:
+        """A policies run's settings on the cost–loss plane, the front and the recommendation."""
+        from ..recordings.policies import plot_front
+
+        return plot_front(*self.decision(), ax=ax)
+
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON: every row, the summary, the failures; a policies run's settings
         and recommendation. Hand-written: the rows are a table's (columns differ by kind) and

@@ -360,6 +360,21 @@ export type CachePayload = {
     what: "hidden prefix" | "re-attached after compaction" | "thinking beyond its summary";
     claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   })[];
+  recoverable: ({
+    cause: string;
+    calls: number;
+    usd: number;
+    fix: string;
+    claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
+  })[];
+  subagents: ({
+    file: string;
+    calls: number;
+    cost: number | null;
+    ideal: number | null;
+    misses: number;
+    claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
+  })[];
   reading: "breakpoints" | "prefix";
   claim: "billed" | "simulated" | "estimated" | "open-loop" | Record<string, "billed" | "simulated" | "estimated" | "open-loop">;
   matched: number | null;

@@ -5,6 +5,7 @@
  */
 import { claimOf, details, el, fmt, sortableTable, svg } from './dom';
 import { axes, callTicks } from './chart';
+import { decision } from './front';
 import { ACCENT, PoliciesPayload, SERIES_COLORS } from './generated';
 
 type Policy = PoliciesPayload['policies'][number];
@@ -143,7 +144,7 @@ function calls(list: readonly number[]): string {
 
 export function renderPolicies(p: PoliciesPayload): HTMLElement {
   const rows = p.policies.map(q => [
-    q.name,
+    q.setting || q.name,
     q.peak,
     q.mean,
     calls(q.compactions),
@@ -175,6 +176,7 @@ export function renderPolicies(p: PoliciesPayload): HTMLElement {
     inputChart(p),
     legend(p.policies),
     costBars(p.policies),
+    decision(p.settings, p.recommended),
     sortableTable(
       [
         'policy',

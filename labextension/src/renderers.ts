@@ -3,6 +3,7 @@
  */
 import { renderAnatomy, renderAnatomySession } from './anatomy';
 import { renderPolicies } from './policies';
+import { decision } from './front';
 import { areaKey, axes, callTicks, frame, legendBox, lineKey } from './chart';
 import { exercise } from './exercise';
 import { claimTag, details, el, fmt, meter, sortableTable, svg } from './dom';
@@ -844,25 +845,40 @@ function renderCorpus(p: CorpusPayload): HTMLElement {
           ]),
           { 'data-ctx-corpus-summary': p.kind }
         )
-      : sortableTable(
-          ['model', 'sessions', 'calls', 'needing summarization', 'median first', 'cost USD'],
-          p.summary.map(s => [
-            s.model ?? '',
-            s.sessions ?? 0,
-            s.calls ?? 0,
-            s.needing_summarization ?? 0,
-            s.median_first_summarization === null || s.median_first_summarization === undefined
-              ? '–'
-              : `call ${s.median_first_summarization}`,
-            s.cost_usd === null || s.cost_usd === undefined ? '?' : s.cost_usd.toFixed(2)
-          ]),
-          { 'data-ctx-corpus-summary': p.kind }
-        );
+      : p.kind === 'policies'
+        ? sortableTable(
+            ['setting', 'sessions', 'calls', 'median peak', 'compactions', 'probes lost', 'cost USD'],
+            p.summary.map(s => [
+              String(s.policy ?? ''),
+              s.sessions ?? 0,
+              s.calls ?? 0,
+              Number(s.median_peak ?? 0),
+              Number(s.compactions ?? 0),
+              Number(s.probes_lost ?? 0),
+              s.cost_usd === null || s.cost_usd === undefined ? '?' : s.cost_usd.toFixed(2)
+            ]),
+            { 'data-ctx-corpus-summary': p.kind }
+          )
+        : sortableTable(
+            ['model', 'sessions', 'calls', 'needing summarization', 'median first', 'cost USD'],
+            p.summary.map(s => [
+              s.model ?? '',
+              s.sessions ?? 0,
+              s.calls ?? 0,
+              s.needing_summarization ?? 0,
+              s.median_first_summarization === null || s.median_first_summarization === undefined
+                ? '–'
+                : `call ${s.median_first_summarization}`,
+              s.cost_usd === null || s.cost_usd === undefined ? '?' : s.cost_usd.toFixed(2)
+            ]),
+            { 'data-ctx-corpus-summary': p.kind }
+          );
   return el(
     'div',
     { 'data-ctx-corpus': p.kind },
     el('div', { class: 'ctx-head' }, head),
     summary,
+    p.kind === 'policies' ? decision(p.settings, p.recommended) : null,
     failed
       ? details(
           `${failed} items failed`,

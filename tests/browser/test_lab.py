@@ -449,19 +449,31 @@ def test_policies_render_their_chart_costs_and_losses(page, lab: Lab) -> None:
         "policies.ipynb",
         [
             "%load_ext ctx_lab",
-            "%ctx policies session.jsonl --policy recorded --policy summary:threshold=400 "
+            "%ctx policies session.jsonl --policy recorded --policy 'summary:threshold=400|800' "
             "--policy observation-masking:keep=2 --registry models-dev",
         ],
     )
     open_lab(page, lab, "policies.ipynb")
     run_all(page, "[data-ctx-kind='policies']")
     rendered = page.locator("[data-ctx-kind='policies']").first
-    assert rendered.locator("[data-ctx-policy-line]").count() == 3
-    assert rendered.locator("[data-ctx-threshold='summary']").count() == 1
-    assert "open-loop" in rendered.locator("[data-ctx-open-loop]").inner_text()
-    assert rendered.locator("[data-ctx-cost-row]").count() == 3
-    assert rendered.locator("[data-ctx-policies-table] tbody tr").count() == 3
-    assert rendered.locator("[data-ctx-legend] .ctx-legend-item").count() == 3
+    assert rendered.locator("[data-ctx-policy-line]").count() == 4
+    assert rendered.locator("[data-ctx-threshold='summary']").count() == 2
+    assert "open-loop" in rendered.locator("[data-ctx-open-loop]").first.inner_text()
+    assert rendered.locator("[data-ctx-cost-row]").count() == 4
+    table = rendered.locator("[data-ctx-policies-table] tbody tr")
+    assert table.count() == 4
+    # a sweep's rows are named with their parameters
+    assert "summary:threshold=400" in table.nth(1).inner_text()
+    assert rendered.locator("[data-ctx-legend] .ctx-legend-item").count() == 4
+    # the decision: every setting on the cost–loss plane (hover: its figures), the
+    # recommended one ringed, and the recommendation with its rule and the open-loop note
+    front = rendered.locator("[data-ctx-front]")
+    assert front.locator("[data-ctx-setting]").count() == 4
+    assert "× the recording" in front.locator("[data-ctx-setting] title").first.text_content()
+    assert front.locator("[data-ctx-recommended]").count() == 1
+    advice = rendered.locator("[data-ctx-recommendation]")
+    assert "recommended:" in advice.inner_text() and "open-loop" in advice.inner_text()
+    assert rendered.locator("[data-ctx-chart-legend='front'] .ctx-legend-item").count() >= 3
     rendered.screenshot(path=str(ARTIFACTS / "policies.png"))
 
 

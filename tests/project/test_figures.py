@@ -61,6 +61,11 @@ FIGURES: dict[str, Callable[[], Any]] = {
     "policies (10)": lambda: run_policies(
         load_transcript(str(LONG[0])), ["recorded", "summary"], registry="models-dev"
     ).plot(),
+    "cost-loss front (11)": lambda: run_policies(
+        load_transcript(str(LONG[0])),
+        ["claude-code:pct=50|70", "observation-masking:batch=1|10,breakpoint=true"],
+        registry="models-dev",
+    ).plot_front(),
 }
 
 
@@ -88,7 +93,9 @@ def _figure_cells(notebook: Path) -> list[str]:
     ]
 
 
-LIBRARY = re.compile(r"\.plot\(\)|plot_(sweep|profiles|policy_sweep|usage)\(")
+LIBRARY = re.compile(
+    r"\.plot\(\)|\.plot_front\(\)|plot_(sweep|profiles|policy_sweep|usage|front)\("
+)
 
 
 def test_every_notebook_figure_comes_from_a_tested_plot_or_labels_itself() -> None:

@@ -139,3 +139,30 @@ def test_a_setting_to_paste_is_the_agent_s_own_and_cited() -> None:
     assert config is None and why == "no setting in Claude Code runs clear-tool-uses"
     config, why = agent_config("observation-masking", {"keep": 3}, "codex", 272_000, "x")
     assert config is None and "no setting in Codex" in why
+
+
+def test_the_front_as_a_table_and_a_chart() -> None:
+    from ctx_lab.recordings.policies import FRONT_COLUMNS, front_frame, plot_front
+
+    rows = rows_of(
+        {
+            "recorded": [(12.0, 5), (11.0, 6)],
+            "claude-code:pct=60": [(8.0, 3), (9.0, 4)],
+            "observation-masking": [(30.0, 9), (25.0, 9)],
+        }
+    )
+    settings, chosen = decide(rows)
+    frame = front_frame(settings, chosen)
+    assert tuple(frame.columns) == FRONT_COLUMNS
+    assert list(frame["setting"]) == ["claude-code:pct=60", "recorded", "observation-masking"]
+    assert frame["recommended"].tolist() == [True, False, False]
+    assert frame["on_front"].tolist() == [True, False, False]
+    figure = plot_front(settings, chosen)
+    ax = figure.axes[0]
+    assert "open-loop" in ax.get_title()
+    assert any("recommended: claude-code:pct=60" in t.get_text() for t in ax.texts)
+    assert {t.get_text() for t in ax.get_legend().get_texts()} >= {
+        "claude-code",
+        "recorded",
+        "observation-masking",
+    }

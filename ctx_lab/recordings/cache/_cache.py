@@ -32,8 +32,18 @@ from ...claims import claims
 from ...models import ModelRegistry, cache_prices, cache_rule, get_registry
 from ..transcripts import NO_USAGE, Call, Transcript, images_cost
 from ._cache_engine import CacheEngine, Reading, Request
-from ._cache_report import CacheCall, CacheCost, CacheReport, InferredPart, ReportedCache
+from ._cache_fixes import NO_MISS, GapLedger
+from ._cache_report import (
+    CacheCall,
+    CacheCost,
+    CacheReport,
+    InferredPart,
+    Recoverable,
+    ReportedCache,
+    SubagentCost,
+)
 from ._cache_sizes import CountedSizes, counted_sizes
+from ._cache_subagents import subagent_costs
 
 __all__ = ["hidden_prefix", "simulate_cache"]
 
@@ -87,12 +97,14 @@ def simulate_cache(
     source: str | None = None,
     reading: Reading = "breakpoints",
     changes: Mapping[int, tuple[float, CacheCause, str]] | None = None,
+    subagents: bool = True,
 ) -> CacheReport:
     """The session's caching as the engine predicts it (see the module docstring); with
     ``model``, every call as if sent to that model (its rules and prices). A session without
     usage is counted whatever ``sizes`` asks, and says so. ``changes``: per call index, what
     its request body shows changed since the call before — ``(share of the request still
-    the same, cause, reason)`` (the anatomy's diffs)."""
+    the same, cause, reason)`` (the anatomy's diffs). ``subagents``: a Claude Code session's
+    sub-agent files (``<id>/subagents/``) are read and attributed to it."""
     from ...tokens import get_counter
 
     counting = get_counter(counter or "bytes/4")
@@ -117,6 +129,14 @@ def simulate_cache(
         said = run.registry.get(name).warning
         if said and said not in warnings:
             warnings.append(said)
+    found: tuple[SubagentCost, ...] = ()
+    if subagents:  # a Claude Code session's sub-agent recordings, attributed to it
+        registry_ = run.registry
+        found, unread = subagent_costs(
+            transcript,
+            lambda t: simulate_cache(t, registry=registry_, reading=reading, subagents=False),
+        )
+        warnings += unread
     return CacheReport(
         source=source or transcript.source or "<transcript>",
         sizes=sizes,
@@ -124,6 +144,8 @@ def simulate_cache(
         hidden_prefix=hidden,
         hidden_prefix_inferred=hidden is not None,
         cost=run.costs(),
+        recoverable=run.recoverable(),
+        subagents=found,
         warnings=tuple(warnings) + tuple(run.warnings) + tuple(counted.warnings if counted else ()),
         counted_with=counted.counted_with if counted else None,
         inferred=tuple(
@@ -250,6 +272,8 @@ class _Run:
         self.registry, self.hidden = registry, hidden
         self.engine = CacheEngine(reading)
         self.money = {"actual": 0.0, "no_cache": 0.0, "ideal": 0.0}
+        self.gap = GapLedger()  # actual − ideal, by what made it
+        self.cause: str | None = None  # the cause of the call being priced
         self.priced = True
         self.all_billed = True  # every call's actual cost from its usage
         self.previous_total: dict[str, int] = {}
@@ -263,6 +287,8 @@ class _Run:
         model = request.model
         rule = cache_rule(model)
         outcome = self.engine.step(request)
+        self.cause = outcome.cause
+        self.gap.times.append(request.at)
         fresh, read, write = outcome.fresh, outcome.read, outcome.write
         reported = ReportedCache(*request.reported) if request.reported is not None else None
         cost = self._price(model, rule, fresh, read, write, request.total, call.usage)
@@ -293,8 +319,9 @@ class _Run:
             self.priced = False  # the model's input or cached-input price is not known here
             return None
         cost = known.cost(fresh, read, write) or 0.0
+        hour_extra = 0.0
         if usage is not None:  # an hour's writes at the 1-hour rate (2× input for Claude)
-            self.money["actual"] += (
+            actual = (
                 known.cost(
                     usage.input_tokens,
                     usage.cache_read_input_tokens,
@@ -303,17 +330,33 @@ class _Run:
                 )
                 or 0.0
             )
+            if usage.cache_write_1h:
+                hour = usage.cache_write_1h
+                hour_extra = (known.cost(0, 0, hour, hour) or 0.0) - (known.cost(0, 0, hour) or 0.0)
+            # what this call's read would cost written again at the 5-minute rate (a pause
+            # under the hour that the 5-minute lifetime would not have bridged)
+            kept = usage.cache_read_input_tokens
+            self.gap.rewrites.append((known.cost(0, 0, kept) or 0.0) - (known.cost(0, kept) or 0.0))
         else:
-            self.money["actual"] += cost
+            actual = cost
             self.all_billed = False
+            self.gap.rewrites.append(0.0)
         previous = self.previous_total.get(model, 0)
         ideal_read = max(min(previous, max(total - fresh, 0)), read)  # never less than cached
         self.previous_total[model] = total
+        ideal = known.cost(fresh, ideal_read, max(total - fresh - ideal_read, 0)) or 0.0
+        self.money["actual"] += actual
         self.money["no_cache"] += known.cost(total) or 0.0
-        self.money["ideal"] += (
-            known.cost(fresh, ideal_read, max(total - fresh - ideal_read, 0)) or 0.0
-        )
+        self.money["ideal"] += ideal
+        if hour_extra:  # judged against the pauses once all are known
+            self.gap.hours += hour_extra
+            self.gap.hour_calls += 1
+        self.gap.add(self.cause or NO_MISS, actual - ideal - hour_extra)
         return round(cost, 6)
+
+    def recoverable(self) -> tuple[Recoverable, ...]:
+        """The gap between actual and ideal caching by what made it (:class:`GapLedger`)."""
+        return self.gap.recoverable() if self.priced else ()
 
     def costs(self) -> CacheCost:
         if not self.priced:

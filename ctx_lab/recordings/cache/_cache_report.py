@@ -110,6 +110,40 @@ class InferredPart:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Recoverable:
+    """A part of the gap between the session's actual cost and ideal caching: what made it,
+    on how many calls, the money it would recover and the fix."""
+
+    cause: str = field(metadata=wire("a cache cause, or 1-hour lifetime writes, or no miss named"))
+    calls: int = field(metadata=wire("calls whose gap it is", minimum=0))
+    usd: float = field(metadata=wire("actual − ideal on those calls (USD)"))
+    fix: str = field(metadata=wire("what would recover it"))
+
+    @derived(claim_schema(), name="claim")
+    def claim(self) -> ClaimValue:
+        """The bill less ideal caching, which is simulated."""
+        return claims("simulated")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubagentCost:
+    """A sub-agent's recording of the session (Claude Code's ``<id>/subagents/``): its calls,
+    cost and cache misses, attributed to the parent session."""
+
+    file: str
+    calls: int = field(metadata=wire(minimum=0))
+    cost: float | None = field(metadata=wire("its input cost as recorded (USD)"))
+    ideal: float | None = field(metadata=wire("its input cost with every stable prefix read"))
+    misses: int = field(metadata=wire("calls the cache engine names a miss for", minimum=0))
+    claim: ClaimValue = field(
+        default="simulated",
+        metadata=wire(
+            "its cost billed where it reports usage; ideal simulated", schema=claim_schema
+        ),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
 class CacheReport(RichResult):
     """A session's prompt caching, call by call (see the module docstring)."""
 
@@ -131,6 +165,16 @@ class CacheReport(RichResult):
     inferred: tuple[InferredPart, ...] = field(
         default=(),
         metadata=wire("sizes counts: what the file lacks, inferred from usage, call by call"),
+    )
+    recoverable: tuple[Recoverable, ...] = field(
+        default=(),
+        metadata=wire(
+            "the gap between actual and ideal by what made it, each with its fix; the parts "
+            "sum to actual − ideal"
+        ),
+    )
+    subagents: tuple[SubagentCost, ...] = field(
+        default=(), metadata=wire("the session's sub-agent recordings, attributed to it")
     )
     reading: str = field(
         default="breakpoints",
@@ -251,7 +295,27 @@ class CacheReport(RichResult):
         why = [f"call {c.call}: {c.miss_cause} — {c.miss_reason}" for c in self.calls
                if c.miss_cause and c.miss_reason]  # fmt: skip
         table = self._head() + "\n\n" + text_table(list(self._COLUMNS), self._rows())
-        return table + ("\n\nwhy:\n" + "\n".join(why) if why else "")
+        return table + ("\n\nwhy:\n" + "\n".join(why) if why else "") + self._money_text()
+
+    def _money_text(self) -> str:
+        """The gap to ideal caching by what made it, with its fix; the sub-agents' share."""
+        parts = []
+        if self.recoverable:
+            rows = [[r.cause, r.calls, f"{r.usd:.4f}", r.fix] for r in self.recoverable]
+            parts.append(
+                "recoverable (actual − ideal, by what made it):\n"
+                + text_table(["cause", "calls", "USD", "fix"], rows)
+            )
+        if self.subagents:
+            rows = [
+                [a.file, a.calls, "?" if a.cost is None else f"{a.cost:.4f}", a.misses]
+                for a in self.subagents
+            ]
+            parts.append(
+                "sub-agents (their own calls, not in the table above):\n"
+                + text_table(["file", "calls", "cost USD", "misses"], rows)
+            )
+        return "".join("\n\n" + p for p in parts)
 
     def html_body(self) -> str:
         """The summary line and the calls' table."""

@@ -13,6 +13,7 @@ from ._agents import (
     agent_rule,
 )
 from ._front import Recommendation, SessionOutcome, Setting, Spread, decide, pareto_front
+from ._front_plot import FRONT_COLUMNS, front_frame, plot_front
 from ._policy_kinds import ContextPolicy
 from ._policy_lab import decision_row, run_policies
 from ._policy_report import PoliciesReport, PolicyResult, plot_policies, recommendation_text
@@ -30,6 +31,7 @@ from ._sweep import expand_policies, expand_policy, setting_label
 
 __all__ = [
     "AGENTS",
+    "FRONT_COLUMNS",
     "GEMINI_CLI_COMPRESSION",
     "POLICIES",
     "AgentConfig",
@@ -53,9 +55,11 @@ __all__ = [
     "decision_row",
     "expand_policies",
     "expand_policy",
+    "front_frame",
     "pareto_front",
     "parse_policy",
     "peak_input",
+    "plot_front",
     "plot_policies",
     "recommendation_text",
     "run_policies",

@@ -247,6 +247,18 @@ class PoliciesReport(RichResult):
         """:func:`plot_policies` of this report."""
         return plot_policies(self, ax)
 
+    def front(self) -> Any:
+        """One row per setting: cost × the recording, probes lost, on the front (pandas)."""
+        from ._front_plot import front_frame
+
+        return front_frame(self.settings, self.recommended)
+
+    def plot_front(self, ax: Any = None) -> Any:
+        """The settings on the cost–loss plane, the front and the recommendation."""
+        from ._front_plot import plot_front
+
+        return plot_front(self.settings, self.recommended, ax)
+
 
 def recommendation_text(chosen: Recommendation) -> str:
     """The recommendation in lines: the setting, what it costs and loses, what to paste."""
