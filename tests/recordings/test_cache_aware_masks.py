@@ -68,3 +68,30 @@ def test_the_recommendation_names_a_claude_code_setting_with_its_source() -> Non
         assert chosen.config is None and "no setting in Claude Code" in chosen.reason
     assert "open-loop" in chosen.open_loop
     assert "recommended: " in report.to_text() and "open-loop" in report.to_text()
+
+
+def test_across_both_long_sessions_a_cache_aware_mask_costs_no_more_than_the_recording() -> None:
+    """Taken together (the median over the two sessions, as a sweep reports it), a mask with
+    a breakpoint at its boundary costs at most the recording with a lower peak, and the rolling
+    mask more: keep=0 with a breakpoint is 0.80× on 8463c716 and 1.17× on ae4a77f8."""
+    from ctx_lab.recordings import decide, decision_row
+
+    sweep = ["observation-masking", "observation-masking:keep=0|3,batch=1|10,breakpoint=true"]
+    rows = []
+    for path in SESSIONS:
+        report = run_policies(load_transcript(path), sweep, source=str(path))
+        rows += [decision_row(str(path), report.agent, p, report.baseline_cost)
+                 for p in report.policies]  # fmt: skip
+    settings, _ = decide(rows)
+    by = {s.label: s for s in settings}
+    recorded = by["recorded"]
+    cheap = [
+        s.label for s in settings
+        if "breakpoint" in s.label and s.cost_ratio is not None and s.cost_ratio.median <= 1.0
+        and s.peak < recorded.peak
+    ]  # fmt: skip
+    assert cheap == ["observation-masking:keep=0,breakpoint=true"], {
+        s.label: s.cost_ratio for s in settings
+    }
+    rolling = by["observation-masking"].cost_ratio
+    assert rolling is not None and rolling.median > 1.0
