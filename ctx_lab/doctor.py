@@ -31,6 +31,15 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
+    # an extra, a service or a tool only some uses need: missing is said on one line with how
+    # to install it, never as a problem
+    optional: bool = False
+
+    @property
+    @derived({"enum": ["ok", "optional", "PROBLEM"]}, "ok, an optional extra missing, or a problem")
+    def status(self) -> str:
+        """``ok``, ``optional`` (missing, and not needed for what the core does) or ``PROBLEM``."""
+        return "ok" if self.ok else "optional" if self.optional else "PROBLEM"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,8 +53,8 @@ class DoctorReport(RichResult):
     @property
     @derived({"type": "boolean"})
     def ok(self) -> bool:
-        """True when every check passed."""
-        return all(c.ok for c in self.checks)
+        """True when no check found a problem (a missing optional extra is not one)."""
+        return all(c.ok or c.optional for c in self.checks)
 
     @derived({"type": "string"}, name="ctx_lab_version")
     def _version(self) -> str:
@@ -56,25 +65,33 @@ class DoctorReport(RichResult):
         return sys.version.split()[0]
 
     def to_text(self) -> str:
-        """One line per check, a fix under each failing one."""
-        rows = [[("ok" if c.ok else "MISSING"), c.name, c.detail] for c in self.checks]
+        """One line per check that is there or a problem; the optional ones missing on one line
+        each with how to get them; a fix under each problem."""
+        rows = [[c.status, c.name, c.detail] for c in self.checks if not c.optional or c.ok]
         lines = [
             f"ctx-lab {__version__} on Python {sys.version.split()[0]}",
             text_table(["", "check", "found"], rows),
         ]
-        fixes = [f"- {c.name}: {c.fix}" for c in self.checks if not c.ok and c.fix]
+        optional = [f"- {c.name}: {c.fix}" for c in self.checks if c.status == "optional"]
+        if optional:
+            lines += ["", "Optional, not installed here (nothing the core needs):", *optional]
+        fixes = [f"- {c.name}: {c.fix}" for c in self.checks if c.status == "PROBLEM" and c.fix]
         if fixes:
             lines += ["", "To fix:", *fixes]
         return "\n".join(lines)
 
     def html_body(self) -> str:
-        """A table of checks with their fixes."""
-        rows = [
-            ["✔" if c.ok else "✘", c.name, c.detail, "" if c.ok else c.fix] for c in self.checks
-        ]
+        """A table of checks with their fixes (optional ones marked so)."""
+        marks = {"ok": "✔", "optional": "○ optional", "PROBLEM": "✘"}
+        rows = [[marks[c.status], c.name, c.detail, "" if c.ok else c.fix] for c in self.checks]
         return f"<h4>ctx-lab {escape(__version__)} doctor</h4>" + html_table(
             ["", "check", "found", "fix"], rows
         )
+
+
+# the counters the core install ships (pyproject's dependencies); every other one comes with an
+# extra, a service's key or a user's plugin
+CORE_COUNTERS = ("cl100k", "o200k", "bytes/4", "chars/3")
 
 
 def _counter_checks() -> list[Check]:
@@ -82,7 +99,8 @@ def _counter_checks() -> list[Check]:
     for name in counter_names():
         ok, reason = counter_status(name)
         detail = DATA_SOURCES.get(name, "works") if ok else "unavailable here"
-        checks.append(Check(f"counter {name}", ok, detail, "" if ok else reason))
+        optional = name not in CORE_COUNTERS
+        checks.append(Check(f"counter {name}", ok, detail, "" if ok else reason, optional))
     return checks
 
 
@@ -101,11 +119,11 @@ def _node_check(which: Callable[[str], str | None]) -> Check:
     )
     path = which("node")
     if path is None:
-        return Check("node", False, "not found", fix)
+        return Check("node", False, "not found", fix, optional=True)
     version = _version_of([path, "--version"]) or "unknown version"
     match = re.search(r"(\d+)\.(\d+)", version)
     if match is None or (int(match[1]), int(match[2])) < MIN_NODE:
-        return Check("node", False, f"{version} at {path} is too old", fix)
+        return Check("node", False, f"{version} at {path} is too old", fix, optional=True)
     return Check("node", True, f"{version} at {path}")
 
 
@@ -119,6 +137,7 @@ def _chromium_check(which: Callable[[str], str | None]) -> Check:
         False,
         "not found (needed only by the browser tests)",
         "on Debian/Ubuntu: `sudo apt-get install chromium` (the test command does this itself)",
+        optional=True,
     )
 
 
@@ -142,6 +161,7 @@ def _labextension_check() -> Check:
         False,
         "the ctx-lab JupyterLab extension is not installed",
         "install the lab from a wheel that bundles the extension: `pip install 'ctx-lab[lab]'`",
+        optional=True,
     )
 
 
@@ -161,6 +181,7 @@ def _server_extension_check() -> Check:
         "the ctx_lab server extension is not enabled",
         "reinstall with `pip install 'ctx-lab[lab]'` or run "
         "`jupyter server extension enable ctx_lab`",
+        optional=True,
     )
 
 

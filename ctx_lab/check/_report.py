@@ -5,7 +5,9 @@ as the driver's rules). Exit code 1 when anything was found."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
 
@@ -95,6 +97,13 @@ class CheckReport(RichResult):
             return json.dumps(self.to_sarif(), indent=2, ensure_ascii=False) + "\n"
         return super().render(fmt)
 
+    def file_output(self, path: str, fmt: str = "text") -> str | bytes:
+        """What ``-o path`` writes: ``fmt`` when one was asked for, else the format the file's
+        suffix names (``.sarif``, ``.xml``: JUnit, ``.json``), else text."""
+        if fmt == "text":
+            fmt = SUFFIX_FORMATS.get(Path(path).suffix.lower(), "text")
+        return self.render(fmt)
+
     def to_junit(self) -> str:
         """JUnit XML (the Ant JUnit schema): a test suite per session, a test case per enabled
         rule, failed (one ``failure`` listing them) when the rule found anything."""
@@ -130,9 +139,11 @@ class CheckReport(RichResult):
         document = xml_safe(ET.tostring(suites, "unicode"))
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + document + "\n"
 
-    def to_sarif(self) -> dict[str, Any]:
+    def to_sarif(self, base: str | None = None) -> dict[str, Any]:
         """SARIF 2.1.0: one run, the rules as the driver's, a result per finding located in its
-        session file, the call as a logical location."""
+        session file — relative to ``base`` (default: the working directory, a CI job's
+        checkout) with the ``%SRCROOT%`` base id, as code-scanning services resolve it — the
+        call as a logical location."""
         driver = {
             "name": "ctx-lab",
             "version": __version__,
@@ -150,7 +161,7 @@ class CheckReport(RichResult):
                 "message": {"text": f"call {f.call}: {f.message}"},
                 "locations": [
                     {
-                        "physicalLocation": {"artifactLocation": {"uri": _uri(f.session)}},
+                        "physicalLocation": {"artifactLocation": artifact(f.session, base)},
                         "logicalLocations": [{"name": f"call {f.call}", "kind": "call"}],
                     }
                 ],
@@ -170,8 +181,27 @@ class CheckReport(RichResult):
         }
 
 
-def _uri(path: str) -> str:
-    """A session's path as a SARIF relative URI (forward slashes, spaces escaped)."""
+# SARIF 2.1.0 §3.4.4: "%SRCROOT%" names the root of the source tree, the base a relative
+# artifactLocation.uri is resolved against (https://docs.oasis-open.org/sarif/sarif/v2.1.0/,
+# read 2026-12-07); GitHub code scanning resolves it to the checkout
+SRCROOT = "%SRCROOT%"
+SUFFIX_FORMATS = {".sarif": "sarif", ".xml": "junit", ".json": "json"}
+
+
+def artifact(path: str, base: str | None = None) -> dict[str, str]:
+    """A session file as a SARIF ``artifactLocation``: a relative URI under ``%SRCROOT%``
+    (``base``, default the working directory) where the file is inside it, else an absolute
+    ``file:`` URI (forward slashes, reserved characters escaped)."""
     from urllib.parse import quote
 
-    return quote(path.replace("\\", "/"), safe="/:._-~")
+    target = Path(path.replace("\\", "/"))
+    root = Path(base) if base is not None else Path.cwd()
+    if target.is_absolute():
+        try:
+            target = target.relative_to(root)
+        except ValueError:
+            return {"uri": target.as_uri()}
+    parts = [p for p in target.as_posix().split("/") if p not in ("", ".")]
+    if ".." in parts:  # outside the source tree: where it is, absolutely
+        return {"uri": Path(os.path.abspath(root / target)).as_uri()}  # lexically, no links
+    return {"uri": quote("/".join(parts), safe="/._-~"), "uriBaseId": SRCROOT}

@@ -96,6 +96,8 @@ command(
         check,
         formats=("text", "json", "junit", "sarif"),
         surfaces=ALL,
+        output="write to FILE (atomically) in --format, or in the format its suffix names "
+        "(.sarif, .xml: JUnit, .json)",
         agent_help="Checks recorded sessions or captures against context rules with stable "
         "codes (CTX101 window filled without a compaction, CTX102 low cache hit rate, CTX103 "
         "oversized tool result, CTX104 tool definitions crowding the input, CTX105 memory file "
@@ -103,6 +105,7 @@ command(
         "each finding names its call, category and numbers.",
         epilog="examples:\n  ctx-lab check ~/.claude/projects/*/SESSION.jsonl\n"
         "  ctx-lab check SESSION.jsonl --rules ctx-rules.toml --format sarif -o ctx.sarif\n"
+        "  ctx-lab check SESSION.jsonl -o ctx.sarif\n"
         "  ctx-lab check calls.db --format junit -o ctx-junit.xml",
         group="sessions",
     )

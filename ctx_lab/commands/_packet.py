@@ -195,8 +195,20 @@ def _project_of(start: PathArg, root: PathArg | None) -> tuple[PathArg, str]:
     base = Path(root) if root is not None else Path(absolute.anchor)
     found = find_context(absolute, root=base)
     if not found.found or found.directory is None:
-        return start, ""
+        from ..errors import ContextNotFound
+        from ..packet import kiro_specs
+
+        above = "the root" if root is not None else os.fspath(base)
+        specs = kiro_specs(absolute)
+        raise ContextNotFound(
+            f"{os.fspath(start)} has no .context/ directory, and no folder above it (up to "
+            f"{above}) holds one or another agent's memory; pass the project directory or its "
+            ".context/"
+            + (f" (its Kiro specs, {'; '.join(specs[:3])}, are plans, not memory)" if specs else "")
+        )
     project = base / found.directory if found.directory != "." else base
+    if real_path(project) == absolute:  # the folder is the project (another agent's memory)
+        return start, ""
     shown = found.directory if root is not None else os.fspath(project)
     return project, f"{os.fspath(start)} has no .context/: the nearest project above it, {shown}"
 

@@ -10,7 +10,11 @@ import sys
 
 from ..errors import ParserExit, UsageError
 
-__all__ = ["Parser"]
+__all__ = ["ADAPTER_COMMANDS", "Parser"]
+
+# commands the CLI serves with adapters of their own before this parser sees the line (the
+# recording proxy, the MCP server): a mistyped one is still found (``captur`` → ``capture``)
+ADAPTER_COMMANDS = ("capture", "mcp")
 
 
 class Parser(argparse.ArgumentParser):
@@ -31,6 +35,8 @@ class Parser(argparse.ArgumentParser):
             options = re.findall(r"'([^']*)'", choice.group(2)) or [
                 o.strip() for o in choice.group(2).split(",")
             ]
+            if "COMMAND" in message and not self.prog.startswith("%"):  # the CLI's adapters too
+                options += ADAPTER_COMMANDS
             close = difflib.get_close_matches(choice.group(1), options, n=1, cutoff=0.5)
             return f"; did you mean '{close[0]}'?" if close else ""
         unknown = re.search(r"unrecognized arguments: (\S+)", message)

@@ -369,7 +369,18 @@ def build_parser(prog: str = "ctx-lab", *, only: str | None = None) -> argparse.
             argument_default=argparse.SUPPRESS,
         )
         cmd.add_arguments(p)
+        if prog != "ctx-lab":  # help read in the magic names the magic's commands
+            _speak(p, prog)
     return parser
+
+
+def _speak(parser: argparse.ArgumentParser, prog: str) -> None:
+    """Every flag's help of ``parser`` naming ``prog``'s commands (```ctx-lab counters``` is
+    ```%ctx counters``` in a notebook); the shipped package keeps its name ("with ctx-lab")."""
+    for action in parser._actions:
+        if action.help and "`ctx-lab " in action.help:
+            # argparse %-formats a help text: the magic's own % is written %%
+            action.help = action.help.replace("`ctx-lab ", f"`{prog.replace('%', '%%')} ")
 
 
 def invoke(

@@ -9,6 +9,7 @@ each parameter declared as a model name); ``--allow-unknown-model`` skips it.
 from __future__ import annotations
 
 import difflib
+import re
 
 from ..errors import UnknownModelError
 from ._registry import ModelRegistry, get_registry, tokenizer_for
@@ -39,6 +40,28 @@ def similar_models(name: str, registry: ModelRegistry, n: int = _SUGGESTIONS) ->
     return [by_lower[c] for c in close]
 
 
+TYPO_CUTOFF = 0.85  # how close a family member's name must be to be the one meant
+
+
+def family_typo(name: str, registry: ModelRegistry) -> str | None:
+    """The model ``name`` misspells, when only its family's row matched it (the family's
+    limits, no price): a name of the registry at least :data:`TYPO_CUTOFF` alike with the same
+    version numbers (``claude-sonet-4-5`` → ``claude-sonnet-4-5``). A name whose numbers
+    differ is a newer member of the family (``claude-sonnet-4-9``), not a typo: None."""
+    found = registry.get(name)
+    bare = name.rsplit("/", 1)[-1].lower()
+    matched = (found.matched or "").lower()
+    if found.source != "prefix" or found.prices is not None or matched in ("", bare):
+        return None  # its own row, or a row with a price: not a family's fallback
+    digits = re.findall(r"\d+", bare)
+    names = [
+        n for n in _names_of(registry) if re.findall(r"\d+", n) == digits and n.lower() != bare
+    ]
+    by_lower = {candidate.lower(): candidate for candidate in names}
+    close = difflib.get_close_matches(bare, list(by_lower), n=1, cutoff=TYPO_CUTOFF)
+    return by_lower[close[0]] if close else None
+
+
 def check_model_name(name: str, registry: str | ModelRegistry | None = None) -> None:
     """Raise :class:`UnknownModelError` unless ``registry`` (default: builtin) knows ``name``.
 
@@ -48,7 +71,10 @@ def check_model_name(name: str, registry: str | ModelRegistry | None = None) -> 
     """
     chosen = get_registry(registry)
     if is_known_model(name, chosen):
-        return
+        typo = family_typo(name, chosen)
+        if typo is None:
+            return
+        raise UnknownModelError(name, (typo,), None)
     close = similar_models(name, chosen)
     if chosen.name == "models-dev":
         raise UnknownModelError(name, close, None)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from .._lazy import exports
 
 if TYPE_CHECKING:
+    from ._agents import kiro_specs
     from ._analysis import ProfileComparison, compare_profiles, diff, sweep, sweep_rows
     from ._assemble import PROFILES, RELEVANCE_RULES, PacketAssembler, resolve_budget
     from ._context import ContextSettings, ProjectContext, load_context
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 
 # where each public name lives: imported on first use (ctx_lab._lazy)
 _WHERE = {
+    "kiro_specs": "._agents",
     "ProfileComparison": "._analysis",
     "compare_profiles": "._analysis",
     "diff": "._analysis",
@@ -120,6 +122,7 @@ __all__ = [
     "diff",
     "extract_keywords",
     "find_context",
+    "kiro_specs",
     "load_context",
     "matched_keywords",
     "packet_counter",

@@ -32,8 +32,10 @@ from ._steering import DEFAULT_STEERING_PRIORITY, Steering, front_matter, matter
 __all__ = [
     "AGENT_LAYOUTS",
     "agent_memory",
+    "kiro_specs",
     "load_agent_memory",
     "memory_beside",
+    "specs_warning",
 ]
 
 KIRO = (".kiro", "steering")
@@ -191,16 +193,55 @@ def load_agent_memory(
     report = f"no .context/: read the agents' memory — {layouts}: " + "; ".join(
         f"{label} → {read_as}" for label, read_as in mapping
     )
+    said = specs_warning(project)
     return {
         "layout": LayoutReport(layouts, tuple(LayoutFile(*pair) for pair in mapping)),
         "steering": tuple(steering),
         "read_order": tuple(read_order),
         "texts": texts,
-        "warnings": (report, *warnings),
+        "warnings": (report, *([said] if said else []), *warnings),
     }
 
 
 MAX_BESIDE_NAMED = 8  # other agents' files beside .context/ named one by one in the warning
+# Kiro's specs: .kiro/specs/<feature>/ holding requirements.md (or bugfix.md), design.md and
+# tasks.md — "a detailed implementation plan with discrete, trackable tasks" for one feature
+# or bug fix (https://kiro.dev/docs/specs/, read 2026-12-07): a plan being worked through, not
+# the project's standing memory, so named, not read
+KIRO_SPECS = (".kiro", "specs")
+KIRO_SPEC_FILES = ("requirements.md", "bugfix.md", "design.md", "tasks.md")
+KIRO_SPECS_SOURCE = "https://kiro.dev/docs/specs/"
+MAX_SPECS_NAMED = 8
+
+
+def kiro_specs(project: Path) -> list[str]:
+    """Each Kiro spec of ``project`` as ``.kiro/specs/<feature>/ (its files)``, by name; none
+    without one (symlinked folders are not followed)."""
+    folder = project.joinpath(*KIRO_SPECS)
+    if entry_kind(folder) != "dir":
+        return []
+    found = []
+    try:
+        features = sorted(p for p in folder.iterdir() if entry_kind(p) == "dir")
+    except OSError:
+        return []
+    for feature in features[:MAX_AGENT_FILES]:
+        files = [n for n in KIRO_SPEC_FILES if entry_kind(feature / n) == "file"]
+        if files:
+            found.append(f"{'/'.join(KIRO_SPECS)}/{feature.name}/ ({', '.join(files)})")
+    return found
+
+
+def specs_warning(project: Path) -> str | None:
+    """The warning that names the project's Kiro specs, or None without one."""
+    specs = kiro_specs(project)
+    if not specs:
+        return None
+    return (
+        f"Kiro specs, not read into the packet: {first_of(specs, MAX_SPECS_NAMED)} — each is "
+        f"one feature's requirements, design and tasks being worked through ({KIRO_SPECS_SOURCE});"
+        " read one with `ctx-lab page FILE`"
+    )
 
 
 def memory_beside(project: Path, warnings: list[str]) -> dict[str, str]:
@@ -208,11 +249,17 @@ def memory_beside(project: Path, warnings: list[str]) -> dict[str, str]:
     into the packet, since ``.context/`` is the project's memory — named in one warning."""
     found = agent_memory(project)
     if found is None or found[0] != project:
+        said = specs_warning(project)
+        if said:
+            warnings.append(said)
         return {}
     names = [path.relative_to(project).as_posix() for _, path in found[1]]
     warnings.append(
         "other agents' memory beside .context/, not read into the packet: "
         f"{first_of(names, MAX_BESIDE_NAMED)} (read only in a project without .context/)"
     )
+    said = specs_warning(project)
+    if said:
+        warnings.append(said)
     why = "not read: another agent's memory; .context/ is this project's"
     return {name: why for name in names}

@@ -647,12 +647,14 @@ export type CountersPayload = {
 
 /** application/vnd.ctx-lab.doctor+json (version 1) */
 export type DoctorPayload = {
-  checks: {
+  checks: ({
     name: string;
     ok: boolean;
     detail: string;
     fix: string;
-  }[];
+    optional: boolean;
+    status: "ok" | "optional" | "PROBLEM";
+  })[];
   ok: boolean;
   ctx_lab_version: string;
   python: string;

@@ -312,10 +312,13 @@ function renderModels(p: ModelsPayload): HTMLElement {
   );
 }
 
+const DOCTOR_MARKS: Record<string, string> = { ok: '✔', optional: '○ optional', PROBLEM: '✘' };
+
 function renderDoctor(p: DoctorPayload): HTMLElement {
   return sortableTable(
     ['', 'check', 'found', 'fix'],
-    (p.checks ?? []).map(c => [c.ok ? '✔' : '✘', c.name, c.detail, c.ok ? '' : c.fix])
+    (p.checks ?? []).map(c => [DOCTOR_MARKS[c.status] ?? c.status, c.name, c.detail, c.ok ? '' : c.fix]),
+    { 'data-ctx-doctor': String(p.ok) }
   );
 }
 

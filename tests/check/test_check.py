@@ -239,3 +239,46 @@ def test_rules_files_set_thresholds_and_round_trip(tmp_path: Path) -> None:
     assert load_rules(None).to_dict() == RuleSet.from_dict({}).to_dict()  # the defaults
     with pytest.raises(UsageError, match=r"rules\.fill has no 'size'"):
         load_rules(_toml(tmp_path, "[rules.fill]\nsize = 1\n"))
+
+
+def test_check_writes_any_format_to_a_file_with_uris_relative_to_the_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check -o FILE`` (the docs' GitHub Actions step) writes the format asked for, or the
+    one its suffix names; SARIF locates each finding relative to the checkout (the working
+    directory) under ``%SRCROOT%``, and validates against the 2.1.0 schema."""
+    from ctx_lab.examples import SESSIONS_DIR
+
+    checkout = tmp_path / "repo"
+    (checkout / "sessions").mkdir(parents=True)
+    session = checkout / "sessions" / "coding session.jsonl"
+    session.write_bytes((SESSIONS_DIR / "coding-session.jsonl").read_bytes())
+    monkeypatch.chdir(checkout)
+    assert main(["check", "sessions/coding session.jsonl", "-o", "ctx.sarif"]) == 1
+    produced = json.loads((checkout / "ctx.sarif").read_text())
+    sarif = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft7Validator(sarif).validate(produced)
+    where = produced["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert where["artifactLocation"] == {
+        "uri": "sessions/coding%20session.jsonl",
+        "uriBaseId": "%SRCROOT%",
+    }
+    # an absolute path inside the checkout is relative too; one outside it stays absolute
+    assert main(["check", str(session), "--format", "sarif", "-o", "abs.sarif"]) == 1
+    inside = json.loads((checkout / "abs.sarif").read_text())["runs"][0]["results"][0]
+    assert inside["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == (
+        "sessions/coding%20session.jsonl"
+    )
+    from ctx_lab.check._report import artifact
+
+    outside = artifact(str(tmp_path / "elsewhere.jsonl"), str(checkout))
+    assert outside["uri"].startswith("file:///") and "uriBaseId" not in outside
+    assert artifact("../up.jsonl", str(checkout))["uri"].startswith("file:///")
+    # JUnit by suffix or by --format; JSON by suffix
+    assert main(["check", "sessions/coding session.jsonl", "-o", "ctx.xml"]) == 1
+    junit = etree.XMLSchema(etree.parse(str(SCHEMAS / "JUnit.xsd")))
+    assert junit.validate(etree.parse(str(checkout / "ctx.xml")))
+    assert main(["check", "sessions/coding session.jsonl", "--format", "junit", "-o", "r"]) == 1
+    assert (checkout / "r").read_text().startswith("<?xml")
+    assert main(["check", "sessions/coding session.jsonl", "-o", "ctx.json"]) == 1
+    assert json.loads((checkout / "ctx.json").read_text())["findings"]

@@ -205,3 +205,50 @@ def test_every_command_has_examples_and_formats() -> None:
     for cmd in commands().values():
         assert cmd.help and "ctx-lab" in cmd.epilog
         assert "json" in cmd.formats and len(cmd.formats) >= 2
+
+
+def test_doctor_tells_a_missing_extra_from_a_problem(run_cli) -> None:
+    """A fresh lab install lacks optional extras (a service's key, a counter's package, the
+    browser): each is one line with how to get it, never a problem; a core counter that fails
+    is a problem, with its fix, and the report is not ok."""
+    from ctx_lab.doctor import Check, DoctorReport, run_doctor
+
+    report = run_doctor(which=lambda name: None)
+    by_name = {c.name: c for c in report.checks}
+    assert by_name["node"].status == by_name["chromium"].status == "optional"
+    assert by_name["counter cl100k"].status == "ok"
+    assert report.ok  # nothing the core needs is missing
+    text = report.to_text()
+    head, _, rest = text.partition("Optional, not installed here")
+    assert "node" not in head and "- node: install Node" in rest
+    assert "MISSING" not in text and "To fix:" not in text
+    broken = DoctorReport(
+        checks=(
+            Check("counter cl100k", False, "unavailable here", "reinstall ctx-lab"),
+            Check("chromium", False, "not found", "apt-get install chromium", optional=True),
+        )
+    )
+    assert not broken.ok and [c.status for c in broken.checks] == ["PROBLEM", "optional"]
+    assert "To fix:\n- counter cl100k: reinstall ctx-lab" in broken.to_text()
+    code, out, _ = run_cli("doctor", "--format", "json")
+    statuses = {c["name"]: c["status"] for c in json.loads(out)["checks"]}
+    assert statuses["counter bytes/4"] == "ok" and code == 0
+
+
+def test_help_read_in_the_magic_speaks_the_magic() -> None:
+    """``%ctx packet --help`` tells a notebook user to run ``%ctx counters``, not the shell's
+    command; every command's help formats (argparse %-formats help: the magic's % escaped)."""
+    import argparse
+
+    from ctx_lab.commands._registry import build_parser
+
+    for name in commands():
+        parser = build_parser("%ctx", only=name)
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        if name not in sub.choices:
+            continue  # not offered on the command line
+        text = sub.choices[name].format_help()
+        assert "`ctx-lab " not in text, name
+    packet = build_parser("%ctx", only="packet")
+    sub = next(a for a in packet._actions if isinstance(a, argparse._SubParsersAction))
+    assert "`%ctx counters`" in sub.choices["packet"].format_help()

@@ -109,3 +109,38 @@ def test_the_default_claude_model_is_a_current_row_named_once() -> None:
     assert "claude-sonnet-4-5" not in notebook and "DEFAULT_ANTHROPIC_MODEL" in notebook
     readme = (REPO / "README.md").read_text()
     assert "claude-sonnet-4-5" not in readme and DEFAULT_ANTHROPIC_MODEL in readme
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("claude-sonet-4-5", "claude-sonnet-4-5"),
+        ("anthropic/claude-sonet-4-5", "claude-sonnet-4-5"),
+        ("claude-opsu-4-6", "claude-opus-4-6"),
+    ],
+)
+def test_a_typo_inside_a_family_is_refused_with_the_model_meant(run_cli, typed, meant) -> None:
+    """Only the family's row matched (its limits, no price): before, the answer was Claude's
+    defaults with exit 0; now the name it misspells, exit 2, on every surface."""
+    code, out, err = run_cli("models", typed)
+    assert code == 2 and not out
+    assert f"unknown model '{typed}'; did you mean '{meant}'" in err
+    with pytest.raises(UnknownModelError, match=f"did you mean '{meant}'"):
+        Session(root=REPO).call_query("models", {"name": [typed]})
+
+
+def test_a_newer_member_of_a_family_is_not_a_typo(run_cli) -> None:
+    """Other version numbers name another model (one the table does not have yet): the
+    family's limits, said, and exit 0."""
+    code, out, _ = run_cli("models", "claude-sonnet-4-9")
+    assert code == 0 and "claude-sonnet-4-9" in out
+    assert "family's design limits" in out
+    check_model_name("claude-sonnet-4-5")  # its own row
+
+
+def test_a_mistyped_adapter_command_is_found(run_cli) -> None:
+    """``capture`` and ``mcp`` are served before the parser; a typo of either is still named."""
+    code, _, err = run_cli("captur")
+    assert code == 2 and "did you mean 'capture'?" in err
+    code, _, err = run_cli("mpc")
+    assert code == 2 and "did you mean 'mcp'?" in err

@@ -415,3 +415,36 @@ def test_ctx_lab_context_prints_the_layout_report(tmp_path: Path) -> None:
     }
     assert "  CLAUDE.md → not read: another agent's memory" in found.to_text()
     assert main(["context", str(tmp_path)]) == 0
+
+
+def test_kiro_specs_are_named_not_read_and_the_project_is_not_named_as_its_own_parent(
+    run_cli, tmp_path: Path
+) -> None:
+    """A Kiro project's ``.kiro/specs/<feature>/`` (requirements, design, tasks: one feature's
+    plan, as Kiro documents specs) are named in a warning, with or without ``.context/``; a
+    folder that is itself the project is not said to have "the nearest project above it" —
+    itself; a folder with nothing above says so."""
+    project = tmp_path / "proj"
+    (project / ".kiro" / "steering").mkdir(parents=True)
+    (project / ".kiro" / "steering" / "product.md").write_text("# Product\n\nShip weekly.\n")
+    spec = project / ".kiro" / "specs" / "login"
+    spec.mkdir(parents=True)
+    for name in ("requirements.md", "design.md", "tasks.md"):
+        (spec / name).write_text(f"# {name}\n\n- [ ] 1. WHEN a user logs in THEN …\n")
+    code, out, err = run_cli("packet", str(project), "--budget", "800")
+    assert code == 0 and "Ship weekly" in out
+    assert "Kiro specs, not read into the packet: .kiro/specs/login/ (requirements.md, " in err
+    assert "kiro.dev/docs/specs" in err
+    assert "nearest project above it" not in err and "WHEN a user logs in" not in out
+    (project / "src").mkdir()
+    code, _, err = run_cli("packet", str(project / "src"), "--budget", "800")
+    assert code == 0 and f"the nearest project above it, {project}" in err
+    # beside .context/ too
+    (project / ".context").mkdir()
+    (project / ".context" / "decisions.md").write_text("## 2026-01-01 Use Postgres\n\nWhy.\n")
+    code, _, err = run_cli("packet", str(project), "--budget", "800")
+    assert code == 0 and "Kiro specs, not read into the packet" in err
+    lonely = tmp_path / "lonely" / "deep"
+    lonely.mkdir(parents=True)
+    code, _, err = run_cli("packet", str(lonely), "--budget", "800")
+    assert code == 1 and "no folder above it" in err and "another agent's memory" in err
