@@ -63,6 +63,7 @@ SEGMENT_COLORS = {
 # What fills a request (ctx_lab.anatomy), one colour per category.
 CATEGORY_COLORS = {
     "system": "#475569",
+    "tool_prompt": "#94a3b8",
     "tools": "#7c3aed",
     "mcp_tools": "#a855f7",
     "memory": "#059669",

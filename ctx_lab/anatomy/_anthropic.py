@@ -32,8 +32,8 @@ def anthropic_pieces(body: Mapping[str, Any], mcp: set[str]) -> list[Piece]:
     if tools:
         choice = body.get("tool_choice")
         kind = str(choice.get("type", "auto")) if isinstance(choice, Mapping) else "auto"
-        out.append(Piece("system", "tool use", "", -1, fixed=_TOOL_PROMPT.get(kind, 346),
-                         note="Anthropic's tool-use system prompt (documented size)"))  # fmt: skip
+        out.append(Piece("tool_prompt", "tool use", "", -1, fixed=_TOOL_PROMPT.get(kind, 346),
+                         note="Anthropic's tool use system prompt (documented size)"))  # fmt: skip
     system = body.get("system")
     if isinstance(system, str) and system:
         out.append(Piece("system", "", system, -1))

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import TranscriptError, UsageError
-from ..recordings import claude_code_registry, claude_code_reserve
+from ..recordings import claude_code_registry, claude_code_reserve, is_claude_code_request
 from ..recordings.transcripts import Usage
 from ._capture import CapturedCall, CaptureStore
 from ._piece import Piece
@@ -101,21 +101,25 @@ def body_anatomy(
     chosen = model or str(body.get("model") or "")
     if not chosen:
         return None
+    system = system_text(pieces)
+    # Claude Code's window framing (its 200k window, its autocompact buffer) only for a request
+    # that is Claude Code's; any other client of the API gets the model's window and reserve
+    claude_code = provider == "anthropic" and is_claude_code_request(system)
     made = anatomize(
         pieces,
         source=source,
         format=format,
         model=chosen,
         counter=counter,
-        registry=claude_code_registry(registry) if provider == "anthropic" else registry,
+        registry=claude_code_registry(registry) if claude_code else registry,
         reported=usage_of(response, format),
         call=call_id,
-        # an Anthropic request in a capture: Claude Code's buffer, of a version the body
-        # does not say (today's)
-        autocompact=claude_code_reserve("") if provider == "anthropic" else None,
+        # Claude Code's request in a capture: its buffer, of a version the body does not say
+        # (today's)
+        autocompact=claude_code_reserve("") if claude_code else None,
         warnings=[*notes, *server_side_notes(response)],
     )
-    return made, system_text(pieces)
+    return made, system
 
 
 def captured_body(call: CapturedCall) -> Body | None:

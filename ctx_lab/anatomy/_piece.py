@@ -20,6 +20,7 @@ __all__ = ["CATEGORIES", "FORMATS", "Piece"]
 # the categories, in the order a breakdown lists them
 CATEGORIES = (
     "system",
+    "tool_prompt",  # what a provider adds when tools are given (Anthropic: tool use system prompt)
     "tools",
     "mcp_tools",
     "memory",

@@ -33,6 +33,7 @@ __all__ = ["GROUPS", "WindowBlock", "hidden_tokens", "window_blocks", "window_ht
 # the request's own blocks, in the order the bar draws them (every other category is a message)
 GROUPS = (
     ("system", "system prompt"),
+    ("tool_prompt", "tool use system prompt"),
     ("tools", "tools"),
     ("mcp_tools", "MCP tools"),
     ("memory", "memory files"),

@@ -37,6 +37,7 @@ export const SECTION_COLORS: Record<string, string> = {
 /** One colour per category of a request's anatomy, shared with the Python plots. */
 export const CATEGORY_COLORS: Record<string, string> = {
   "system": "#475569",
+  "tool_prompt": "#94a3b8",
   "tools": "#7c3aed",
   "mcp_tools": "#a855f7",
   "memory": "#059669",

@@ -393,3 +393,30 @@ def test_a_session_longer_than_the_anatomy_cache_keeps_every_call(tmp_path: Path
     assert len(session.calls) == 4_200
     assert not any("not model requests" in w for w in session.warnings)
     assert [c.call for c in session.calls[:2]] == [1, 2]
+
+
+def test_only_claude_code_s_own_requests_get_its_window_framing(tmp_path: Path) -> None:
+    """A plain SDK loop on the Messages API is not Claude Code: its window view has the
+    model's window with the output reserve and counting margin, no autocompact buffer. A
+    request whose system prompt is Claude Code's (its identity line, or 2.1's billing block)
+    gets the 200k window and the buffer."""
+    plain = json.loads(request("summarize this"))
+    claude_code = {
+        **plain,
+        "system": [
+            {"type": "text", "text": "x-anthropic-billing-header: cc_version=2.1.62.023; "
+             "cc_entrypoint=cli; cch=00000;"},
+            {"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."},
+        ],
+    }  # fmt: skip
+    made = capture(
+        tmp_path / "calls.db",
+        [row(json.dumps(plain).encode()), row(json.dumps(claude_code).encode())],
+    )
+    session = anatomy_of(made, session=True)
+    sdk, agent = session.calls
+    assert sdk.autocompact_at is None
+    keys = {b.key for b in sdk.window_view()}
+    assert "autocompact" not in keys and {"reserve", "margin"} <= keys
+    assert agent.autocompact_at == agent.window - 33_000
+    assert "autocompact" in {b.key for b in agent.window_view()}

@@ -51,7 +51,12 @@ def test_a_claude_code_call_shows_its_hidden_prefix_and_free_space_from_the_repo
 def test_a_request_with_its_system_prompt_and_tools_keeps_the_output_reserve() -> None:
     request = anatomy_of(str(RECORDED))
     blocks = _blocks(request)
-    assert blocks["system"] > 0 and blocks["tools"] > 0
+    # the request has no system prompt: what Anthropic adds for its tools is its own block,
+    # named as Anthropic's pricing page names it, at its documented size
+    assert "system" not in blocks and blocks["tools"] > 0
+    assert blocks["tool_prompt"] in (346, 313)
+    labels = {b.key: b.label for b in request.window_view()}
+    assert labels["tool_prompt"] == "tool use system prompt"
     assert blocks["reserve"] == request.output_reserve
     assert blocks["margin"] == request.window - request.output_reserve - request.budget
     assert blocks["free"] == request.budget - request.used == request.free

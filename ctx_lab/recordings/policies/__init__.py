@@ -11,6 +11,7 @@ from ._agents import (
     agent_config,
     agent_point,
     agent_rule,
+    is_claude_code_request,
 )
 from ._front import Recommendation, SessionOutcome, Setting, Spread, decide, pareto_front
 from ._front_plot import FRONT_COLUMNS, front_frame, plot_front
@@ -56,6 +57,7 @@ __all__ = [
     "expand_policies",
     "expand_policy",
     "front_frame",
+    "is_claude_code_request",
     "pareto_front",
     "parse_policy",
     "peak_input",

@@ -23,6 +23,7 @@ __all__ = [
     "agent_config",
     "agent_point",
     "agent_rule",
+    "is_claude_code_request",
 ]
 
 # Gemini CLI compresses its history once it passes this share of the model's token limit
@@ -222,6 +223,23 @@ def agent_point(transcript: object, window: int) -> int | None:
     if form == "gemini-cli":
         return round(GEMINI_CLI_COMPRESSION * window)
     return None
+
+
+# What tells a captured Anthropic request from Claude Code apart from any other client of the
+# Messages API (a proxy stores no headers, so the body must say it): Claude Code's system prompt
+# opens with its identity line — "You are Claude Code, Anthropic's official CLI for Claude."
+# (2.0.31's cli.js, CuiYingyun/RE_ClaudeCode extracted_analysis.md; also "…, running within
+# the Claude Agent SDK.") — and from 2.1 a billing block before it, "x-anthropic-billing-header:
+# cc_version=2.1.62.023; cc_entrypoint=cli" (LouisShark/chatgpt_system_prompt
+# prompts/official-product/claude/claudecode/ClaudeCodeSystem-2-1-62.md), both read 2026-12-07
+CLAUDE_CODE_SIGNATURES = ("You are Claude Code, Anthropic's official CLI", "cc_entrypoint=")
+
+
+def is_claude_code_request(system_text: str) -> bool:
+    """Whether a Messages request's system prompt is Claude Code's (:data:`CLAUDE_CODE_SIGNATURES`):
+    only then does the window view frame it with Claude Code's autocompact buffer."""
+    head = system_text[:4_000]  # the identity line and the billing block come first
+    return any(signature in head for signature in CLAUDE_CODE_SIGNATURES)
 
 
 def agent_rule(format: str) -> AgentRule | None:
