@@ -8,14 +8,17 @@ from typing import Any
 __all__ = [
     "ACCENT",
     "ACTION_COLORS",
+    "CACHE_COLORS",
     "CATEGORY_COLORS",
     "POLICY_COLORS",
     "SECTION_COLORS",
     "SEGMENT_COLORS",
     "SERIES_COLORS",
+    "SERIES_DASHES",
     "WINDOW_COLORS",
     "figure_axes",
     "section_color",
+    "series_style",
 ]
 
 # One palette for the packet's sections, used by every plot and (through the generated
@@ -88,8 +91,25 @@ WINDOW_COLORS = {
     "autocompact": "#fde68a",
     "over": "#dc2626",
 }
-# One line per model, in turn.
-SERIES_COLORS = ("#2563eb", "#d97706", "#059669", "#7c3aed", "#dc2626", "#0891b2")
+# One line per model or policy, in turn: ten hues far enough apart to tell ten lines apart
+# (blue, amber, green, violet, red, cyan, pink, lime, brown, slate: every pair at least 78 apart
+# in RGB); past ten, the same hues again with the next dash of SERIES_DASHES.
+SERIES_COLORS = (
+    "#2563eb",
+    "#f59e0b",
+    "#16a34a",
+    "#7c3aed",
+    "#dc2626",
+    "#0891b2",
+    "#db2777",
+    "#84cc16",
+    "#78350f",
+    "#475569",
+)
+SERIES_DASHES = ("-", "--", ":", "-.")
+# How the cache served an input, in colours of their own (one teal scale: never a series' hue,
+# so a cost bar is not read as a line of the chart above it).
+CACHE_COLORS = {"read": "#0f766e", "write": "#2dd4bf", "fresh": "#cbd5e1"}
 # Lines and outlines every plot shares: the budget, caps and before-sizes, markers' edges.
 ACCENT = {
     "budget": "#dc2626",
@@ -99,6 +119,12 @@ ACCENT = {
     "border": "#374151",
     "other": "#888888",
 }
+
+
+def series_style(index: int) -> tuple[str, str]:
+    """The ``index``-th series' colour and dash: ten colours, then each again dashed."""
+    color = SERIES_COLORS[index % len(SERIES_COLORS)]
+    return color, SERIES_DASHES[(index // len(SERIES_COLORS)) % len(SERIES_DASHES)]
 
 
 def section_color(section: str) -> str:

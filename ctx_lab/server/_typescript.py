@@ -14,11 +14,22 @@ from typing import Any
 from ..display import PAYLOAD_VERSION, TITLE_MARKUP
 from ..models import MODEL_OWNERS
 from ..packet import SECTION_LABELS, SECTION_TITLES
-from ..plotting import ACCENT, CATEGORY_COLORS, SECTION_COLORS, SERIES_COLORS, WINDOW_COLORS
+from ..plotting import (
+    ACCENT,
+    CACHE_COLORS,
+    CATEGORY_COLORS,
+    SECTION_COLORS,
+    SERIES_COLORS,
+    SERIES_DASHES,
+    WINDOW_COLORS,
+)
 from ..severity import SEVERITIES
 from ._payloads import payload_schemas
 
 __all__ = ["interface_name", "query_name", "render_typescript"]
+
+# matplotlib's dashes as SVG stroke-dasharray ("" is a solid line)
+SVG_DASHES = {"-": "", "--": "6 3", ":": "1.5 2.5", "-.": "6 2 1.5 2"}
 
 _SCALARS = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean"}
 
@@ -108,8 +119,17 @@ def render_typescript(schemas: dict[str, dict[str, Any]] | None = None) -> str:
         "/** The providers that own a model family, in the order the model picker lists them "
         "(ctx_lab.models.MODEL_OWNERS); resellers follow. */",
         "export const MODEL_OWNERS: readonly string[] = " + json.dumps(list(MODEL_OWNERS)) + ";",
-        "/** One colour per model line (replay plots), shared with the Python plots. */",
+        "/** One colour per model or policy line, shared with the Python plots; past ten, the "
+        "same colours with the next dash (ctx_lab.plotting.series_style). */",
         "export const SERIES_COLORS: readonly string[] = " + json.dumps(list(SERIES_COLORS)) + ";",
+        "/** SVG dash patterns matching SERIES_DASHES: solid, dashed, dotted, dash-dot. */",
+        "export const SERIES_SVG_DASHES: readonly string[] = "
+        + json.dumps([SVG_DASHES[d] for d in SERIES_DASHES])
+        + ";",
+        "/** How the cache served an input, in colours of their own (ctx_lab.plotting). */",
+        "export const CACHE_COLORS: Record<string, string> = "
+        + json.dumps(CACHE_COLORS, ensure_ascii=False, indent=2)
+        + ";",
         "/** The lines and outlines every plot shares (ctx_lab.plotting.ACCENT). */",
         "export const ACCENT: Record<string, string> = "
         + json.dumps(ACCENT, ensure_ascii=False, indent=2)

@@ -63,8 +63,16 @@ export const WINDOW_COLORS: Record<string, string> = {
 };
 /** The providers that own a model family, in the order the model picker lists them (ctx_lab.models.MODEL_OWNERS); resellers follow. */
 export const MODEL_OWNERS: readonly string[] = ["openai", "anthropic", "google", "mistral", "xai", "deepseek", "alibaba", "cohere", "moonshotai", "zai", "llama"];
-/** One colour per model line (replay plots), shared with the Python plots. */
-export const SERIES_COLORS: readonly string[] = ["#2563eb", "#d97706", "#059669", "#7c3aed", "#dc2626", "#0891b2"];
+/** One colour per model or policy line, shared with the Python plots; past ten, the same colours with the next dash (ctx_lab.plotting.series_style). */
+export const SERIES_COLORS: readonly string[] = ["#2563eb", "#f59e0b", "#16a34a", "#7c3aed", "#dc2626", "#0891b2", "#db2777", "#84cc16", "#78350f", "#475569"];
+/** SVG dash patterns matching SERIES_DASHES: solid, dashed, dotted, dash-dot. */
+export const SERIES_SVG_DASHES: readonly string[] = ["", "6 3", "1.5 2.5", "6 2 1.5 2"];
+/** How the cache served an input, in colours of their own (ctx_lab.plotting). */
+export const CACHE_COLORS: Record<string, string> = {
+  "read": "#0f766e",
+  "write": "#2dd4bf",
+  "fresh": "#cbd5e1"
+};
 /** The lines and outlines every plot shares (ctx_lab.plotting.ACCENT). */
 export const ACCENT: Record<string, string> = {
   "budget": "#dc2626",

@@ -6,7 +6,7 @@
 import { claimOf, details, el, fmt, sortableTable, svg } from './dom';
 import { axes, callTicks } from './chart';
 import { decision } from './front';
-import { ACCENT, PoliciesPayload, SERIES_COLORS } from './generated';
+import { ACCENT, CACHE_COLORS, PoliciesPayload, SERIES_COLORS, SERIES_SVG_DASHES } from './generated';
 
 type Policy = PoliciesPayload['policies'][number];
 
@@ -17,6 +17,9 @@ function text(x: number, y: number, value: string, anchor = 'start'): SVGElement
 }
 
 const colorOf = (i: number): string => SERIES_COLORS[i % SERIES_COLORS.length];
+/** Past ten policies, the same colours with the next dash (ctx_lab.plotting.series_style). */
+const dashOf = (i: number): string =>
+  SERIES_SVG_DASHES[Math.floor(i / SERIES_COLORS.length) % SERIES_SVG_DASHES.length];
 
 /** Input tokens over calls, one line per policy, with the window and each policy's threshold (dotted, in its colour); axes. */
 export function inputChart(p: PoliciesPayload): SVGElement {
@@ -70,11 +73,12 @@ export function inputChart(p: PoliciesPayload): SVGElement {
       points,
       fill: 'none',
       stroke: colorOf(i),
+      'stroke-dasharray': dashOf(i),
       'stroke-width': 1.2,
-      'data-ctx-policy-line': q.name
+      'data-ctx-policy-line': q.setting || q.name
     });
     const title = svg('title', {});
-    title.textContent = `${q.name}: peak ${fmt(q.peak)}, mean ${fmt(q.mean)}`;
+    title.textContent = `${q.setting || q.name}: peak ${fmt(q.peak)}, mean ${fmt(q.mean)}`;
     line.appendChild(title);
     root.appendChild(line);
   });
@@ -85,14 +89,21 @@ function legend(policies: readonly Policy[]): HTMLElement {
   return el(
     'div',
     { class: 'ctx-legend', 'data-ctx-legend': '' },
-    ...policies.map((q, i) =>
-      el(
-        'span',
-        { class: 'ctx-legend-item' },
-        el('span', { class: 'ctx-swatch', style: `background:${colorOf(i)}` }),
-        q.name
-      )
-    )
+    ...policies.map((q, i) => {
+      const mark = svg('svg', { width: 22, height: 8, class: 'ctx-line-key' });
+      mark.appendChild(
+        svg('line', {
+          x1: 0,
+          y1: 4,
+          x2: 22,
+          y2: 4,
+          stroke: colorOf(i),
+          'stroke-dasharray': dashOf(i),
+          'stroke-width': 2
+        })
+      );
+      return el('span', { class: 'ctx-legend-item' }, mark as unknown as HTMLElement, q.setting || q.name);
+    })
   );
 }
 
@@ -104,9 +115,9 @@ export function costBars(policies: readonly Policy[]): HTMLElement | null {
   }
   const most = Math.max(...priced.map(q => q.cost ?? 0), 1e-9);
   const parts: [keyof NonNullable<Policy['cost_split']>, string][] = [
-    ['read', SERIES_COLORS[0]],
-    ['write', SERIES_COLORS[1]],
-    ['fresh', SERIES_COLORS[2]]
+    ['read', CACHE_COLORS.read],
+    ['write', CACHE_COLORS.write],
+    ['fresh', CACHE_COLORS.fresh]
   ];
   return el(
     'div',
@@ -116,8 +127,8 @@ export function costBars(policies: readonly Policy[]): HTMLElement | null {
       const split = q.cost_split!;
       return el(
         'div',
-        { class: 'ctx-cost-row', 'data-ctx-cost-row': q.name },
-        el('span', { class: 'ctx-cost-name' }, q.name),
+        { class: 'ctx-cost-row', 'data-ctx-cost-row': q.setting || q.name },
+        el('span', { class: 'ctx-cost-name' }, q.setting || q.name),
         el(
           'span',
           { class: 'ctx-cost-bar' },

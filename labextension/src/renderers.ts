@@ -36,6 +36,7 @@ import {
   SECTION_COLORS,
   SECTION_LABELS,
   SERIES_COLORS,
+  CACHE_COLORS,
   TITLE_MARKUP,
   Severity,
   TokensPayload,
@@ -899,9 +900,9 @@ const usd = (value: number | null | undefined): string =>
   value === null || value === undefined ? '?' : `$${value.toFixed(4)}`;
 
 const CACHE_PARTS: Array<[string, string, string]> = [
-  ['cache_read', 'read from the cache', SERIES_COLORS[2]],
-  ['cache_write', 'written to the cache', SERIES_COLORS[1]],
-  ['input', 'fresh input', SERIES_COLORS[0]]
+  ['cache_read', 'read from the cache', CACHE_COLORS.read],
+  ['cache_write', 'written to the cache', CACHE_COLORS.write],
+  ['input', 'fresh input', CACHE_COLORS.fresh]
 ];
 
 /** Each call's input as the caching rules predict it — read, written, fresh, stacked — with

@@ -110,3 +110,41 @@ def test_every_notebook_figure_comes_from_a_tested_plot_or_labels_itself() -> No
             if "plot.bar" in source:  # pandas' legend sits over the bars unless placed beside
                 assert "bbox_to_anchor" in source
     assert shown >= 12  # 06 and 08 show their figures too (they were suppressed by ';')
+
+
+def _rgb(color: str) -> tuple[int, int, int]:
+    return int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16)
+
+
+def test_ten_policies_are_ten_distinguishable_series_with_a_legend_beside_them() -> None:
+    """Every built-in policy on one chart: ten lines of ten different colours (each pair far
+    apart in RGB), the eleventh dashed; the legend, the window's entry included, sits beside
+    the axes, never over the lines; the cost bars' colours are none of the lines'."""
+    from ctx_lab.plotting import CACHE_COLORS, SERIES_COLORS, series_style
+
+    assert len(set(SERIES_COLORS)) >= 10
+    for i, a in enumerate(SERIES_COLORS):
+        for b in SERIES_COLORS[i + 1 :]:
+            distance = sum((x - y) ** 2 for x, y in zip(_rgb(a), _rgb(b), strict=True)) ** 0.5
+            assert distance >= 75, (a, b, distance)
+    assert series_style(10) == (SERIES_COLORS[0], "--")
+    assert not set(CACHE_COLORS.values()) & set(SERIES_COLORS)
+    if not LONG:
+        pytest.skip("../shared/real-data is absent")
+    report = run_policies(load_transcript(str(LONG[0])), registry="models-dev")
+    assert len(report.policies) == 10
+    figure = report.plot()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    ax = figure.axes[0]
+    lines = [
+        line for line in ax.get_lines() if line.get_label() in {p.label for p in report.policies}
+    ]
+    assert len({(line.get_color(), line.get_linestyle()) for line in lines}) == 10
+    renderer = canvas.get_renderer()
+    legend = ax.get_legend().get_window_extent(renderer)
+    plot_area = ax.get_window_extent(renderer)
+    assert legend.x0 >= plot_area.x1  # beside the data, not over it
+    assert "window" in {t.get_text() for t in ax.get_legend().get_texts()}

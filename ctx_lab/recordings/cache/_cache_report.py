@@ -335,7 +335,7 @@ def _within(sizes: str) -> str:
 def plot_cache(report: CacheReport, ax: Any = None) -> Any:
     """Per call, the input as read, written and fresh (stacked: the reported split where the
     recording has one, else the predicted), each miss a dotted line labelled with its cause."""
-    from ...plotting import ACCENT, SERIES_COLORS, figure_axes
+    from ...plotting import ACCENT, CACHE_COLORS, figure_axes
 
     fig, ax = figure_axes(ax, (8.5, 3.8))
     calls = [c.call for c in report.calls]
@@ -348,7 +348,7 @@ def plot_cache(report: CacheReport, ax: Any = None) -> Any:
         [s.cache_write for s in shown],
         [s.input for s in shown],
         labels=["read", "write", "fresh"],
-        colors=list(SERIES_COLORS[:3]),
+        colors=[CACHE_COLORS["read"], CACHE_COLORS["write"], CACHE_COLORS["fresh"]],
     )
     top = max((s.cache_read + s.cache_write + s.input for s in shown), default=1)
     for c in report.calls:

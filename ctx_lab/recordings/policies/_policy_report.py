@@ -295,25 +295,27 @@ def _calls(calls: tuple[int, ...]) -> str:
 def plot_policies(report: PoliciesReport, ax: Any = None) -> Any:
     """Input over calls per policy, with the window and each policy's threshold (dotted, in
     its colour); the title says it is open-loop."""
-    from ...plotting import ACCENT, SERIES_COLORS, figure_axes
+    from ...plotting import ACCENT, figure_axes, series_style
 
-    fig, ax = figure_axes(ax, (9, 4))
+    fig, ax = figure_axes(ax, (10, 4.2))
     for i, policy in enumerate(report.policies):
-        color = SERIES_COLORS[i % len(SERIES_COLORS)]
+        color, dash = series_style(i)
         ax.plot(
             [c.call for c in policy.calls],
             [c.input for c in policy.calls],
             label=policy.label,
             color=color,
-            linestyle="-" if i < len(SERIES_COLORS) else "--",
+            linestyle=dash,
             linewidth=1.2,
         )
         if policy.threshold is not None and policy.threshold < report.window:
             ax.axhline(policy.threshold, color=color, linestyle=":", linewidth=0.8)
-    ax.axhline(report.window, color=ACCENT["budget"], linestyle=":", linewidth=1)
-    ax.annotate("window", (1, report.window), fontsize=7, va="bottom")
+    ax.axhline(report.window, color=ACCENT["budget"], linestyle=":", linewidth=1, label="window")
     ax.set_xlabel("call")
     ax.set_ylabel("input tokens")
     ax.set_title(f"{report.open_loop}", fontsize=8)
-    ax.legend(loc="upper left", fontsize=7, ncol=2)
+    # beside the plot, never over the lines: one column, or two past twelve series
+    columns = 1 if len(report.policies) <= 12 else 2
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False,
+              ncol=columns)  # fmt: skip
     return fig
