@@ -469,7 +469,8 @@ def test_policies_render_their_chart_costs_and_losses(page, lab: Lab) -> None:
     # recommended one ringed, and the recommendation with its rule and the open-loop note
     front = rendered.locator("[data-ctx-front]")
     assert front.locator("[data-ctx-setting]").count() == 4
-    assert "× the recording" in front.locator("[data-ctx-setting] title").first.text_content()
+    hover = front.locator("[data-ctx-setting] title").first.text_content() or ""
+    assert "×" in hover and "the recording" in hover and "probes lost" in hover
     assert front.locator("[data-ctx-recommended]").count() == 1
     advice = rendered.locator("[data-ctx-recommendation]")
     assert "recommended:" in advice.inner_text() and "open-loop" in advice.inner_text()

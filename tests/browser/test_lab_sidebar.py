@@ -154,6 +154,9 @@ def test_the_counter_setting_lists_the_servers_counters(page, lab: Lab) -> None:
     page.locator(".jp-PluginList-entry", has_text="ctx-lab").first.click()
     field = page.locator("select[id$='counter']").first
     field.wait_for()
+    # the server's counters arrive with the settings' fetch transform: wait for them, not for
+    # the first paint of the field (which may still hold only the schema's default)
+    field.locator("option", has_text="cl100k").first.wait_for(state="attached")
     options = field.locator("option")
     values = [options.nth(i).inner_text() for i in range(options.count())]
     assert any(v.startswith("default") for v in values)
