@@ -338,9 +338,12 @@ def _cursor_key(kwargs: dict[str, Any]) -> tuple[str, str, str]:
 
 
 def _prepare_read(kwargs: dict[str, Any], inv: Invocation) -> dict[str, Any]:
-    """``--cursor @last`` (the last read of this URI in the kernel) and ``--cursor @name`` (a
-    variable of the kernel holding a cursor or a read result) — looked up, never evaluated."""
+    """``--cursor @last`` (the last read of this URI in the kernel) and ``--cursor @name`` or
+    ``$name`` (a variable of the kernel holding a cursor or a read result) — looked up, never
+    evaluated."""
     cursor = kwargs.get("cursor")
+    if isinstance(cursor, str) and cursor.startswith("$") and inv.namespace is not None:
+        cursor = "@" + cursor[1:]  # %ctx takes its line as written: $c names a variable too
     if not isinstance(cursor, str) or not cursor.startswith("@"):
         return kwargs
     found = _REFERENCE.match(cursor)

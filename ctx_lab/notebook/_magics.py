@@ -69,7 +69,7 @@ class CtxMagics(Magics):
         return run_magic(line, cell, self.shell.user_ns if self.shell is not None else None)
 
 
-def _ctx_matcher() -> Any:
+def _ctx_matcher(namespace: Any = None) -> Any:
     """An IPython completion matcher for ``%ctx`` lines that offers only commands, their flags
     and their values — and suppresses every other matcher (Python names, keywords, files) on
     those lines."""
@@ -86,7 +86,7 @@ def _ctx_matcher() -> Any:
             ):
                 after = stripped[len(prefix) :].lstrip()
                 current = "" if not after or after[-1] in " \t" else after.split()[-1]
-                found = complete_line(after)
+                found = complete_line(after, namespace)
                 return {
                     "completions": [SimpleCompletion(text=w, type="ctx") for w in found],
                     "suppress": True,
@@ -104,4 +104,4 @@ def load_ipython_extension(ipython: Any) -> None:
     if completer is not None and hasattr(completer, "custom_matchers"):
         matchers = completer.custom_matchers
         if not any(getattr(m, "__name__", "") == "ctx_lab_matcher" for m in matchers):
-            matchers.append(_ctx_matcher())
+            matchers.append(_ctx_matcher(getattr(ipython, "user_ns", None)))

@@ -83,8 +83,7 @@ export class ModelPicker {
     const seen = new Set<string>();
     this.copies = 0;
     return this.choices.filter(c => {
-      const name = `${c.group} ${c.model}`.toLowerCase();
-      if (!words.every(w => name.includes(w))) {
+      if (!words.every(w => wordMatches(w, `${c.group} ${c.model}`))) {
         return false;
       }
       const key = `${c.model.split('/').pop()}|${c.budget}`;
@@ -154,7 +153,26 @@ export class ModelPicker {
       );
     }
     if (!all.length) {
-      this.list.appendChild(el('div', { class: 'ctx-muted ctx-model-more' }, 'no model matches'));
+      const close = closest(this.search.value, this.choices);
+      this.list.appendChild(
+        el(
+          'div',
+          { class: 'ctx-muted ctx-model-more', 'data-ctx-model-none': '' },
+          close.length ? 'no model matches; did you mean:' : 'no model matches'
+        )
+      );
+      close.forEach(choice => {
+        const option = el(
+          'div',
+          { class: 'ctx-model-option', role: 'option', 'data-ctx-model-suggestion': choice.model, title: choice.model },
+          el('span', { class: 'ctx-model-name' }, choice.model)
+        );
+        option.addEventListener('mousedown', event => {
+          event.preventDefault();
+          this.choose(choice);
+        });
+        this.list.appendChild(option);
+      });
     } else if (all.length > this.shown.length) {
       this.list.appendChild(
         el(
@@ -197,4 +215,59 @@ export class ModelPicker {
     this.search.blur();
     this.onChange(this.value, this.registry);
   }
+}
+
+/** A name as words are matched against it: lowercase, its separators (. _ / - space) one. */
+const normal = (text: string): string => text.toLowerCase().replace(/[._/\s-]+/g, '-');
+/** … and with no separators at all ("gpt4o" finds gpt-4o). */
+const compact = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]+/g, '');
+
+/** Whether a typed word is in a model's name, however either spells its separators: "4.5"
+ * finds claude-sonnet-4-5, "gpt4o" finds gpt-4o. */
+export function wordMatches(word: string, name: string): boolean {
+  const bare = normal(word).replace(/^-+|-+$/g, '');
+  return normal(name).includes(bare) || (compact(word) !== '' && compact(name).includes(compact(word)));
+}
+
+/** The edit distance of two short names (insert, delete, replace), capped at `cap`. */
+function distance(a: string, b: string, cap: number): number {
+  if (Math.abs(a.length - b.length) > cap) {
+    return cap + 1;
+  }
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length];
+}
+
+/** Up to three models whose names are a few edits from what was typed ("did you mean"), the
+ * families' own before resellers' copies. */
+export function closest(typed: string, choices: readonly ModelChoice[]): ModelChoice[] {
+  const want = compact(typed);
+  if (want.length < 3) {
+    return [];
+  }
+  const cap = Math.max(2, Math.floor(want.length / 3));
+  const scored: Array<[number, number, ModelChoice]> = [];
+  const seen = new Set<string>();
+  choices.forEach((choice, order) => {
+    const bare = choice.model.split('/').pop() ?? choice.model;
+    if (seen.has(bare)) {
+      return;
+    }
+    const d = distance(want, compact(bare), cap);
+    if (d <= cap) {
+      seen.add(bare);
+      scored.push([d, order, choice]);
+    }
+  });
+  return scored
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    .slice(0, 3)
+    .map(([, , choice]) => choice);
 }

@@ -87,6 +87,46 @@ def test_model_picker_fits_the_panel_at_250px(page, lab: Lab) -> None:
     assert not panel.locator("[data-ctx-budget-input]").is_disabled()
 
 
+def test_the_picker_finds_models_the_way_people_type_them(page, lab: Lab) -> None:
+    """Words in any order and any separator ("sonnet claude 4.5" finds claude-sonnet-4-5), the
+    family's own provider before resellers; "gpt4o" finds gpt-4o; a near-miss with nothing
+    matching gets "did you mean"."""
+    from ctx_lab.models import MODEL_OWNERS
+
+    panel = open_panel(page, lab, "proj")
+    panel.locator("[data-ctx-panel-total]").wait_for()
+    wait_for_models(page)
+    search = panel.locator("[data-ctx-model-search]")
+    listing = panel.locator("[data-ctx-model-list]")
+    search.click()
+    search.fill("sonnet claude 4.5")
+    names = listing.locator("[data-ctx-model-option]")
+    names.first.wait_for()
+    found = [
+        names.nth(i).get_attribute("data-ctx-model-option") or "" for i in range(names.count())
+    ]
+    assert any(n.split("/")[-1] == "claude-sonnet-4-5" for n in found), found
+    groups = listing.locator("[data-ctx-model-group]")
+    order = [groups.nth(i).get_attribute("data-ctx-model-group") for i in range(groups.count())]
+    owned = [i for i, g in enumerate(order) if g in MODEL_OWNERS]
+    resold = [i for i, g in enumerate(order) if g not in MODEL_OWNERS and "built in" not in g]
+    assert "anthropic" in order and (not resold or max(owned) < min(resold)), order
+    page.screenshot(path=str(ARTIFACTS / "picker-sonnet-claude-4.5.png"))
+    search.fill("gpt4o")
+    listing.locator("[data-ctx-model-option='gpt-4o']").first.wait_for()
+    page.screenshot(path=str(ARTIFACTS / "picker-gpt4o.png"))
+    search.fill("gtp-4o-minni")
+    listing.locator("[data-ctx-model-none]").wait_for()
+    assert "did you mean" in listing.locator("[data-ctx-model-none]").inner_text()
+    suggested = listing.locator("[data-ctx-model-suggestion]")
+    values = [
+        suggested.nth(i).get_attribute("data-ctx-model-suggestion")
+        for i in range(suggested.count())
+    ]
+    assert any((v or "").endswith("gpt-4o-mini") for v in values), values
+    page.screenshot(path=str(ARTIFACTS / "picker-did-you-mean.png"))
+
+
 def test_typing_a_budget(page, lab: Lab) -> None:
     panel = open_panel(page, lab, "proj")
     panel.locator("[data-ctx-panel-total]").wait_for()

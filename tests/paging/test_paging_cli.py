@@ -160,6 +160,11 @@ def test_a_read_is_followed_from_cells_with_at_last_and_a_variable(root: Path, i
     ip.user_ns["earlier"] = first
     again = ip.run_line_magic("ctx", "read doc.txt --max-chars 300 --cursor @earlier")
     assert again.content == pieces[1]
+    # $c as people write it in IPython: %ctx takes its line as written, so $c names the
+    # variable (it restarted at chunk 1 before)
+    ip.user_ns["c"] = first.next_cursor
+    dollar = ip.run_line_magic("ctx", "read doc.txt --max-chars 300 --cursor $c")
+    assert dollar.content == pieces[1] and not dollar.cursor_reset
     ip.user_ns["c"] = first.next_cursor
     assert ip.run_line_magic("ctx", "read doc.txt --max-chars 300 --cursor @c").content == pieces[1]
     for bad, message in [

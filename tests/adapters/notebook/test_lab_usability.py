@@ -30,6 +30,28 @@ def test_completion_through_ipython(ip) -> None:
     assert "--budget" in completions(ip, "%ctx packet --bu")
 
 
+def test_completion_of_cursors_and_policies() -> None:
+    """``--cursor`` offers @last and the kernel's variables that hold a cursor (a read or a
+    cursor string), nothing else; ``--policy`` the policy names, then a policy's parameters."""
+
+    class Read:
+        next_cursor = "eyJ2IjoxfQ.c2lnbmF0dXJlMTIz"
+
+    namespace = {"r": Read(), "c": Read.next_cursor, "n": 3, "text": "hello", "_hidden": Read()}
+    assert complete_line("read doc.md --cursor ", namespace) == ["@last", "@c", "@r"]
+    assert complete_line("read doc.md --cursor @l", namespace) == ["@last"]
+    names = complete_line("policies s.jsonl --policy ")
+    assert "observation-masking" in names and "claude-code" in names and len(names) == 10
+    assert complete_line("policies s.jsonl --policy claude-code:") == [
+        "claude-code:reserve=",
+        "claude-code:summary=",
+        "claude-code:pct=",
+    ]
+    assert complete_line("policies s.jsonl --policy observation-masking:keep=3,ba") == [
+        "observation-masking:keep=3,batch="
+    ]
+
+
 def test_completion_of_values_and_flags() -> None:
     assert complete_line("pa") == ["packet", "page"]
     assert "gpt-4o" in complete_line("packet --model gpt-4")
