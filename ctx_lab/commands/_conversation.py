@@ -346,7 +346,7 @@ command(
         calibrate,
         epilog="examples:\n"
         "  ctx-lab calibrate ~/.claude/projects/*/*.jsonl --model claude-sonnet-4-5 --save\n"
-        "  ctx-lab calibrate chat-log.jsonl --model gpt-4o --counter bytes/4\n"
+        "  ctx-lab calibrate chat-log.jsonl --counter bytes/4\n"
         "  ctx-lab calibrate --list\n"
         "  ctx-lab calibrate --forget claude-sonnet-4-5",
         group="sessions",

@@ -377,7 +377,7 @@ command(
         "find the nearest .context/ at or above a directory, with a signature of its files",
         context,
         surfaces=frozenset({"cli", "rest"}),
-        epilog="example:\n  ctx-lab context src/billing --root ~/src",
+        epilog="example:\n  ctx-lab context ~/src/billing --root ~/src",
         group="context",
     )
 )

@@ -41,7 +41,10 @@ def write_stream_journal(path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Write the example files into the folder given (made if missing)."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
+    if args in (["-h"], ["--help"]):
+        print(f"usage: python -m ctx_lab.conversation DIR\n\n{__doc__}")
+        return 0
+    if len(args) != 1 or args[0].startswith("-"):  # a flag is never a folder to write into
         print("usage: python -m ctx_lab.conversation DIR", file=sys.stderr)
         return 2
     folder = Path(args[0])
