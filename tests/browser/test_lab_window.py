@@ -53,7 +53,9 @@ def test_window_view_of_a_request_and_of_a_claude_code_call(page, lab: Lab) -> N
     run_all(page, "[data-ctx-window-view]", count=2)
     request, call = page.locator("[data-ctx-window-view]").all()[:2]
     blocks = _blocks(request)
-    assert {"system", "tools", "messages", "free", "margin", "reserve"} <= set(blocks)
+    # no system prompt in this request: Anthropic's tool use system prompt is its own block
+    assert {"tool_prompt", "tools", "messages", "free", "margin", "reserve"} <= set(blocks)
+    assert "system" not in blocks
     assert request.locator("[data-ctx-window-legend]").count() == len(blocks)
     legend = request.locator("[data-ctx-window-legend='reserve']").inner_text()
     assert "output reserve" in legend and "%" in legend
@@ -174,6 +176,11 @@ def test_the_monitor_of_an_anthropic_capture_draws_the_autocompact_line(page, la
     proxy = Served(CaptureProxy("anthropic", upstream.url, CaptureStore(db)).app())
     client = anthropic.Anthropic(base_url=proxy.url, api_key="sk-test", max_retries=0)
     body = {k: v for k, v in json.loads(RECORDED.read_text())["request"].items() if k != "stream"}
+    # Claude Code's own request (its identity line opens the system prompt): only then is the
+    # window framed with its autocompact buffer (a plain SDK loop gets the output reserve)
+    body["system"] = [
+        {"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."}
+    ]
     try:
         client.messages.create(**body)
         client.messages.create(**body)
