@@ -27,6 +27,7 @@ MANIFEST = REPO / "tests" / "fixtures" / "sessions" / "corpus.toml"
 ROOTS = {
     "shared": REPO.parent / "shared" / "real-data" / "transcripts",
     "fixtures": REPO / "tests" / "fixtures" / "sessions",
+    "examples": REPO / "ctx_lab" / "examples" / "recorded",
 }
 PROVENANCE = ("file", "root", "kind", "repository", "commit", "path", "licence")
 ASSISTANT_ITEMS = ("reasoning", "function_call", "custom_tool_call", "local_shell_call",

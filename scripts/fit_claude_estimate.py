@@ -1,7 +1,7 @@
 """Fit ctx_lab's built-in Claude estimate (``ctx_lab/tokens/claude_estimate.json``): a
 calibration of bytes/4 on every shared Claude Code session with usage (``../shared/real-data``,
 whose SOURCES.md names each file's repository, commit and licence), then its check on the
-held-back sessions of ``tests/fixtures/sessions/spotter-held-back`` (never fitted on).
+held-back sessions of ``ctx_lab/examples/recorded/marot__spotter`` (never fitted on).
 
     python scripts/fit_claude_estimate.py            # rewrites the file; --check compares
 
@@ -23,7 +23,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "ctx_lab" / "tokens" / "claude_estimate.json"
 REAL = REPO.parent / "shared" / "real-data"
-HELD_BACK = REPO / "tests" / "fixtures" / "sessions" / "spotter-held-back"
+HELD_BACK = REPO / "ctx_lab" / "examples" / "recorded" / "marot__spotter"
 FITTED = datetime(2026, 12, 7, tzinfo=UTC)  # the day it was fitted: no stored date moves
 # where the shared sessions come from (../shared/real-data/SOURCES.md, read 2026-12-07)
 ORIGINS = {
@@ -78,7 +78,7 @@ def _held_back(fitted: Any) -> dict[str, Any]:
         model=fitted.model, base=fitted.base, classes=(), rows=tuple(rows)
     )
     return {
-        "sessions": "tests/fixtures/sessions/spotter-held-back (marot/spotter, MIT)",
+        "sessions": "ctx_lab/examples/recorded/marot__spotter (marot/spotter, MIT)",
         "calls": len(rows),
         "inside_band": report.inside_band,
         "median_half_width": report.median_half_width,

@@ -7,4 +7,6 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 FIXTURES = TESTS / "fixtures"
+# Real sessions shipped with ctx_lab (the notebooks teach with them; held back from fitting)
+RECORDED = REPO / "ctx_lab" / "examples" / "recorded"
 SHARED = REPO.parent / "shared"  # ../shared beside the checkout (real data, design docs)

@@ -12,6 +12,7 @@ MANIFEST = REPO / "tests" / "fixtures" / "sessions" / "corpus.toml"
 ROOTS = {
     "shared": REPO.parent / "shared" / "real-data" / "transcripts",
     "fixtures": REPO / "tests" / "fixtures" / "sessions",
+    "examples": REPO / "ctx_lab" / "examples" / "recorded",
 }
 
 

@@ -60,7 +60,7 @@ def _bars(evaluation: Evaluation) -> list[str]:
 
 def _corpus(evaluation: Evaluation) -> list[str]:
     files = [f.entry for f in evaluation.files]
-    committed = [e for e in files if e.root == "fixtures"]
+    committed = [e for e in files if e.root in ("fixtures", "examples")]
     repos = {e.repository for e in files}
     agents = sorted({e.agent for e in files})
     return [

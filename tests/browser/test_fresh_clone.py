@@ -1,5 +1,6 @@
-"""The README's two commands in the README's order, in a fresh clone named ``ctx_lab``: the lab
-(``scripts/lab.sh``) runs every notebook with autosave on, and the fixtures the test command
+"""The README's two commands in the README's order, in a fresh clone named ``ctx_lab`` with no
+``../shared`` beside it (as a user's clone has none): the lab (``scripts/lab.sh``) runs every
+notebook with Run All and autosave on, every cell runs clean, and the fixtures the test command
 compares against are untouched afterwards.
 
 The clone's lab gets its own virtual environment from ``scripts/lab.sh`` itself, as a user's
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import filecmp
+import json
 import os
 import secrets
 import shutil
@@ -29,6 +31,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
 AUTOSAVE_WINDOW_S = 180  # JupyterLab autosaves every 120 s by default
+AUTOSAVE_TICK_S = 130  # one autosave after the last cell ran (every 120 s, and a margin)
+RUN_ALL_S = 1200  # every notebook's Run All, all kernels at once on two cores
 WORK = "my-notebooks"
 
 
@@ -149,10 +153,37 @@ def _open_and_run_all(page, name: str) -> None:  # type: ignore[no-untyped-def]
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
 
 
+def _kernels_idle(lab: ClonedLab, seconds: float) -> None:
+    """Wait until every kernel of the lab has been idle for three polls in a row."""
+    deadline, calm = time.monotonic() + seconds, 0
+    while calm < 3:
+        with urllib.request.urlopen(f"{lab.url}/api/kernels?token={lab.token}", timeout=10) as r:
+            states = [k["execution_state"] for k in json.load(r)]
+        calm = calm + 1 if states and all(s == "idle" for s in states) else 0
+        if time.monotonic() > deadline:
+            raise AssertionError(f"kernels still busy after {seconds:.0f} s: {states}")
+        time.sleep(2)
+
+
+def _not_clean(path: Path) -> list[str]:
+    """What did not run clean in a saved notebook: error outputs, and code cells never run."""
+    found = []
+    for number, cell in enumerate(json.loads(path.read_text())["cells"], 1):
+        if cell["cell_type"] != "code":
+            continue
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                found.append(f"cell {number}: {output.get('ename')}: {output.get('evalue')}"[:300])
+        if cell.get("execution_count") is None and "".join(cell["source"]).strip():
+            found.append(f"cell {number}: never ran")
+    return found
+
+
 def test_the_lab_never_changes_the_notebooks_the_tests_compare(
     browser, cloned_lab: ClonedLab
 ) -> None:
     clone = cloned_lab.clone
+    assert not (clone.parent / "shared").exists()  # what only this repository's developers have
     printed = cloned_lab.log.read_text()
     assert f"/lab/tree/{WORK}/01_quickstart.ipynb?token=" in printed, printed[-2000:]
     names = sorted(p.name for p in (clone / "notebooks").glob("*.ipynb"))
@@ -186,7 +217,10 @@ def test_the_lab_never_changes_the_notebooks_the_tests_compare(
             _open_and_run_all(page, name)
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "fresh-clone-run-all.png"))
-        page.wait_for_timeout(max(0.0, AUTOSAVE_WINDOW_S - (time.monotonic() - started)) * 1000)
+        _kernels_idle(cloned_lab, RUN_ALL_S)
+        page.screenshot(path=str(ARTIFACTS / "fresh-clone-all-idle.png"))
+        waited = max(AUTOSAVE_TICK_S, AUTOSAVE_WINDOW_S - (time.monotonic() - started))
+        page.wait_for_timeout(waited * 1000)
         page.screenshot(path=str(ARTIFACTS / "fresh-clone-after-autosave.png"))
     finally:
         context.close()
@@ -196,6 +230,9 @@ def test_the_lab_never_changes_the_notebooks_the_tests_compare(
         n for n in names if not filecmp.cmp(clone / "notebooks" / n, clone / WORK / n, False)
     ]
     assert changed, "nothing was autosaved: the test did not exercise the lab"
+    # every notebook ran clean without ../shared: what the lab saved has no error and no cell unrun
+    broken = {n: _not_clean(clone / WORK / n) for n in names}
+    assert not {n: v for n, v in broken.items() if v}, broken
     assert _git("status", "--porcelain", cwd=clone) == ""
     assert _git("status", "--porcelain", "--ignored", "notebooks", cwd=clone) == ""
 

@@ -16,13 +16,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from paths import REPO, TESTS
+from paths import RECORDED, REPO
 
 from ctx_lab.commands import commands
 
 pytestmark = pytest.mark.slow
 
-HELD = TESTS / "fixtures" / "sessions" / "spotter-held-back"
+HELD = RECORDED / "marot__spotter"
 # a line this machine cannot run as printed, and why (loopback only here)
 NOT_HERE = {"--scheduler tcp://10.0.0.5:8786": "a Dask scheduler at 10.0.0.5"}
 CURSOR = "<next_cursor of the previous call>"

@@ -12,9 +12,9 @@ import pytest
 from ctx_lab.errors import FileTooLarge, InputFileError
 from ctx_lab.packed import read_unpacked_text, unpack
 from ctx_lab.recordings.transcripts import load_transcript
-from tests.paths import FIXTURES
+from tests.paths import RECORDED
 
-HELD_BACK = FIXTURES / "sessions" / "codemie-held-back"
+HELD_BACK = RECORDED / "codemie-ai__codemie-code"
 
 
 def test_plain_text_passes_through(tmp_path: Path) -> None:

@@ -86,14 +86,14 @@ def test_the_hour_is_judged_against_the_rewrites_the_pauses_would_cost() -> None
     """8463c716 pays $0.98 for 1-hour writes, and its pauses of 5 minutes to an hour would
     cost more than that rewritten at the 5-minute lifetime (kvleak tune, on the same file:
     1h $10.50, 5m $11.12): the hour paid for itself; 258c7280's did not."""
-    from paths import TESTS
+    from paths import RECORDED
 
     report = simulate_cache(load_transcript(LONG / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"))
     hour = {r.cause: r for r in report.recoverable}
     assert HOUR_BRIDGED in hour and HOUR_WRITES not in hour
     assert hour[HOUR_BRIDGED].usd == pytest.approx(0.9767, abs=1e-4)
     assert hour[HOUR_BRIDGED].fix.endswith(" more")
-    held = TESTS / "fixtures" / "sessions" / "spotter-held-back"
+    held = RECORDED / "marot__spotter"
     other = simulate_cache(
         load_transcript(held / "258c7280-ae70-4798-800f-63464d01a85d.jsonl.gz"),
         registry="models-dev",
@@ -102,9 +102,9 @@ def test_the_hour_is_judged_against_the_rewrites_the_pauses_would_cost() -> None
 
 
 def test_the_held_back_sessions_packed_sub_agents_are_attributed_too() -> None:
-    from paths import TESTS
+    from paths import RECORDED
 
-    held = TESTS / "fixtures" / "sessions" / "spotter-held-back"
+    held = RECORDED / "marot__spotter"
     for parent in sorted(held.glob("*.jsonl.gz")):
         files = sorted((held / parent.name.removesuffix(".jsonl.gz") / "subagents").glob("*.gz"))
         report = simulate_cache(load_transcript(parent), registry="models-dev")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ctx_lab.claims import claim_of, unlabelled
-from tests.paths import FIXTURES, SHARED
+from tests.paths import RECORDED, SHARED
 
 REAL = SHARED / "real-data" / "transcripts"
 CLAUDE = REAL / "marot__spotter" / "subagent.jsonl"
@@ -20,7 +20,7 @@ CODEX = (
     / ("rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl")
 )
 GEMINI = REAL / "codemie-ai__codemie-code" / "session-2026-01-16T11-01-file-ops-37b7abef.json"
-HELD_BACK = FIXTURES / "sessions" / "codemie-held-back" / "session-9eda1058.jsonl.gz"
+HELD_BACK = RECORDED / "codemie-ai__codemie-code" / "session-9eda1058.jsonl.gz"
 SESSIONS = [CLAUDE, CODEX, GEMINI, HELD_BACK]
 COMMANDS = [["cache"], ["cache", "--sizes", "counts"], ["policies"], ["replay"],
             ["anatomy", "--session"], ["check"]]  # fmt: skip

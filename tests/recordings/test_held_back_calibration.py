@@ -1,6 +1,6 @@
 """Issue 61's line, on sessions ctx_lab was never fitted or tuned on: the Claude calibration
 fitted on the shared sessions (../shared/real-data) estimates marot/spotter's other Claude Code
-sessions (tests/fixtures/sessions/spotter-held-back, README there) — 85–95 % of their calls
+sessions (ctx_lab/examples/recorded/marot__spotter, README there) — 85–95 % of their calls
 inside the stated 90 % band, a median half-width of at most 8 %, a median absolute error of at
 most 2 % and no session of five calls or more above 4 %."""
 
@@ -10,13 +10,13 @@ import gzip
 from pathlib import Path
 
 import pytest
-from paths import FIXTURES
+from paths import RECORDED
 from shared_recordings import claude_with_usage
 
 from ctx_lab.recordings import CalibrationEvaluation, calibrate, evaluate_calibration
 from ctx_lab.recordings.transcripts import load_transcript
 
-HELD_BACK = FIXTURES / "sessions" / "spotter-held-back"
+HELD_BACK = RECORDED / "marot__spotter"
 
 pytestmark = [
     pytest.mark.slow,

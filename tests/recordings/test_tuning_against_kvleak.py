@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from paths import SHARED, TESTS
+from paths import RECORDED, SHARED
 
 from ctx_lab.recordings import Recommendation, decide, decision_row, run_policies
 from ctx_lab.recordings.transcripts import load_transcript
 
-HELD = sorted((TESTS / "fixtures" / "sessions" / "spotter-held-back").glob("*.jsonl.gz"))
+HELD = sorted((RECORDED / "marot__spotter").glob("*.jsonl.gz"))
 LONG = SHARED / "real-data" / "transcripts" / "marot__spotter" / "long"
 SWEEP = ["claude-code:pct=40..80/5"]
 KVLEAK = {"held back": 2.36, "8463c716": 1.52, "ae4a77f8": 0.0}

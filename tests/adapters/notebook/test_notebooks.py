@@ -187,3 +187,31 @@ def test_the_shifted_clock_run_catches_an_output_that_carries_the_day(tmp_path: 
     shifted = _nbval(dated, env)
     assert shifted.returncode == 1, shifted.stdout
     assert "Cell outputs differ" in shifted.stdout
+
+
+OUTSIDE = (r"\.\./\.\./", r"\bshared\b[/\"' ]*(real-data|transcripts)", r"parents\[[1-9]\]")
+
+
+def test_no_notebook_reads_what_only_this_repositorys_developers_have() -> None:
+    """Every notebook travels: no cell reaches beside the checkout (``../../``, ``../shared``,
+    ``Path.cwd().parents[1]``), so a plain clone, Binder or a wheel's user runs it clean; the
+    real sessions they teach with ship in ``ctx_lab/examples/recorded``."""
+    import re
+
+    outside = re.compile("|".join(OUTSIDE))
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        for number, cell in enumerate(nb.cells, 1):
+            found = outside.search(cell.source)
+            assert found is None, f"{path.name} cell {number} reads {found.group(0)!r}"
+            for output in cell.get("outputs", []):
+                assert output.get("output_type") != "error", (path.name, number)
+
+
+def test_the_outside_check_bites() -> None:
+    import re
+
+    outside = re.compile("|".join(OUTSIDE))
+    assert outside.search("%ctx cache ../../shared/real-data/transcripts/x.jsonl")
+    assert outside.search('REAL = Path.cwd().resolve().parents[1] / "shared" / "real-data"')
+    assert not outside.search("%ctx cache ../ctx_lab/examples/recorded/marot__spotter/a.jsonl.gz")
