@@ -1445,6 +1445,62 @@ class Bench:
             )
         )
 
+    def mcp_first(self) -> None:
+        """The first ``packet`` call an agent makes of a fresh ``ctx-lab mcp serve`` over stdio
+        (a raw JSON-RPC client on the shipped example, five fresh servers), beside the calls
+        after it: the server makes the packet in the background while it starts."""
+        import json as jsonlib
+
+        from ctx_lab.examples import EXAMPLE_DIR
+
+        firsts: list[float] = []
+        later: list[float] = []
+        client = {"name": "bench", "version": "1"}
+        hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}}  # fmt: skip
+        for _ in range(self.size(5, 2)):
+            server = subprocess.Popen(
+                [sys.executable, "-m", "ctx_lab", "mcp", "serve", "--root", str(EXAMPLE_DIR)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                text=True,
+            )  # fmt: skip
+            stdin, stdout = server.stdin, server.stdout
+            assert stdin is not None and stdout is not None
+            try:
+
+                def send(body: dict[str, Any], stream: Any = stdin) -> None:
+                    stream.write(jsonlib.dumps(body) + "\n")
+                    stream.flush()
+
+                send(hello)
+                stdout.readline()
+                send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                for number in range(6):
+                    call = {"jsonrpc": "2.0", "id": 10 + number, "method": "tools/call",
+                            "params": {"name": "packet", "arguments": {}}}  # fmt: skip
+                    started = time.perf_counter()
+                    send(call)
+                    answer = jsonlib.loads(stdout.readline())
+                    took = (time.perf_counter() - started) * 1000
+                    assert "result" in answer, answer
+                    (later if number else firsts).append(took)
+            finally:
+                stdin.close()
+                server.wait(30)
+        second = statistics.median(later)
+        self.rows.append(
+            row(
+                "mcp: the first packet call of a fresh server over stdio",
+                firsts,
+                "≤ 2× a later call's median",
+                lambda m, r: m <= 2 * second,
+                note=f"later calls {second:.1f} ms median; the server makes the packet in the "
+                "background while it starts (before: 18.8 ms median, later calls 6.6). With the official "
+                "SDK's client a first call takes ~1.2–1.7 s more: its own lazy import of "
+                "jsonschema to check the tool's output schema, the client's cost",
+            )
+        )
+
     def capture(self) -> None:
         self.capture_memory()
         self.capture_poll()
@@ -1731,6 +1787,7 @@ SUITES = (
     "sweep",
     "anatomy",
     "mcp",
+    "mcp_first",
     "capture",
 )
 

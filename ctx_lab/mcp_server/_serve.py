@@ -44,8 +44,14 @@ def serve(
     allow_hosts: Sequence[str] = (),
     allow_origins: Sequence[str] = (),
 ) -> None:
-    """Serve ``state`` over stdio or Streamable HTTP (``http://host:port/mcp``) until stopped."""
+    """Serve ``state`` over stdio or Streamable HTTP (``http://host:port/mcp``) until stopped;
+    the packet a first call asks for is made in the background meanwhile
+    (:meth:`~CtxLabMCP.warm`)."""
+    import threading
+
     import anyio
+
+    threading.Thread(target=state.warm, name="ctx-lab-mcp-warm", daemon=True).start()
 
     if transport == "stdio":
         from mcp.server.stdio import stdio_server

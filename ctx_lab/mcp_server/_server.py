@@ -128,6 +128,18 @@ class CtxLabMCP:
         asked for). Raises :class:`CtxLabError` for anything the caller did wrong."""
         return self.session.call_json(name, arguments, connection_budget=connection.budget_id)
 
+    def warm(self) -> None:
+        """Make the packet a first ``packet`` call asks for, once, and keep nothing but the
+        caches it filled (the ``.context/`` files read and parsed, the counter loaded): started
+        in the background when the server starts, so an agent's first call costs what later
+        ones do. A root without a packet to make is no error here; the call will say why."""
+        from contextlib import suppress
+
+        from ..errors import CtxLabError
+
+        with suppress(CtxLabError, OSError):
+            self.session.call_json("packet", {})
+
     # -- resources ------------------------------------------------------------------------
 
     def context_files(self) -> dict[str, Path]:
