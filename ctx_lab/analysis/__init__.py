@@ -12,6 +12,12 @@ default), ``"inline"``, any ``concurrent.futures.Executor``, or a ``dask.distrib
 never imports Dask; ``pip install 'ctx-lab[dask]'`` brings it (and pyarrow for Parquet).
 """
 
+from ._columns import (
+    POLICIES_COLUMNS,
+    REPLAY_CALL_COLUMNS,
+    REPLAY_SESSION_COLUMNS,
+    SWEEP_COLUMNS,
+)
 from ._corpus import (
     PoliciesOptions,
     ReplayOptions,
@@ -25,13 +31,7 @@ from ._corpus import (
     sweep_corpus,
 )
 from ._executors import INLINE, scheduler_address
-from ._report import (
-    POLICIES_COLUMNS,
-    REPLAY_CALL_COLUMNS,
-    REPLAY_SESSION_COLUMNS,
-    SWEEP_COLUMNS,
-    CorpusReport,
-)
+from ._report import CorpusReport
 
 __all__ = [
     "INLINE",

@@ -23,8 +23,9 @@ from ..files import read_bytes
 from ..recordings import ReplaySettings
 from ..tokens import CounterLike, get_counter, portable_name
 from ..validate import choice, whole_number
+from ._columns import KINDS
 from ._executors import describe, is_dask_client, is_local, runner, shows
-from ._report import KINDS, CorpusReport, empty_frame, typed_frame
+from ._report import CorpusReport, empty_frame, typed_frame
 from ._tasks import Counting, PoliciesTask, ReplayTask, SweepTask, error_row, run_task
 
 __all__ = [

@@ -10,25 +10,15 @@ import json
 import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ..display import RichResult, csv_text, escape, html_table, text_table
 from ..errors import UsageError
-from ._columns import (
-    KINDS,
-    POLICIES_COLUMNS,
-    REPLAY_CALL_COLUMNS,
-    REPLAY_SESSION_COLUMNS,
-    SWEEP_COLUMNS,
-)
+from ._columns import KINDS
 
 __all__ = [
-    "KINDS",
-    "POLICIES_COLUMNS",
-    "REPLAY_CALL_COLUMNS",
-    "REPLAY_SESSION_COLUMNS",
-    "SWEEP_COLUMNS",
     "CorpusReport",
     "empty_frame",
     "typed_frame",
@@ -246,7 +236,12 @@ class CorpusReport(RichResult):
 
     def decision(self) -> tuple[tuple[Any, ...], Any]:
         """A policies run's settings across the sessions (cost × the recording, loss, the
-        front) and the recommended one (:func:`ctx_lab.recordings.decide`); empty otherwise."""
+        front) and the recommended one (:func:`ctx_lab.recordings.decide`); empty otherwise.
+        Decided once a report (its bootstrap is the costly part): every form shows the same."""
+        return self._decided
+
+    @cached_property
+    def _decided(self) -> tuple[tuple[Any, ...], Any]:
         if self.kind != "policies":
             return (), None
         from ..recordings import decide

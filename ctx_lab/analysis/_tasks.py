@@ -160,7 +160,8 @@ class PoliciesTask:
     reading: CacheReading = "breakpoints"
 
     def rows(self, path: str) -> list[dict[str, Any]]:
-        """A row per policy: peak, mean, compactions, cost, hit rate, probes."""
+        """A row per policy: what the decision reads (:func:`decision_row`: cost, peak, what
+        was lost) and the table's own columns (mean, compactions, hit rate, probes kept)."""
         from ..recordings import run_policies
         from ..recordings.policies import decision_row
         from ..recordings.transcripts import load_transcript
@@ -173,19 +174,15 @@ class PoliciesTask:
         return [
             {
                 **decision_row(self.item, report.agent, p, report.baseline_cost),
+                # a table's cell holds the parameters as JSON (the decision reads them as a dict)
                 "params": json.dumps(p.params, sort_keys=True),
                 "model": report.model,
                 "calls": len(p.calls),
-                "peak": p.peak,
                 "mean": p.mean,
                 "compactions": len(p.compactions),
-                "over_window": p.over_window,
-                "cost_usd": p.cost,
                 "cache_hit_rate": p.cache_hit_rate,
                 "probes_kept": p.probes.kept,
                 "probes_summarized": p.probes.summarized,
-                "probes_lost": p.probes.lost,
-                "constraints_lost": len(p.probes.lost_constraints),
                 "refetch_tokens": p.refetch_tokens,
             }
             for p in report.policies

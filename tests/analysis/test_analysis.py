@@ -353,3 +353,19 @@ def test_a_sweep_over_the_real_sessions_is_the_same_inline_and_on_dask(client) -
     data = inline.to_dict()
     assert data["recommended"]["label"] == inline.decision()[1].label
     assert sum(s["on_front"] for s in data["settings"]) >= 1
+
+
+def test_a_report_decides_once_whatever_forms_it_is_shown_in(monkeypatch) -> None:
+    """The recommendation's bootstrap runs once a report: its JSON, text, front and plot all
+    show the one decision."""
+    import ctx_lab.recordings as recordings
+    from ctx_lab.analysis import CorpusReport
+
+    made: list[int] = []
+    decide = recordings.decide
+    monkeypatch.setattr(recordings, "decide", lambda rows: made.append(1) or decide(rows))
+    report = CorpusReport.of("policies", [], 0, "")
+    report.to_dict()
+    report.to_text()
+    assert report.decision() == report.decision()
+    assert made == [1]
