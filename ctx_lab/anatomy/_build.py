@@ -24,8 +24,8 @@ from ._bodies import (
     usage_of,
 )
 from ._capture import CapturedCall, CaptureStore, is_capture
-from ._pieces import pieces_of, pieces_of_transcript
-from ._request import RequestAnatomy, anatomize
+from ._pieces import SessionPieces, pieces_of
+from ._request import ItemMemo, RequestAnatomy, anatomize
 from ._session import SessionAnatomy, make_session
 
 __all__ = ["anatomy_of", "request_anatomy"]
@@ -269,6 +269,10 @@ def _from_transcript(
 
     inferred: dict[str | None, int | None] = {}  # per model: the engine's hidden prefix
     sized = agent_registry(transcript, registry)  # Claude Code: its window and buffer
+    # each message's pieces made, counted and hashed once: a call costs its own growth
+    provider = "openai" if transcript.format in _OPENAI_FORMATS else "anthropic"
+    shared = SessionPieces(transcript.system, transcript.tools, provider)
+    memo: ItemMemo = {}
 
     def one(found: Any) -> tuple[RequestAnatomy, str]:
         start, end = transcript.sent_range(found)
@@ -277,12 +281,7 @@ def _from_transcript(
         chosen = model or found.model or (transcript.models[0] if transcript.models else "")
         if not chosen:
             transcript.require_model(None, name)
-        pieces = pieces_of_transcript(
-            transcript.messages[start:end],
-            transcript.system,
-            transcript.tools,
-            provider="openai" if transcript.format in _OPENAI_FORMATS else "anthropic",
-        )
+        pieces = shared.of(transcript.messages, start, end)
         made = anatomize(
             pieces,
             source=name,
@@ -295,6 +294,7 @@ def _from_transcript(
             autocompact=_agent_reserve(transcript, sized, chosen),
             system_inferred=inferred[found.model],
             warnings=notes,
+            memo=memo,
         )
         return made, transcript.system
 

@@ -34,7 +34,9 @@ __all__ = [
     "CATEGORIES",
     "FORMATS",
     "Piece",
+    "SessionPieces",
     "detect_format",
+    "message_pieces",
     "pieces_of",
     "pieces_of_transcript",
 ]
@@ -280,7 +282,16 @@ def pieces_of_transcript(
     has them, its system prompt, tool definitions and the reasoning sent back). An image the
     recording held (a user's, or one inside a tool result) is a piece of its own, priced by
     ``provider``'s documented rule — for its size, when the recording kept its bytes."""
-    mcp = set(mcp_tools)
+    out = _head_pieces(system, tools, set(mcp_tools))
+    names: dict[str, str] = {}
+    for index, message in enumerate(messages):
+        out.extend(message_pieces(message, index, names, provider))
+    out.extend(Piece("thinking", "", t, len(messages), note="reasoning") for t in thinking)
+    return out
+
+
+def _head_pieces(system: str, tools: Sequence[Any], mcp: set[str]) -> list[Piece]:
+    """The tool definitions, then the system prompt: what every call of a recording starts with."""
     out: list[Piece] = []
     for tool in tools:
         name = tool.get("name") if isinstance(tool, Mapping) else None
@@ -290,25 +301,53 @@ def pieces_of_transcript(
         out.append(_tool_piece(str(name or ""), tool, mcp))
     if system:
         out.append(Piece("system", "", system, -1))
-    names: dict[str, str] = {}
-    for index, message in enumerate(messages):
-        role = message.role
-        if role == "system":
-            out.append(Piece("system", "", message.content, index))
-        elif role == "user":
-            out.append(_user_text(message.content, index))
-        elif role == "assistant":
-            out.append(Piece("assistant", "", message.content, index))
-        elif role == "tool_use":
-            names[message.call_id or ""] = message.name or ""
-            text = f"{message.name}\n{_text(message.arguments)}"
-            out.append(Piece("tool_call", message.name or "", text, index))
-        elif role == "tool_result":
-            name = names.get(message.call_id or "", "")
-            out.append(Piece("tool_result", name, message.content, index))
-        if role in ("user", "tool_result"):
-            out.extend(_placeholder_images(message.content, index, provider))
-        out.append(Piece("framing", role, role, index, extra=MESSAGE_OVERHEAD, rendered=True,
-                         note="message framing (ctx_lab's estimate)"))  # fmt: skip
-    out.extend(Piece("thinking", "", t, len(messages), note="reasoning") for t in thinking)
     return out
+
+
+def message_pieces(message: Any, index: int, names: dict[str, str], provider: str) -> list[Piece]:
+    """The pieces of one transcript message at position ``index`` of the call; ``names`` maps
+    the tool calls seen so far to their tools (a tool result is named by its call's)."""
+    out: list[Piece] = []
+    role = message.role
+    if role == "system":
+        out.append(Piece("system", "", message.content, index))
+    elif role == "user":
+        out.append(_user_text(message.content, index))
+    elif role == "assistant":
+        out.append(Piece("assistant", "", message.content, index))
+    elif role == "tool_use":
+        names[message.call_id or ""] = message.name or ""
+        text = f"{message.name}\n{_text(message.arguments)}"
+        out.append(Piece("tool_call", message.name or "", text, index))
+    elif role == "tool_result":
+        name = names.get(message.call_id or "", "")
+        out.append(Piece("tool_result", name, message.content, index))
+    if role in ("user", "tool_result"):
+        out.extend(_placeholder_images(message.content, index, provider))
+    out.append(Piece("framing", role, role, index, extra=MESSAGE_OVERHEAD, rendered=True,
+                     note="message framing (ctx_lab's estimate)"))  # fmt: skip
+    return out
+
+
+class SessionPieces:
+    """The pieces of a recorded session's calls, made incrementally: each message's pieces are
+    made once and shared by every later call that sends it again (from the same first
+    message), so a session's anatomy costs each call its own growth, not its whole history.
+    ``of(messages, start, end)`` equals ``pieces_of_transcript(messages[start:end], …)``."""
+
+    def __init__(self, system: str, tools: Sequence[Any], provider: str) -> None:
+        self.provider = provider
+        self.head = _head_pieces(system, tools, set())
+        # per first message sent (a compaction starts a new run): pieces made, tool names seen
+        self._runs: dict[int, tuple[list[list[Piece]], dict[str, str]]] = {}
+
+    def of(self, messages: Sequence[Any], start: int, end: int) -> list[Piece]:
+        """The pieces of a call that sends ``messages[start:end]``."""
+        made, names = self._runs.setdefault(start, ([], {}))
+        while len(made) < end - start:
+            index = len(made)
+            made.append(message_pieces(messages[start + index], index, names, self.provider))
+        out = list(self.head)
+        for chunk in made[: end - start]:
+            out.extend(chunk)
+        return out

@@ -20,7 +20,7 @@ from ..wire import to_wire
 from ._claims import request_claim
 from ._piece import CATEGORIES, Piece
 
-__all__ = ["AnatomyItem", "RequestAnatomy", "anatomize"]
+__all__ = ["AnatomyItem", "ItemMemo", "RequestAnatomy", "anatomize"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,10 @@ def _digest(piece: Piece) -> str:
 def _digest_of(category: str, name: str, fixed: int | None, text: str) -> str:
     raw = f"{category}\0{name}\0{fixed}\0{text}".encode("utf-8", "surrogatepass")
     return hashlib.blake2b(raw, digest_size=8).hexdigest()
+
+
+# per counter: each piece's item by the piece's identity (the piece kept, so an id is never reused)
+ItemMemo = dict[str, dict[int, tuple[Piece, AnatomyItem]]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -335,28 +339,39 @@ def anatomize(
     call: int | None = None,
     warnings: Iterable[str] = (),
     system_inferred: int | None = None,
+    memo: ItemMemo | None = None,
 ) -> RequestAnatomy:
     """Count ``pieces`` with ``counter`` (default: ``model``'s own tokenizer, else a named
     estimate) against ``model``'s limits; ``reported`` is the call's provider usage
     (:class:`~ctx_lab.recordings.transcripts.Usage`), if any; ``autocompact`` the tokens
     the agent keeps free of the window before it compacts (Claude Code's buffer), if it does;
-    ``registry`` a name or a registry (an agent's view: ``ctx_lab.conversation.agent_registry``)."""
+    ``registry`` a name or a registry (an agent's view: ``ctx_lab.conversation.agent_registry``);
+    ``memo`` the items of pieces an earlier call of the same session had (shared pieces:
+    :class:`~._pieces.SessionPieces`), reused, not counted and hashed again."""
     choice = resolve_counter(counter, model, "bytes/4")
     counting = _counting(choice.use)
-    texts = [p.text for p in pieces if p.fixed is None]
+    known = memo.setdefault(choice.name, {}) if memo is not None else {}
+    texts = [p.text for p in pieces if p.fixed is None and id(p) not in known]
     counts = iter(counting.count_many(texts))
     items = []
     for piece in pieces:
+        hit = known.get(id(piece))
+        if hit is not None and hit[0] is piece:
+            items.append(hit[1])
+            continue
         if piece.fixed is not None:
             tokens, exact = piece.fixed, False
         else:
             tokens = next(counts) + piece.extra
             exact = choice.exact and not piece.rendered
-        items.append(AnatomyItem(
+        item = AnatomyItem(
             category=piece.category, name=piece.name, tokens=tokens, exact=exact,
             message=piece.message, breakpoint=piece.breakpoint, note=piece.note,
             digest=_digest(piece),
-        ))  # fmt: skip
+        )  # fmt: skip
+        items.append(item)
+        if memo is not None:
+            known[id(piece)] = (piece, item)
     limits = get_registry(registry).get(model)
     reserve = limits.limits.reserved(output_reserve)
     notes = [*warnings, *([choice.note] if choice.note else [])]
