@@ -13,11 +13,12 @@ from typing import Any
 
 from ..display import RichResult, escape, html_table, text_table
 from ..errors import UsageError
-from ..models import cache_prices, get_registry
+from ..models import get_registry
 from ..severity import severity
-from ..tokens import CountingCache, get_counter, resolve_counter
+from ..tokens import resolve_counter
 from ..wire import to_wire
 from ._claims import request_claim
+from ._counting import counting_cache, input_cost
 from ._piece import CATEGORIES, Piece
 
 __all__ = ["AnatomyItem", "ItemMemo", "RequestAnatomy", "anatomize"]
@@ -349,7 +350,7 @@ def anatomize(
     ``memo`` the items of pieces an earlier call of the same session had (shared pieces:
     :class:`~._pieces.SessionPieces`), reused, not counted and hashed again."""
     choice = resolve_counter(counter, model, "bytes/4")
-    counting = _counting(choice.use)
+    counting = counting_cache(choice.use)
     known = memo.setdefault(choice.name, {}) if memo is not None else {}
     texts = [p.text for p in pieces if p.fixed is None and id(p) not in known]
     counts = iter(counting.count_many(texts))
@@ -393,38 +394,7 @@ def anatomize(
         autocompact_at=window - autocompact if autocompact is not None else None,
         warnings=tuple(notes),
         call=call,
-        cost_usd=_input_cost(model, limits.prices, sum(i.tokens for i in items), reported),
+        cost_usd=input_cost(model, limits.prices, sum(i.tokens for i in items), reported),
         system_inferred=system_inferred,
         limits_assumed=limits.source == "default",
     )
-
-
-# Each counter's counts by text, shared by every request taken apart in this process: a session's
-# calls repeat almost all of the call before (its system prompt, tools and history), so walking
-# one counts each text once. Bounded by CountingCache's two generations.
-_COUNTS: dict[str, CountingCache] = {}
-
-
-_COUNTED_CHARS = 8 * 1024 * 1024  # a generation's texts: a long session's recent calls
-
-
-def _counting(name: str) -> CountingCache:
-    found = _COUNTS.get(name)
-    if found is None:
-        found = _COUNTS[name] = CountingCache(get_counter(name))
-        found.MAX_CHARS = _COUNTED_CHARS
-    return found
-
-
-def _input_cost(model: str, prices: Any, total: int, reported: Any) -> float | None:
-    """The input's price by the one pricing of the cache (:func:`ctx_lab.models.cache_prices`,
-    as ``ctx-lab cache`` and ``replay`` price it): the reported split where there is one, else
-    every counted token fresh."""
-    known = cache_prices(model, prices)
-    if reported is None:
-        cost = known.cost(total)
-    else:
-        read, write = reported.cache_read_input_tokens, reported.cache_creation_input_tokens
-        fresh = max(reported.reported_input - read - write, 0)
-        cost = known.cost(fresh, read, write, reported.cache_write_1h)
-    return None if cost is None else round(cost, 6)
