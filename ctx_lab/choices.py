@@ -13,6 +13,7 @@ __all__ = [
     "CALIBRATION_METHODS",
     "CLAIMS",
     "CTX08_PROFILE",
+    "OTLP_CONTENTS",
     "PACKET_PROFILES",
     "POLICY_KINDS",
     "POLICY_NAMES",
@@ -25,6 +26,7 @@ __all__ = [
     "CalibrationMethod",
     "Claim",
     "McpTransport",
+    "OtlpContent",
     "PacketProfile",
     "PolicyKind",
     "PolicyName",
@@ -99,6 +101,10 @@ PolicyKind = Literal[
 ]  # fmt: skip
 # how the MCP server talks to its client
 McpTransport = Literal["stdio", "http"]
+# what each span of an OTLP export carries of the messages (anatomy/_otlp.py): only what is new
+# since the span it links to (each message once), the GenAI conventions' whole input per span, or
+# no content (usage and composition only)
+OtlpContent = Literal["delta", "full", "none"]
 
 PACKET_PROFILES: tuple[str, ...] = get_args(PacketProfile)
 CTX08_PROFILE = PACKET_PROFILES[1]  # packet/_ctx08.py, imported only when asked for
@@ -110,5 +116,6 @@ CACHE_READINGS: tuple[str, ...] = get_args(CacheReading)
 CLAIMS: tuple[str, ...] = get_args(Claim)
 TRANSCRIPT_FORMATS: tuple[str, ...] = get_args(TranscriptFormat)
 CACHE_CAUSES: tuple[str, ...] = get_args(CacheCause)
+OTLP_CONTENTS: tuple[str, ...] = get_args(OtlpContent)
 POLICY_NAMES: tuple[str, ...] = get_args(PolicyName)
 POLICY_KINDS: tuple[str, ...] = get_args(PolicyKind)

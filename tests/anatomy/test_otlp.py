@@ -6,6 +6,7 @@ and says so; every command that takes a session reads the export."""
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -33,20 +34,27 @@ needs_shared = pytest.mark.skipif(not SESSIONS, reason="../shared/real-data is a
 NO_MODEL = {"rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl": "gpt-5.5"}
 
 
-def _export(path: Path, tmp_path: Path) -> tuple[Any, Path]:
+def _export(path: Path, tmp_path: Path, content: str = "delta") -> tuple[Any, Path]:
+    from dataclasses import replace
+
     anatomy = anatomy_of(path, session=True, replay=False, model=NO_MODEL.get(path.name))
-    out = tmp_path / f"{path.stem}.otlp.json"
-    out.write_text(anatomy.render("otlp"), encoding="utf-8")
+    out = tmp_path / f"{path.stem}.{content}.otlp.json"
+    out.write_text(replace(anatomy, otlp_content=content).render("otlp"), encoding="utf-8")
     return anatomy, out
 
 
 @needs_shared
+@pytest.mark.parametrize("content", ["delta", "full"])
 @pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name)
-def test_export_then_import_gives_the_same_anatomy(path: Path, tmp_path: Path) -> None:
+def test_export_then_import_gives_the_same_anatomy(
+    path: Path, content: str, tmp_path: Path
+) -> None:
+    """Each message once (``delta``, the default) or the conventions' whole input every span
+    (``full``): the same session, hence the same anatomy, read back."""
     if path.name in NO_MODEL:
         with pytest.raises(UsageError, match="--model"):
             anatomy_of(path, session=True, replay=False)
-    anatomy, out = _export(path, tmp_path)
+    anatomy, out = _export(path, tmp_path, content)
     again = anatomy_of(
         out, session=True, replay=False, label=anatomy.source, model=NO_MODEL.get(path.name)
     )
@@ -74,8 +82,9 @@ def _as_protobuf(payload: dict[str, Any]) -> Any:
     for resource in payload["resourceSpans"]:
         for scope in resource["scopeSpans"]:
             for span in scope["spans"]:
-                for key in ("traceId", "spanId"):
-                    span[key] = base64.b64encode(bytes.fromhex(span[key])).decode()
+                for ids in (span, *span.get("links", [])):
+                    for key in ("traceId", "spanId"):
+                        ids[key] = base64.b64encode(bytes.fromhex(ids[key])).decode()
     return json_format.Parse(json.dumps(payload), trace_service_pb2.ExportTraceServiceRequest())
 
 
@@ -90,6 +99,7 @@ def test_the_export_parses_with_opentelemetry_proto(tmp_path: Path) -> None:
     assert first["gen_ai.operation.name"].string_value == "chat"
     assert first["ctx_lab.context.counter"].string_value == anatomy.calls[25].counter
     assert len(spans[25].trace_id) == 16 and len(spans[25].span_id) == 8
+    assert spans[25].links[0].span_id == spans[24].span_id  # each span links to the one before
     # the cache model's prediction beside the reported split (as ctx-lab cache gives it)
     from ctx_lab.recordings import simulate_cache
 
@@ -163,7 +173,7 @@ def test_export_then_import_gives_identical_policies(path: Path, tmp_path: Path,
     as on the original; past the recording limit, one line naming it (exit 1)."""
     from ctx_lab.recordings import run_policies
 
-    _, out = _export(path, tmp_path)
+    _, out = _export(path, tmp_path, "full")
     size = out.stat().st_size
     assert size > 20 * 2**20  # 30–32 MB for these sessions
     monkeypatch.setenv("CTX_LAB_MAX_FILE_BYTES", str(size // 4))  # the file limit is not it
@@ -172,3 +182,49 @@ def test_export_then_import_gives_identical_policies(path: Path, tmp_path: Path,
     monkeypatch.setenv("CTX_LAB_MAX_RECORDING_BYTES", str(size - 1))
     code = main(["policies", str(out)])
     assert code == 1
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    "path", [p for p in SESSIONS if p.parent.name == "long"], ids=lambda p: p.name[:8]
+)
+def test_the_default_export_holds_each_message_once(path: Path, tmp_path: Path) -> None:
+    """``delta`` (the default): a span carries what its input adds to the span it links to,
+    so a long session's export is smaller than the session (1.6 MB for ae4a77f8's 2.7 MB;
+    ``full`` repeats every input: 30 MB); ``none`` carries no message at all. Every span after
+    the first links to the one before."""
+    _, delta = _export(path, tmp_path)
+    _, full = _export(path, tmp_path, "full")
+    _, bare = _export(path, tmp_path, "none")
+    assert delta.stat().st_size < path.stat().st_size < full.stat().st_size / 5
+    assert delta.stat().st_size <= 8 * 2**20
+    spans = json.loads(delta.read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    assert "links" not in spans[0]
+    assert all(s["links"][0]["spanId"] == p["spanId"] for p, s in itertools.pairwise(spans))
+    names = {a["key"] for s in spans for a in s["attributes"]}
+    assert "ctx_lab.input.delta" in names and "gen_ai.input.messages" not in names
+    kept = json.loads(bare.read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    named = {a["key"] for s in kept for a in s["attributes"]}
+    assert not {"ctx_lab.input.delta", "gen_ai.input.messages", "gen_ai.output.messages"} & named
+    assert "gen_ai.usage.input_tokens" in named
+    read = load_transcript(bare)
+    assert len(read.calls) == len(load_transcript(path).calls) and not read.messages
+
+
+def test_a_delta_that_carries_more_than_its_link_held_is_refused(tmp_path: Path) -> None:
+    from ctx_lab.errors import InvalidRecording
+
+    def span(index: int, carried: int) -> dict[str, Any]:
+        attrs = {"gen_ai.operation.name": "chat", "ctx_lab.call.index": index,
+                 "ctx_lab.input.carried": carried,
+                 "ctx_lab.input.delta": json.dumps([{"role": "user", "parts": [
+                     {"type": "text", "content": "hi"}]}])}  # fmt: skip
+        return {"traceId": "0" * 32, "spanId": f"{index + 1:016x}", "name": "chat m",
+                "attributes": [{"key": k, "value": {"intValue": str(v)} if isinstance(v, int)
+                                else {"stringValue": v}} for k, v in attrs.items()]}  # fmt: skip
+
+    path = tmp_path / "t.json"
+    body = {"resourceSpans": [{"scopeSpans": [{"spans": [span(0, 0), span(1, 9)]}]}]}
+    path.write_text(json.dumps(body))
+    with pytest.raises(InvalidRecording, match="carries 9 messages"):
+        load_transcript(path)

@@ -21,6 +21,8 @@ call. Three ways of writing a call's content are read:
 
 A span without content (Claude Code's and Codex's own telemetry, an instrumentation with
 content capture off) is a call with usage only, and the transcript says how many there are.
+ctx_lab's own export by default writes each message once: a span's ``ctx_lab.input.delta`` is
+what its input adds to the span it links to, after ``ctx_lab.input.carried`` of that one's.
 Each span's input is the whole request, so the history is rebuilt from them: a span whose
 input extends the one before adds what is new; one that does not starts a segment (a
 compaction, recorded where it happened). ctx_lab's own export (``anatomy --format otlp``)
@@ -105,6 +107,7 @@ class _Span:
     reasoning: list[str] = field(default_factory=list)
     system: str = ""
     tools: tuple[Any, ...] = ()
+    carried: int | None = None  # a delta span: the leading messages the linked span held
 
 
 _EVENTS = otel.MESSAGE_EVENTS
@@ -186,8 +189,12 @@ def _is_llm(attrs: Mapping[str, Any]) -> bool:
 def _content(span: _Span) -> None:
     """The span's input, answer, system prompt and tools, in whichever convention it holds."""
     a = span.attrs
-    if otel.INPUT_MESSAGES in a:
-        span.messages, _ = from_genai(a[otel.INPUT_MESSAGES])
+    if otel.INPUT_MESSAGES in a or otel.INPUT_DELTA in a:
+        if otel.INPUT_MESSAGES in a:
+            span.messages, _ = from_genai(a[otel.INPUT_MESSAGES])
+        else:  # ctx_lab's delta export: what is new since the linked span (read_otlp joins)
+            span.messages, _ = from_genai(a[otel.INPUT_DELTA])
+            span.carried = _carried(a.get(otel.INPUT_CARRIED))
         if otel.OUTPUT_MESSAGES in a:
             span.answer, span.reasoning = from_genai(a[otel.OUTPUT_MESSAGES])
         system = a.get(otel.SYSTEM_INSTRUCTIONS)
@@ -316,6 +323,13 @@ def read_otlp(rows: list[Record]) -> Transcript:
         else:
             sent = span.messages
             held = messages[segment:]
+            if span.carried is not None:  # a delta: the messages it carried, then its own
+                if span.carried > len(held):
+                    raise InvalidRecording(
+                        f"a span carries {span.carried:,} messages from the one it links to, "
+                        f"which held {len(held):,}"
+                    )
+                sent = held[: span.carried] + sent
             if sent[: len(held)] == held:
                 messages.extend(sent[len(held) :])
             else:  # not an extension of the history so far: a compaction (or an edit)
@@ -357,6 +371,13 @@ def read_otlp(rows: list[Record]) -> Transcript:
         agent_version=str(resource.get(otel.TRANSCRIPT_AGENT_VERSION) or "")[:40],
         agent_window=_window(resource.get(otel.TRANSCRIPT_AGENT_WINDOW)),
     )
+
+
+def _carried(value: Any) -> int:
+    """A delta span's count of carried messages (a non-negative integer)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise InvalidRecording(f"{otel.INPUT_CARRIED} is {shown(value, 40)}: not a count")
 
 
 def _window(value: Any) -> int | None:

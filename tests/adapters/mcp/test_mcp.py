@@ -380,9 +380,7 @@ def test_the_server_makes_its_first_packet_while_it_starts(project: Path, monkey
 
     reads: list[Path] = []
     real = context_module.load_parts
-    monkeypatch.setattr(
-        context_module, "load_parts", lambda d, *a: reads.append(d) or real(d, *a)
-    )
+    monkeypatch.setattr(context_module, "load_parts", lambda d, *a: reads.append(d) or real(d, *a))
     state.warm()
     assert len(reads) == 1
     connection = state.connection({})
