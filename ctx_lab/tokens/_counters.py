@@ -312,30 +312,74 @@ DATA_SOURCES: dict[str, str] = {}
 O200K_PACKAGE = "quicktok"  # the quicktok-v1 distribution ships o200k in its own format
 
 
-def _packaged_o200k() -> bytes:
-    """o200k_base in tiktoken's file format, rebuilt from the vocabulary quicktok-v1 ships
-    (``data/o200k.vocab``: a count, then per token its length, bytes and rank). The caller
-    checks the result against tiktoken's published sha256 before using a byte of it."""
-    import base64
+# sha256 of quicktok-v1's ``data/o200k.vocab`` (0.4.0): the file whose tiktoken form has
+# O200K_SHA256 — tests/core/test_tokens.py converts the installed one and checks both. A file
+# with this hash is read straight into ranks; any other goes the whole way through the check.
+O200K_VOCAB_SHA256 = "6b17521f79788c7ace48fc75f6edde125637a90b0018427e68f28d051b2ac1fe"
+
+
+def _packaged_vocab() -> bytes:
+    """quicktok-v1's bundled o200k vocabulary file (a count, then per token its length, bytes
+    and rank), as installed."""
     import importlib.util
-    import struct
 
     spec = importlib.util.find_spec(O200K_PACKAGE)  # locates the package without running it
     if spec is None or not spec.submodule_search_locations:
         raise OSError("the quicktok-v1 package is not installed")
     path = Path(next(iter(spec.submodule_search_locations))) / "data" / "o200k.vocab"
-    data = path.read_bytes()
+    return path.read_bytes()
+
+
+def _vocab_tokens(data: bytes) -> list[tuple[bytes, int]]:
+    """``(token, rank)`` of a quicktok vocabulary file; OSError when it does not parse whole."""
+    import struct
+
     (count,) = struct.unpack_from("<I", data, 0)
-    offset, lines = 4, []
+    offset, found = 4, []
+    length_at, rank_at = struct.Struct("<H").unpack_from, struct.Struct("<I").unpack_from
     for _ in range(count):
-        (length,) = struct.unpack_from("<H", data, offset)
-        raw = data[offset + 2 : offset + 2 + length]
-        (rank,) = struct.unpack_from("<I", data, offset + 2 + length)
-        offset += 6 + length
-        lines.append(base64.b64encode(raw) + b" " + str(rank).encode() + b"\n")
+        (length,) = length_at(data, offset)
+        end = offset + 2 + length
+        found.append((data[offset + 2 : end], rank_at(data, end)[0]))
+        offset = end + 4
     if offset != len(data):
-        raise OSError(f"{path}: {len(data) - offset} bytes after the last token")
-    return b"".join(lines)
+        raise OSError(f"o200k.vocab: {len(data) - offset} bytes after the last token")
+    return found
+
+
+def _packaged_o200k() -> bytes:
+    """o200k_base in tiktoken's file format, rebuilt from the vocabulary quicktok-v1 ships.
+    The caller checks the result against tiktoken's published sha256 before using a byte of
+    it."""
+    import base64
+
+    tokens = _vocab_tokens(_packaged_vocab())
+    return b"".join(base64.b64encode(raw) + b" %d\n" % rank for raw, rank in tokens)
+
+
+def _o200k_ranks() -> tuple[dict[bytes, int], str]:
+    """o200k_base's ranks and where they came from: quicktok-v1's vocabulary read straight
+    when it is the file pinned by :data:`O200K_VOCAB_SHA256` (its tiktoken form checked by the
+    tests), else the tiktoken-format file :func:`_o200k_data` verifies."""
+    import base64
+    import hashlib
+
+    try:
+        vocab = _packaged_vocab()
+    except OSError:
+        vocab = b""
+    if vocab and hashlib.sha256(vocab).hexdigest() == O200K_VOCAB_SHA256:
+        ranks = dict(_vocab_tokens(vocab))
+        return ranks, (
+            f"quicktok-v1's bundled vocabulary, sha256 {O200K_VOCAB_SHA256[:12]}… verified "
+            f"(the file whose tiktoken form is {O200K_SHA256[:12]}…)"
+        )
+    data, source = _o200k_data()
+    ranks = {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in data.splitlines() if line)
+    }
+    return ranks, source
 
 
 def _o200k_data() -> tuple[bytes, str]:
@@ -371,15 +415,9 @@ def _o200k_data() -> tuple[bytes, str]:
 
 
 def _load_o200k() -> Any:
-    import base64
-
-    data, source = _o200k_data()
+    ranks, source = _o200k_ranks()
     import tiktoken
 
-    ranks = {
-        base64.b64decode(token): int(rank)
-        for token, rank in (line.split() for line in data.splitlines() if line)
-    }
     DATA_SOURCES["o200k"] = source
     return tiktoken.Encoding(
         name="o200k_base",

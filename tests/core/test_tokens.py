@@ -136,12 +136,42 @@ def test_o200k_with_corrupt_data_everywhere_is_refused(tmp_path, monkeypatch) ->
     import ctx_lab.tokens._counters as counters
 
     real = counters._packaged_o200k()
+    vocab = counters._packaged_vocab()
+    # a changed vocabulary file is not the pinned one: it goes the whole way through the check
+    monkeypatch.setattr(counters, "_packaged_vocab", lambda: vocab[:-1] + bytes([vocab[-1] ^ 1]))
     monkeypatch.setattr(counters, "_packaged_o200k", lambda: real.replace(b" 1\n", b" 2\n", 1))
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     tokens.tiktoken_cache_path().write_bytes(b"not a tokenizer\n")
     ok, reason = tokens.counter_status(tokens.TiktokenCounter("o200k", tokens._load_o200k))
     assert not ok and "bundled vocabulary fails its sha256" in reason
     assert "cached copy" in reason and "fails its sha256" in reason
+
+
+def test_the_pinned_o200k_vocabulary_is_tiktokens_o200k_base() -> None:
+    """quicktok-v1's vocabulary, read straight into ranks when its sha256 is the pinned one,
+    is tiktoken's published o200k_base: its tiktoken form has that file's sha256, and the ranks
+    read either way are the same."""
+    import ctx_lab.tokens._counters as counters
+
+    vocab = counters._packaged_vocab()
+    assert hashlib.sha256(vocab).hexdigest() == counters.O200K_VOCAB_SHA256
+    converted = counters._packaged_o200k()
+    assert hashlib.sha256(converted).hexdigest() == counters.O200K_SHA256
+    straight, source = counters._o200k_ranks()
+    assert "verified" in source and counters.O200K_VOCAB_SHA256[:12] in source
+    checked = {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in converted.splitlines() if line)
+    }
+    assert straight == checked and len(straight) == 199_998
+
+
+def test_an_unpinned_vocabulary_goes_through_the_whole_check(monkeypatch) -> None:
+    import ctx_lab.tokens._counters as counters
+
+    monkeypatch.setattr(counters, "O200K_VOCAB_SHA256", "0" * 64)
+    ranks, source = counters._o200k_ranks()
+    assert len(ranks) == 199_998 and counters.O200K_SHA256[:12] in source
 
 
 def test_o200k_loads_a_verified_cached_file(tmp_path, monkeypatch) -> None:
@@ -151,6 +181,7 @@ def test_o200k_loads_a_verified_cached_file(tmp_path, monkeypatch) -> None:
     data = ("\n".join(lines) + "\n").encode()
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(tokens._counters, "O200K_SHA256", hashlib.sha256(data).hexdigest())
+    monkeypatch.setattr(tokens._counters, "O200K_VOCAB_SHA256", "0" * 64)  # not the bundled one
     tokens.tiktoken_cache_path().write_bytes(data)
     counter = tokens.TiktokenCounter("o200k", tokens._load_o200k)
     assert counter.count("ab") == 1
