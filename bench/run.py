@@ -200,7 +200,30 @@ class Bench:
         self.rows.append(made)
         return root, d + learn
 
+    def packet_dense_memory(self) -> None:
+        """``ctx-lab packet`` on a 10 MB ``.context/`` whose entries share a small vocabulary
+        (60-word bodies over 30 words, 400 tasks drawing from them): peak RSS beyond the CLI's
+        floor (the same command on the shipped example), against the folder's size."""
+        from ctx_lab.examples import EXAMPLE_DIR
+
+        root = workloads.dense_context_dir(self.work / "ctx-dense", self.size(10, 1))
+        size = sum(p.stat().st_size for p in (root / ".context").iterdir())
+        now = ("--budget", "8000", "--now", "2026-06-01T00:00:00Z")
+        _, floor = fresh_process("packet", str(EXAMPLE_DIR), *now)
+        seconds, peak = fresh_process("packet", str(root), *now)
+        made = row(
+            "packet memory, dense vocabulary: peak RSS beyond the floor / .context/ size",
+            [(peak - floor) / size],
+            "≤ 5×",
+            lambda m, r: m <= 5,
+            note=f"ratio, not ms: {peak / 2**20:.0f} MB ({floor / 2**20:.0f} MB floor) for "
+            f"{size / 2**20:.0f} MB, {seconds:.1f} s (issue 67 measured 264 MB at filing)",
+        )
+        made.memory = True
+        self.rows.append(made)
+
     def packet(self) -> None:
+        self.packet_dense_memory()
         large = self.packet_memory()
         from ctx_lab.examples import EXAMPLE_NOW
         from ctx_lab.packet import PacketAssembler, load_context
@@ -1495,11 +1518,27 @@ class Bench:
                 "≤ 2× a later call's median",
                 lambda m, r: m <= 2 * second,
                 note=f"later calls {second:.1f} ms median; the server makes the packet in the "
-                "background while it starts (before: 18.8 ms median, later calls 6.6). With the official "
-                "SDK's client a first call takes ~1.2–1.7 s more: its own lazy import of "
+                "background while it starts (before: 18.8 ms median, later calls 6.6). With the "
+                "official SDK's client a first call takes ~1.2–1.7 s more: its own lazy import of "
                 "jsonschema to check the tool's output schema, the client's cost",
             )
         )
+
+    def sessions(self) -> None:
+        """The session commands on the real long recordings, a fresh process each: CPU time
+        and peak RSS, with ``kvleak audit`` beside ``ctx-lab cache`` (:mod:`bench.sessions`)."""
+        from . import sessions
+
+        def add(name: str, seconds: float, target: str, passed: bool, note: str,
+                baseline: float | None = None) -> None:  # fmt: skip
+            ms = seconds * 1000
+            base = None if baseline is None else baseline * 1000
+            ratio = None if not base else round(ms / base, 3)
+            self.rows.append(Row(name, round(ms, 1), round(ms, 1),
+                                 None if base is None else round(base, 1), ratio, target,
+                                 passed, note))  # fmt: skip
+
+        sessions.all_rows(add, self.quick)
 
     def capture(self) -> None:
         self.capture_memory()
@@ -1788,6 +1827,7 @@ SUITES = (
     "anatomy",
     "mcp",
     "mcp_first",
+    "sessions",
     "capture",
 )
 

@@ -203,3 +203,31 @@ def captured_calls(path: Path, calls: int, window: int = 20, seed: int = 5) -> P
         if batch:
             store.record_many(batch)
     return path
+
+
+def dense_context_dir(root: Path, megabytes: float, tasks: int = 400, seed: int = 11) -> Path:
+    """A ``.context/`` of about ``megabytes`` whose entries share a small vocabulary: 60-word
+    bodies over 30 words, and ``tasks`` open tasks drawing from the same words — every task
+    keyword matches nearly every entry (the shape that grows match positions and postings)."""
+    rng = random.Random(seed)
+    vocabulary = WORDS[:30]
+
+    def words(n: int) -> str:
+        return " ".join(rng.choice(vocabulary) for _ in range(n))
+
+    ctx = root / ".context"
+    ctx.mkdir(parents=True, exist_ok=True)
+    (ctx / "TASKS.md").write_text(
+        "# Tasks\n\n" + "".join(f"- [ ] {words(8).capitalize()}.\n" for _ in range(tasks))
+    )
+    target = int(megabytes * 1_000_000) // 2
+    for name in ("DECISIONS.md", "LEARNINGS.md"):
+        parts, size, i = [f"# {name[:-3].title()}\n\n"], 0, 0
+        while size < target:
+            day = f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}-{i % 24:02d}0000"
+            part = f"## [{day}] {words(6).capitalize()}\n\n{words(60).capitalize()}.\n\n"
+            parts.append(part)
+            size += len(part)
+            i += 1
+        (ctx / name).write_text("".join(parts))
+    return root

@@ -51,9 +51,16 @@ def read_unpacked_text(
 ) -> str:
     """The text of ``path``, unpacked first when it is gzip (by its first bytes, whatever its
     name), under the ``kind`` size limit of :mod:`ctx_lab.limits` on the unpacked bytes."""
-    cap = LIMITS[kind].value()
     name = os.fspath(path)
+    data = read_unpacked_bytes(path, kind=kind)
+    return decode_text(data, name, [] if warnings is None else warnings)
+
+
+def read_unpacked_bytes(path: Pathish, *, kind: str = "recording") -> bytes:
+    """The bytes of ``path``, unpacked first when it is gzip, under the ``kind`` size limit
+    on the unpacked bytes (a reader that decodes line by line: a file's text as one string
+    takes up to four bytes a character, for the whole file, when one character needs them)."""
     data = read_bytes(path, kind=kind)
     if data.startswith(GZIP_MAGIC):
-        data = unpack(data, name, cap, kind)
-    return decode_text(data, name, [] if warnings is None else warnings)
+        data = unpack(data, os.fspath(path), LIMITS[kind].value(), kind)
+    return data

@@ -9,14 +9,47 @@ prompt cache broke and why. From request bodies, transcripts, or the capture fil
 >>> anatomy_of("session.jsonl", session=True).ledger()      # doctest: +SKIP
 """
 
-from ._build import anatomy_of, request_anatomy
-from ._capture import CAPTURE_LIMIT, CapturedCall, CaptureStore, capture_transcript, is_capture
-from ._piece import CATEGORIES, Piece
-from ._pieces import detect_format, pieces_of
-from ._plots import plot_request, plot_session
-from ._request import AnatomyItem, RequestAnatomy, anatomize
-from ._session import CallDiff, SessionAnatomy, cache_break, diff_calls
-from ._stream import assemble_stream
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
+
+if TYPE_CHECKING:
+    from ._build import anatomy_of, request_anatomy
+    from ._capture import CAPTURE_LIMIT, CapturedCall, CaptureStore, capture_transcript, is_capture
+    from ._piece import CATEGORIES, Piece
+    from ._pieces import detect_format, pieces_of
+    from ._plots import plot_request, plot_session
+    from ._request import AnatomyItem, RequestAnatomy, anatomize
+    from ._session import CallDiff, SessionAnatomy, cache_break, diff_calls
+    from ._stream import assemble_stream
+
+# where each public name lives: imported on first use (ctx_lab._lazy)
+_WHERE = {
+    "anatomy_of": "._build",
+    "request_anatomy": "._build",
+    "CAPTURE_LIMIT": "._capture",
+    "CapturedCall": "._capture",
+    "CaptureStore": "._capture",
+    "capture_transcript": "._capture",
+    "is_capture": "._capture",
+    "CATEGORIES": "._piece",
+    "Piece": "._piece",
+    "detect_format": "._pieces",
+    "pieces_of": "._pieces",
+    "plot_request": "._plots",
+    "plot_session": "._plots",
+    "AnatomyItem": "._request",
+    "RequestAnatomy": "._request",
+    "anatomize": "._request",
+    "CallDiff": "._session",
+    "SessionAnatomy": "._session",
+    "cache_break": "._session",
+    "diff_calls": "._session",
+    "assemble_stream": "._stream",
+}
+__getattr__, __dir__ = exports(__name__, _WHERE)
 
 __all__ = [
     "CAPTURE_LIMIT",

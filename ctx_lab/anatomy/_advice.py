@@ -166,7 +166,10 @@ def _policies(session: SessionAnatomy) -> Advice | None:
     # a recording that names no model runs as the model the anatomy was asked for (--model)
     named = session.transcript.models or not session.calls
     model = None if named else session.calls[0].model
-    report = run_policies(session.transcript, model=model, source=session.source)
+    # costs alone decide the advice: no probe is mined or followed
+    report = run_policies(
+        session.transcript, model=model, source=session.source, follow_probes=False
+    )
     results = {p.name: p for p in report.policies if p.cost is not None}
     costs: dict[str, float] = {name: float(p.cost or 0.0) for name, p in results.items()}
     if "recorded" not in costs:

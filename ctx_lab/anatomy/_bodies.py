@@ -15,7 +15,8 @@ from ._capture import CapturedCall, CaptureStore
 from ._piece import Piece
 from ._pieces import pieces_of
 from ._request import RequestAnatomy, anatomize
-from ._session import Body, SessionAnatomy, make_session
+from ._session import Body, SessionAnatomy
+from ._session_make import make_session
 
 __all__ = [
     "body_anatomy",

@@ -26,7 +26,8 @@ from ._bodies import (
 from ._capture import CapturedCall, CaptureStore, is_capture
 from ._pieces import SessionPieces, pieces_of
 from ._request import ItemMemo, RequestAnatomy, anatomize
-from ._session import SessionAnatomy, make_session
+from ._session import SessionAnatomy
+from ._session_make import make_session
 
 __all__ = ["anatomy_of", "request_anatomy"]
 
@@ -307,7 +308,9 @@ def _from_transcript(
         from ..recordings import replay_report
 
         try:
-            report = replay_report(transcript, [made[-1][0].model], counter=counter or "model")
+            report = replay_report(  # its sizes alone: no other registry's prices
+                transcript, [made[-1][0].model], counter=counter or "model", compare_prices=False
+            )
             by_call = {r["call"]: r["context_tokens"] for r in report.rows}
             replayed = [by_call.get(c.index + 1) for c in chosen_calls]
         except Exception as exc:  # the anatomy stands without the replay beside it

@@ -58,7 +58,6 @@ if TYPE_CHECKING:
         CharEstimateCounter,
         CounterLike,
         FunctionCounter,
-        ScaledCounter,
         TiktokenCounter,
         TokenCounter,
         tiktoken_cache_path,
@@ -103,6 +102,7 @@ if TYPE_CHECKING:
     )
     from ._model import MODEL_COUNTER, MODEL_ESTIMATE, CounterChoice, resolve_counter
     from ._report import CounterList, FileCount, TextInput, TokenReport, count_texts, read_text_file
+    from ._scaled import ScaledCounter
 
 # where each public name lives: imported on first use (ctx_lab._lazy)
 _WHERE = {
@@ -131,7 +131,6 @@ _WHERE = {
     "CharEstimateCounter": "._counters",
     "CounterLike": "._counters",
     "FunctionCounter": "._counters",
-    "ScaledCounter": "._counters",
     "TiktokenCounter": "._counters",
     "TokenCounter": "._counters",
     "tiktoken_cache_path": "._counters",
@@ -169,6 +168,7 @@ _WHERE = {
     "TokenReport": "._report",
     "count_texts": "._report",
     "read_text_file": "._report",
+    "ScaledCounter": "._scaled",
 }
 __getattr__, __dir__ = exports(__name__, _WHERE)
 

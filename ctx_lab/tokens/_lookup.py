@@ -23,15 +23,10 @@ from cachetools import LRUCache
 from ..errors import CounterUnavailableError, UnknownCounterError, UsageError
 from ._anthropic import AnthropicCounter
 from ._counters import (
-    BAND_ENTRIES,
-    NOT_CLASSES,
-    TOOL_FRAMING,
     ByteEstimateCounter,
     CharEstimateCounter,
-    ClassScaledCounter,
     CounterLike,
     FunctionCounter,
-    ScaledCounter,
     TiktokenCounter,
     TokenCounter,
     _load_cl100k,
@@ -39,6 +34,7 @@ from ._counters import (
 )
 from ._gemini import GeminiCounter
 from ._open_models import OPEN_MODEL_COUNTERS
+from ._scaled import BAND_ENTRIES, NOT_CLASSES, TOOL_FRAMING, ClassScaledCounter, ScaledCounter
 
 __all__ = [
     "COUNTER_ENTRY_POINTS",

@@ -34,7 +34,6 @@ from itertools import accumulate
 from typing import Any
 
 from ...errors import CtxLabError
-from ..calibration import message_counts
 from ..transcripts import Transcript
 
 __all__ = ["CountedSizes", "Inferred", "counted_sizes"]
@@ -132,6 +131,8 @@ class _Walk:
         (its per-message overhead and image rule), once a model."""
         found = self.counts.get(model)
         if found is None:
+            from ..calibration import message_counts  # counted sizes only: not for usage's
+
             overhead, counts = message_counts(self.transcript, self.counter, model)
             found = self.counts[model] = (overhead, [0, *accumulate(counts)])
         return found

@@ -111,17 +111,20 @@ def run_policies(
     registry: str | ModelRegistry | None = None,
     source: str | None = None,
     reading: Reading = "breakpoints",
+    follow_probes: bool = True,
 ) -> PoliciesReport:
     """Each policy (default: every built-in one) over ``transcript``, open-loop, counted with
-    the session's calibration and priced with the cache model (see the module docstring)."""
+    the session's calibration and priced with the cache model (see the module docstring).
+    ``follow_probes=False``: costs and sizes only — no probe mined or followed (what a caller
+    that compares costs alone needs; every loss column is then 0)."""
     from ...tokens import get_counter
 
     transcript.require_model(model, source)
     counting = get_counter(counter or "bytes/4")
     chosen_registry = get_registry(registry)
     session = policy_session(transcript, counting, model, chosen_registry)
-    probes = mine_probes(transcript.messages)
-    uses = _tool_uses(transcript.messages, probes)
+    probes = mine_probes(transcript.messages) if follow_probes else []
+    uses = _tool_uses(transcript.messages, probes) if follow_probes else {}
     hour = any(c.usage is not None and c.usage.cache_write_1h for c in transcript.calls)
     recorded = recorded_requests(transcript, counting, model)
     results = []

@@ -64,12 +64,15 @@ def replay_report(
     counter: CounterLike | None = MODEL_COUNTER,
     registry: str | ModelRegistry | None = None,
     source: str | None = None,
+    compare_prices: bool = True,
 ) -> ReplayReport:
     """Replay ``transcript`` on each of ``models`` (default: the models it was recorded with)
     with ``settings`` (default :class:`ReplaySettings`); see the module docstring for what each
     row holds. ``counter="model"`` counts with each model's own tokenizer, a stored
     calibration, or ``bytes/4`` (marked inexact). ``source`` names the session in the report
-    (default: the file it was read from)."""
+    (default: the file it was read from). ``compare_prices=False``: no warning where the
+    other shipped registry prices a model otherwise (it is not loaded: a caller that reads
+    the sizes alone)."""
     settings = settings or ReplaySettings()
     source = source or transcript.source or "<transcript>"
     chosen = [models] if isinstance(models, str) else list(models or transcript.models)
@@ -94,7 +97,7 @@ def replay_report(
         counters.append(info)
         if info["note"]:
             warnings.append(info["note"])
-        gap = price_gap(model, resolved)
+        gap = price_gap(model, resolved) if compare_prices else None
         if gap:
             warnings.append(gap)
         with paused():

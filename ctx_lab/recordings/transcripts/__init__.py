@@ -26,7 +26,8 @@ from typing import Any
 
 from ...choices import TRANSCRIPT_FORMATS
 from ...errors import TranscriptError
-from ...packed import read_unpacked_text
+from ...files import decode_text
+from ...packed import read_unpacked_bytes
 from ._cassette import cassette_records, is_cassette
 from ._formats import detect, reader_of
 from ._genai import from_genai, to_genai
@@ -41,7 +42,7 @@ from ._model import (
     images_cost,
 )
 from ._otlp_bodies import otlp_bodies
-from ._read import Record, records
+from ._read import Record, byte_records, records
 
 __all__ = [
     "FORMATS",
@@ -93,8 +94,14 @@ def recording_rows(path: str | os.PathLike[str]) -> list[Record]:
 def _file_rows(path: str | os.PathLike[str]) -> list[Record]:
     """The records of a file as written (a cassette still one record)."""
     label = os.fspath(path)
-    text = read_unpacked_text(Path(path).expanduser(), kind="recording")
-    _refuse_known_text(text)
+    data = read_unpacked_bytes(Path(path).expanduser(), kind="recording")
+    _refuse_known_text(data[:4096].decode("utf-8", "ignore"))
+    if not label.removesuffix(".gz").endswith((".yaml", ".yml")):
+        found = byte_records(data)  # JSON Lines in UTF-8: decoded a line at a time
+        if found is not None:
+            return found
+    text = decode_text(data, label, [])
+    del data
     return _cassette_yaml(text, label) or records(text)
 
 

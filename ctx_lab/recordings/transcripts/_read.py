@@ -31,10 +31,70 @@ def records(text: str) -> list[Record]:
             if "\n" not in stripped:
                 raise
     found = []
-    for number, line in enumerate(text.split("\n"), 1):
+    for number, line in enumerate(_lines(text), 1):
         if line.strip():
-            found.append((number, _loads(line, number)))
+            found.append((number, _unread_dropped(_loads(line, number))))
     return found
+
+
+# What a record carries that no reader reads, dropped as each line is parsed: Claude Code's
+# ``toolUseResult`` repeats a tool's result beside the message's own ``tool_result`` block (a
+# quarter of a long session's bytes, held for the whole read otherwise)
+UNREAD_FIELDS = ("toolUseResult",)
+
+
+def _unread_dropped(value: Any) -> Any:
+    if isinstance(value, dict):
+        for name in UNREAD_FIELDS:
+            value.pop(name, None)
+    return value
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` (split on ``\\n`` only), one at a time: never a list of them all
+    beside the records being made."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:]
+            return
+        yield text[start:end]
+        start = end + 1
+
+
+def byte_records(data: bytes) -> list[Record] | None:
+    """``(line number, parsed value)`` of JSON Lines in UTF-8 ``data``, each line decoded on
+    its own (never the whole file as one string); None when ``data`` is not that — a BOM, one
+    JSON document over several lines, undecodable bytes — for :func:`records` on its text."""
+    if data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+        return None
+    found: list[Record] = []
+    try:
+        for number, line in enumerate(_byte_lines(data), 1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError:
+                if not found:  # the first line is not a whole value: one document, or not JSON
+                    return None
+                raise
+            found.append((number, _unread_dropped(value)))
+    except (UnicodeDecodeError, json.JSONDecodeError, ValueError, RecursionError):
+        return None  # the text path says what is wrong, and where
+    return found or None
+
+
+def _byte_lines(data: bytes) -> Iterator[bytes]:
+    start = 0
+    while True:
+        end = data.find(b"\n", start)
+        if end < 0:
+            yield data[start:]
+            return
+        yield data[start:end]
+        start = end + 1
 
 
 def _loads(text: str, number: int) -> Any:
