@@ -64,13 +64,28 @@ def cache_break(before: RequestAnatomy, after: RequestAnatomy, texts: Sequence[s
     may hold the two calls' system prompts (``[before, after]``) to tell a timestamp from an
     edit."""
     a, b = _prefix_items(before.items), _prefix_items(after.items)
-    first = next(
-        (k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x.digest != y.digest),
-        None,
-    )
+    first, _ = _first_difference(a, b)
     if first is None:
         return "" if len(b) >= len(a) else "the request is shorter than the call before"
-    where = a[first]
+    return _break_reason(a, b, a[first], texts)
+
+
+def _first_difference(a: Sequence[AnatomyItem], b: Sequence[AnatomyItem]) -> tuple[int | None, int]:
+    """Where ``b`` first differs from ``a`` (None: never, within the shorter) and the tokens
+    of ``b`` before it. Consecutive calls of a session share their items (the same objects),
+    so the common prefix is checked by identity first."""
+    prefix = 0
+    for k, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x is not y and x.digest != y.digest:
+            return k, prefix
+        prefix += y.tokens
+    return None, prefix
+
+
+def _break_reason(
+    a: Sequence[AnatomyItem], b: Sequence[AnatomyItem], where: AnatomyItem, texts: Sequence[str]
+) -> str:
+    """Why the prefix ``b`` breaks from ``a`` at ``where``."""
     tools_a = [i for i in a if i.category in ("tools", "mcp_tools")]
     tools_b = [i for i in b if i.category in ("tools", "mcp_tools")]
     if [t.digest for t in tools_a] != [t.digest for t in tools_b]:
@@ -100,16 +115,22 @@ def diff_calls(
 ) -> CallDiff:
     """``after`` against ``before`` (see :class:`CallDiff`)."""
     old = {i.digest: i.tokens for i in before.items}
-    seen = {i.digest for i in after.items}
-    new = sum(i.tokens for i in after.items if i.digest not in old)
-    carried = sum(i.tokens for i in after.items if i.digest in old)
+    seen: set[str] = set()
+    new = carried = 0
+    for i in after.items:
+        seen.add(i.digest)
+        if i.digest in old:
+            carried += i.tokens
+        else:
+            new += i.tokens
     dropped = sum(t for d, t in old.items() if d not in seen)
-    prefix = 0
-    for x, y in zip(_prefix_items(before.items), _prefix_items(after.items), strict=False):
-        if x.digest != y.digest:
-            break
-        prefix += y.tokens
-    return CallDiff(new, carried, dropped, prefix, cache_break(before, after, texts))
+    a, b = _prefix_items(before.items), _prefix_items(after.items)
+    first, prefix = _first_difference(a, b)
+    if first is None:
+        reason = "" if len(b) >= len(a) else "the request is shorter than the call before"
+    else:
+        reason = _break_reason(a, b, a[first], texts)
+    return CallDiff(new, carried, dropped, prefix, reason)
 
 
 @dataclass(frozen=True, kw_only=True)
