@@ -28,6 +28,8 @@ from ._side_scores import Locator, SideScores
 
 __all__ = ["RELEVANCE_RULES", "Relevance", "Scores"]
 
+_MOST_OFTEN = 65_535  # a word's count in one entry, as kept (BM25 saturates long before)
+
 RELEVANCE_RULES = _RULES  # ctx_lab.choices.RelevanceRule
 # auto: keywords unless they saturate — when at least this share of the scored entries (and
 # at least SATURATION_MIN of them) sit at the top keyword relevance, ranking is by recency
@@ -288,10 +290,11 @@ class Relevance:
             for i, e in enumerate(self.entries):
                 for w, f in Counter(self.words(e)).items():
                     found = postings.get(w)
-                    if found is None:
-                        found = postings[w] = (array("i"), array("i"))
+                    if found is None:  # how often: two bytes (a 10 MB context of a few
+                        # words holds each in every entry: 4 MB of counts as "i")
+                        found = postings[w] = (array("i"), array("H"))
                     found[0].append(i)
-                    found[1].append(f)
+                    found[1].append(min(f, _MOST_OFTEN))
             self._postings = postings
         return self._postings
 
