@@ -21,3 +21,29 @@ def test_costs_alone_are_the_costs_of_the_whole_run() -> None:
             b.name, b.cost, b.peak, b.mean, b.over_window,
         )  # fmt: skip
         assert a.probes.kept == a.probes.lost == 0
+
+
+def test_counted_sizes_scale_by_the_ratio_alone(monkeypatch) -> None:
+    """The policy lab and ``cache --sizes counts`` scale counts by the session's ratio: the
+    growth model (its classes and band, a third of a long session's policy run) is not fitted
+    for them, and the ratio and its interval are the ones the whole calibration gives."""
+    import ctx_lab.recordings.calibration._calibrate as calibrating
+    from ctx_lab.recordings import calibrate, simulate_cache
+
+    transcript = load_transcript(SESSION)
+    whole = calibrate([transcript], "bytes/4", "claude-opus-4-6", method="growth", min_calls=2)
+    alone = calibrate(
+        [transcript], "bytes/4", "claude-opus-4-6", method="growth", min_calls=2,
+        growth_model=False,
+    )  # fmt: skip
+    assert (alone.ratio, alone.low, alone.high, alone.calls) == (
+        whole.ratio, whole.low, whole.high, whole.calls,
+    )  # fmt: skip
+    assert whole.classes and not alone.classes
+
+    def refused(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("the growth model was fitted")
+
+    monkeypatch.setattr(calibrating, "_growth_model", refused)
+    counted = simulate_cache(transcript, sizes="counts", registry="models-dev")
+    assert "calibrated on this session" in counted.counted_with

@@ -74,10 +74,12 @@ def _ratio(transcript: Transcript, counter: Any, model: str) -> tuple[float, str
     from ..calibration import calibrate
 
     try:  # growth: what the content added cost, whatever the prefix the file lacks
-        fitted = calibrate([transcript], counter.name, model, method="growth", min_calls=2)
+        fitted = calibrate(  # the ratio alone scales the counts: no growth model fitted
+            [transcript], counter.name, model, method="growth", min_calls=2, growth_model=False
+        )
     except CtxLabError:
         try:  # too few growth steps: each call's whole input (files that hold all of it)
-            fitted = calibrate([transcript], counter.name, model, min_calls=2)
+            fitted = calibrate([transcript], counter.name, model, min_calls=2, growth_model=False)
         except CtxLabError as error:
             return 1.0, f"{model}: uncalibrated ({error})"
     return fitted.ratio, (

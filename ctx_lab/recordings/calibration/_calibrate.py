@@ -84,6 +84,7 @@ def calibrate(
     min_calls: int = MIN_CALLS,
     directory: str | os.PathLike[str] | None = None,
     now: datetime | Callable[[], datetime] | None = None,
+    growth_model: bool = True,
 ) -> Calibration:
     """Fit ``reported input ÷ counted`` for ``model``'s calls over ``transcripts`` (objects or
     files) with ``counter`` as the base; ``save=True`` (or ``.save()`` on the result) stores it
@@ -99,6 +100,8 @@ def calibrate(
     Unless ``ratio`` is asked for by name, the growth model (a ratio per content class and a
     framing per tool message, with a band measured on held-out sessions) is fitted beside it
     and is what the counter counts with; with ``method="ratio"`` the counter is the scalar.
+    ``growth_model=False`` leaves the growth model out (a caller that scales by the ratio
+    alone: the ratio and its interval are the same).
 
     Only calls with provider usage count; calls the provider compacted on its side, and calls
     whose reported input shrank without a recorded compaction (a cache or server-side change),
@@ -139,7 +142,7 @@ def calibrate(
     warnings = [chosen_note] if chosen_note else []
     warnings += _read_warnings(unreadable, len(fit.ratios))
     calibration = fit.calibration(model, base.name, moment, tuple(warnings), fingerprints)
-    if method != "ratio":  # asked for by name, the ratio is what counts: no growth model
+    if method != "ratio" and growth_model:  # asked for by name, the ratio is what counts
         calibration = replace(calibration, **_growth_model(loaded, base, model))
     reason = calibration.problem(min_calls)
     if reason is not None:
