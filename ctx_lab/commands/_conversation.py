@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 from ..choices import TRANSCRIPT_FORMATS, CalibrationMethod, RowsPer
@@ -15,7 +16,7 @@ from ..tokens import MIN_CALLS, CalibrationList, forget_calibration, list_calibr
 from ..validate import choice
 from ._analysis import CORPUS_OUTPUT, NoWorkerTimeout, Progress, Scheduler, Ship, Workers
 from ._param import CLI, Param, hidden, inputs_confined
-from ._params import given_files
+from ._params import given_files, parse_now
 from ._registry import Command, command
 
 if TYPE_CHECKING:
@@ -254,6 +255,17 @@ def calibrate(
             input="file",
         ),
     ] = (),
+    now: Annotated[
+        datetime | None,
+        Param(
+            "the time (ISO 8601) a saved calibration is dated by",
+            metavar="ISO",
+            parse=parse_now,
+            max_length=64,
+            session="now",
+            default_text="now",
+        ),
+    ] = None,
     root: Root = None,
 ) -> Calibration | CalibrationList | CalibrationEvaluation:
     """Fit the ratio of provider-reported input tokens to ``counter``'s count over the calls of
@@ -271,7 +283,7 @@ def calibrate(
         raise UsageError("nothing to calibrate: give one or more transcript files")
     paths = [*files]  # confined to the root by the declaration
     sources = [_capture_or_path(p) for p in paths]
-    fitted = fit(sources, counter, model, method=method, save=save, min_calls=min_calls)
+    fitted = fit(sources, counter, model, method=method, save=save, min_calls=min_calls, now=now)
     if not evaluate:
         return fitted
     from ..recordings import evaluate_calibration
