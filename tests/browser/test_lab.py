@@ -495,3 +495,40 @@ def test_check_renders_its_findings(page, lab: Lab) -> None:
     # calls count from 1; the budget is Claude Code 2.0's point (200k less 45,000) less 5 %
     assert "207" in rows.first.inner_text()
     rendered.screenshot(path=str(ARTIFACTS / "check.png"))
+
+
+def test_ten_policies_draw_ten_distinguishable_series_beside_their_legend(page, lab: Lab) -> None:
+    """``%ctx policies`` with every built-in policy (ten): ten lines, no two alike in colour
+    and dash, a legend of ten with the same styles, and the legend beside the chart, never
+    over its data."""
+    from ctx_lab.examples import SESSIONS_DIR
+
+    (lab.root / "ten.jsonl").write_bytes((SESSIONS_DIR / "coding-session.jsonl").read_bytes())
+    lab.notebook(
+        "ten-policies.ipynb", ["%load_ext ctx_lab", "%ctx policies ten.jsonl --registry models-dev"]
+    )
+    open_lab(page, lab, "ten-policies.ipynb")
+    run_all(page, "[data-ctx-kind='policies']")
+    rendered = page.locator("[data-ctx-kind='policies']").first
+    lines = rendered.locator("[data-ctx-policy-line]")
+    assert lines.count() == 10
+    styles = [
+        (lines.nth(i).get_attribute("stroke"), lines.nth(i).get_attribute("stroke-dasharray"))
+        for i in range(10)
+    ]
+    assert len(set(styles)) == 10, styles
+    keys = rendered.locator("[data-ctx-legend] .ctx-legend-item line")
+    assert keys.count() == 10
+    assert [(keys.nth(i).get_attribute("stroke"), keys.nth(i).get_attribute("stroke-dasharray"))
+            for i in range(10)] == styles  # fmt: skip
+    chart = rendered.locator("[data-ctx-policies-chart]").first.bounding_box()
+    legend = rendered.locator("[data-ctx-legend]").first.bounding_box()
+    assert chart is not None and legend is not None
+    apart = (
+        legend["x"] >= chart["x"] + chart["width"]
+        or legend["x"] + legend["width"] <= chart["x"]
+        or legend["y"] >= chart["y"] + chart["height"]
+        or legend["y"] + legend["height"] <= chart["y"]
+    )
+    assert apart, (chart, legend)
+    rendered.screenshot(path=str(ARTIFACTS / "ten-policies.png"))
