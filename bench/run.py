@@ -1744,12 +1744,11 @@ class Bench:
         shipped example where that is absent), as the console script runs it; the slowest
         folder's median is the row. The package's bytecode is compiled first, as an installed
         package's is (PYTHONDONTWRITEBYTECODE would otherwise recompile every edited module)."""
-        import compileall
-
-        import ctx_lab
         from ctx_lab.examples import EXAMPLE_DIR
 
-        compileall.compile_dir(Path(ctx_lab.__file__).parent, quiet=1)
+        from .sessions import compile_bytecode
+
+        compile_bytecode()
         real = Path(__file__).resolve().parents[1].parent / "shared" / "real-data" / "contexts"
         folders = sorted(p for p in real.glob("*") if (p / ".context").is_dir()) or [EXAMPLE_DIR]
         script = [

@@ -15,6 +15,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..errors import ModelSourceError, UnknownRegistryError, UsageError
@@ -218,21 +219,22 @@ def _known(row: Mapping[str, Any]) -> KnownModel:
     )
 
 
+def _table_data() -> dict[str, Any]:
+    """The generated table file as read (it ships beside this module, as
+    ``tokens/claude_estimate.json`` does: a plain read, without importlib.resources' imports)."""
+    import json
+
+    return json.loads(Path(__file__).with_name(TABLE_FILE).read_text(encoding="utf-8"))
+
+
 def _load_table() -> tuple[KnownModel, ...]:
     """The generated table (scripts/generate_models.py), then the family fallbacks."""
-    import json
-    from importlib.resources import files
-
-    data = json.loads(files(__package__).joinpath(TABLE_FILE).read_text(encoding="utf-8"))
-    return tuple(_known(row) for row in data["rows"]) + FAMILY_FALLBACKS
+    return tuple(_known(row) for row in _table_data()["rows"]) + FAMILY_FALLBACKS
 
 
 def table_provenance() -> dict[str, Any]:
     """What the built-in table was generated from (pinned package versions) and when read."""
-    import json
-    from importlib.resources import files
-
-    data = json.loads(files(__package__).joinpath(TABLE_FILE).read_text(encoding="utf-8"))
+    data = _table_data()
     return {"generated_from": data["generated_from"], "read": data["read"]}
 
 

@@ -7,7 +7,9 @@ A plugin package declares, in its ``pyproject.toml``::
     my-tokenizer = "my_package:make_counter"   # a zero-argument factory, or a counter object
 
 and ``my-tokenizer`` then works everywhere a counter name does: ``ctx-lab tokens --counter
-all``, ``%ctx``, ``GET /ctx-lab/api/counters`` and the lab's counter selector.
+all``, ``%ctx``, ``GET /ctx-lab/api/counters`` and the lab's counter selector. A name in the
+scaling syntax (``bytes/4*1.2``, ``bytes/4*{prose:1.3,tool:35}``) scales a counter and is never
+taken as a plugin's, so resolving one reads no entry points unless its base needs them.
 """
 
 from __future__ import annotations
@@ -155,6 +157,11 @@ class _Renamed:
         return self.inner.count_many(texts)
 
 
+def _scaling(name: str) -> bool:
+    """Whether ``name`` is the scaling syntax (``<base>*1.2``, ``<base>*{prose:1.3,…}``)."""
+    return bool(_SCALED.match(name) or _CLASS_SCALED.match(name))
+
+
 def _discover() -> None:
     from importlib.metadata import entry_points  # only when plugins are looked for
 
@@ -166,8 +173,8 @@ def _discover() -> None:
             return
         _discovered = True
         for point in sorted(entry_points(group=COUNTER_ENTRY_POINTS), key=lambda p: p.name):
-            if point.name in _registry or point.name == "all":
-                continue
+            if point.name in _registry or point.name == "all" or _scaling(point.name):
+                continue  # a scaled form's name is the scaling syntax's, not a plugin's
             _registry[point.name] = _load_entry_point(point)
             _plugins.add(point.name)
 
@@ -204,16 +211,16 @@ def get_counter(counter: CounterLike = "cl100k") -> TokenCounter:
         found = _registry.get(counter)
         if found is not None:  # a built-in or registered name: no plugin can take it over,
             return found  # so the entry points (importlib.metadata: 13 ms) are not read
+        scaled = _SCALED.match(counter)
+        if scaled:  # the scaling syntax, never a plugin's name (_discover skips those): only
+            return _scaled_counter(scaled["base"], float(scaled["factor"]))  # its base may be
+        by_class = _CLASS_SCALED.match(counter)
+        if by_class:
+            return _class_scaled_counter(by_class["base"], by_class["factors"])
         _discover()
         try:
             return _registry[counter]
         except KeyError:
-            scaled = _SCALED.match(counter)
-            if scaled:
-                return _scaled_counter(scaled["base"], float(scaled["factor"]))
-            by_class = _CLASS_SCALED.match(counter)
-            if by_class:
-                return _class_scaled_counter(by_class["base"], by_class["factors"])
             if counter == "model":
                 raise UsageError(
                     "counter 'model' depends on a model: resolve it with "

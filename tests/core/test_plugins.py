@@ -106,3 +106,44 @@ def test_a_model_source_plugin(tmp_path: Path, monkeypatch) -> None:
         assert "house" in registry_names()
     finally:
         model_registry._registries.pop("house", None)
+
+
+def test_a_scaled_built_in_reads_no_entry_points(monkeypatch) -> None:
+    """Resolving ``bytes/4*{…}`` (what every calibrated session counts with) must not scan the
+    installed packages' entry points: the scaling syntax is never a plugin's name."""
+    from importlib import metadata
+
+    from ctx_lab.tokens import _lookup
+
+    monkeypatch.setattr(_lookup, "_discovered", False)
+    read: list[str] = []
+    real = metadata.entry_points
+    monkeypatch.setattr(metadata, "entry_points", lambda **kw: read.append("x") or real(**kw))
+    counter = get_counter("bytes/4*{prose:1.25,code:1.5,tool:12}")
+    assert counter.count("a" * 40) > 0 and get_counter("bytes/4*1.5").count("a" * 40) == 15
+    assert read == [] and not _lookup._discovered
+
+
+def test_a_scaled_plugin_still_finds_its_base(counter_plugin) -> None:
+    from ctx_lab.tokens import _lookup
+
+    _lookup._discovered = False  # as in a fresh process: the base is not yet known
+    _lookup._registry.pop(PLUGIN_COUNTER, None)
+    assert get_counter(f"{PLUGIN_COUNTER}*2").count("three little words") == 6
+
+
+def test_a_plugin_named_in_the_scaling_syntax_is_not_taken(tmp_path: Path, monkeypatch) -> None:
+    from ctx_lab.tokens import discover_counters
+
+    site = tmp_path / "site"
+    info = site / "odd_counter-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: odd-counter\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[ctx_lab.counters]\nbytes/4*2 = nowhere:make\n")
+    monkeypatch.syspath_prepend(str(site))
+    try:
+        assert "bytes/4*2" not in discover_counters(refresh=True)
+        assert get_counter("bytes/4*2").count("a" * 40) == 20
+    finally:
+        monkeypatch.undo()
+        discover_counters(refresh=True)
