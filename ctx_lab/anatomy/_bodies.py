@@ -11,10 +11,11 @@ from typing import Any
 from ..errors import TranscriptError, UsageError
 from ..recordings import claude_code_registry, claude_code_reserve, is_claude_code_request
 from ..recordings.transcripts import Usage
+from ..tokens import CounterChoice
 from ._capture import CapturedCall, CaptureStore
 from ._piece import Piece
 from ._pieces import pieces_of
-from ._request import RequestAnatomy, anatomize
+from ._request import RequestAnatomy, anatomize, anatomy_counter
 from ._session import Body, SessionAnatomy
 from ._session_make import make_session
 
@@ -90,10 +91,16 @@ def system_text(pieces: Sequence[Piece]) -> str:
 
 
 def body_anatomy(
-    recorded: Body, source: str, model: str | None, counter: str | None, registry: str | None
+    recorded: Body,
+    source: str,
+    model: str | None,
+    counter: str | None,
+    registry: str | None,
+    counters: dict[str, CounterChoice] | None = None,
 ) -> tuple[RequestAnatomy, str] | None:
     """One recorded request body's anatomy, as a capture file's calls are taken apart (None
-    when the body is not a model request or names no model)."""
+    when the body is not a model request or names no model); ``counters``: what each model
+    counts with, resolved once for a session's bodies."""
     call_id, body, response, provider, notes = recorded
     try:
         format, pieces = pieces_of(body)
@@ -106,6 +113,9 @@ def body_anatomy(
     # Claude Code's window framing (its 200k window, its autocompact buffer) only for a request
     # that is Claude Code's; any other client of the API gets the model's window and reserve
     claude_code = provider == "anthropic" and is_claude_code_request(system)
+    known = counters if counters is not None else {}
+    if chosen not in known:
+        known[chosen] = anatomy_counter(counter, chosen)
     made = anatomize(
         pieces,
         source=source,
@@ -119,6 +129,7 @@ def body_anatomy(
         # (today's)
         autocompact=claude_code_reserve("") if claude_code else None,
         warnings=[*notes, *server_side_notes(response)],
+        resolved=known[chosen],
     )
     return made, system
 
@@ -159,5 +170,7 @@ def from_bodies(
         if found is None:
             raise UsageError(f"{name}: that call is not a model request")
         return found[0]
-    made = [m for b in chosen if (m := body_anatomy(b, os.path.basename(name), *options))]
+    counters: dict[str, CounterChoice] = {}
+    base = os.path.basename(name)
+    made = [m for b in chosen if (m := body_anatomy(b, base, *options, counters=counters))]
     return make_session(name, made, bodies=lambda: chosen)

@@ -14,6 +14,7 @@ from ..errors import InputFileError, InvalidRecording, TranscriptError, UsageErr
 from ..files import entry_kind, real_path
 from ..recordings import agent_point, agent_registry, hidden_prefix
 from ..recordings.transcripts import Transcript, load_transcript, otlp_bodies, recording_rows
+from ..tokens import CounterChoice
 from ._bodies import (
     body_anatomy,
     capture_bodies,
@@ -25,7 +26,7 @@ from ._bodies import (
 )
 from ._capture import CapturedCall, CaptureStore, is_capture
 from ._pieces import SessionPieces, pieces_of
-from ._request import ItemMemo, RequestAnatomy, anatomize
+from ._request import ItemMemo, RequestAnatomy, anatomize, anatomy_counter
 from ._session import SessionAnatomy
 from ._session_make import make_session
 
@@ -98,6 +99,7 @@ def _captured_session(
     index = store.ids(last)
     keys = [(path, real, i, started, size, *options) for i, started, size in index]
     made: dict[Any, tuple[RequestAnatomy, str] | None] = {}
+    counters: dict[str, CounterChoice] = {}  # per model, resolved once for the session
     unseen = []
     for key in keys:
         if key in _CAPTURED:
@@ -107,7 +109,7 @@ def _captured_session(
     for chunk in range(0, len(unseen), _READ_AT_ONCE):  # bodies a chunk at a time, not all held
         for found in store.by_ids(unseen[chunk : chunk + _READ_AT_ONCE]):
             key = (path, real, found.id, found.started, found.request_bytes, *options)
-            made[key] = _CAPTURED[key] = _made(path, found, *options)
+            made[key] = _CAPTURED[key] = _made(path, found, *options, counters=counters)
     # the result is built from what was made here, never read back from the bounded cache
     # (a session longer than the cache would otherwise lose its first calls)
     return [made.get(key) for key in keys]
@@ -128,12 +130,17 @@ def _captured(
 
 
 def _made(
-    path: str, call: CapturedCall, model: str | None, counter: str | None, registry: str | None
+    path: str,
+    call: CapturedCall,
+    model: str | None,
+    counter: str | None,
+    registry: str | None,
+    counters: dict[str, CounterChoice] | None = None,
 ) -> tuple[RequestAnatomy, str] | None:
     recorded = captured_body(call)
     if recorded is None:
         return None
-    return body_anatomy(recorded, os.path.basename(path), model, counter, registry)
+    return body_anatomy(recorded, os.path.basename(path), model, counter, registry, counters)
 
 
 def _pick(calls: Sequence[Any], call: int | None, what: str) -> Any:
@@ -274,6 +281,7 @@ def _from_transcript(
     provider = "openai" if transcript.format in _OPENAI_FORMATS else "anthropic"
     shared = SessionPieces(transcript.system, transcript.tools, provider)
     memo: ItemMemo = {}
+    counters: dict[str, CounterChoice] = {}  # per model: resolved once (calibrations on disk)
 
     def one(found: Any) -> tuple[RequestAnatomy, str]:
         start, end = transcript.sent_range(found)
@@ -283,6 +291,8 @@ def _from_transcript(
         if not chosen:
             transcript.require_model(None, name)
         pieces = shared.of(transcript.messages, start, end)
+        if chosen not in counters:
+            counters[chosen] = anatomy_counter(counter, chosen)
         made = anatomize(
             pieces,
             source=name,
@@ -296,6 +306,7 @@ def _from_transcript(
             system_inferred=inferred[found.model],
             warnings=notes,
             memo=memo,
+            resolved=counters[chosen],
         )
         return made, transcript.system
 

@@ -15,13 +15,13 @@ from ..display import RichResult, escape, html_table, text_table
 from ..errors import UsageError
 from ..models import get_registry
 from ..severity import severity
-from ..tokens import resolve_counter
+from ..tokens import CounterChoice, resolve_counter
 from ..wire import to_wire
 from ._claims import request_claim
 from ._counting import counting_cache, input_cost
 from ._piece import CATEGORIES, Piece
 
-__all__ = ["AnatomyItem", "ItemMemo", "RequestAnatomy", "anatomize"]
+__all__ = ["AnatomyItem", "ItemMemo", "RequestAnatomy", "anatomize", "anatomy_counter"]
 
 
 @dataclass(frozen=True)
@@ -326,6 +326,12 @@ def _advice_html(advice: Sequence[Any]) -> str:
     return f"<div data-ctx-advice><b>largest avoidable cost first</b><ul>{rows}</ul></div>"
 
 
+def anatomy_counter(counter: str | None, model: str) -> CounterChoice:
+    """What an anatomy of a ``model`` request counts with: ``counter`` as given, else the
+    model's own tokenizer, else a named estimate (:func:`~ctx_lab.tokens.resolve_counter`)."""
+    return resolve_counter(counter, model, "bytes/4")
+
+
 def anatomize(
     pieces: Sequence[Piece],
     *,
@@ -341,6 +347,7 @@ def anatomize(
     warnings: Iterable[str] = (),
     system_inferred: int | None = None,
     memo: ItemMemo | None = None,
+    resolved: CounterChoice | None = None,
 ) -> RequestAnatomy:
     """Count ``pieces`` with ``counter`` (default: ``model``'s own tokenizer, else a named
     estimate) against ``model``'s limits; ``reported`` is the call's provider usage
@@ -348,8 +355,10 @@ def anatomize(
     the agent keeps free of the window before it compacts (Claude Code's buffer), if it does;
     ``registry`` a name or a registry (an agent's view: ``ctx_lab.conversation.agent_registry``);
     ``memo`` the items of pieces an earlier call of the same session had (shared pieces:
-    :class:`~._pieces.SessionPieces`), reused, not counted and hashed again."""
-    choice = resolve_counter(counter, model, "bytes/4")
+    :class:`~._pieces.SessionPieces`), reused, not counted and hashed again; ``resolved``
+    what :func:`anatomy_counter` made of ``counter`` and ``model`` (a session resolves it once
+    per model, not once per call: a stored calibration is looked for on disk)."""
+    choice = resolved or anatomy_counter(counter, model)
     counting = counting_cache(choice.use)
     known = memo.setdefault(choice.name, {}) if memo is not None else {}
     texts = [p.text for p in pieces if p.fixed is None and id(p) not in known]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["CACHE_RULES", "CachePrices", "CacheRule", "cache_prices", "cache_rule"]
@@ -190,6 +191,11 @@ CACHE_RULES: tuple[CacheRule, ...] = (
 def cache_rule(model: str, rules: Sequence[CacheRule] = ()) -> CacheRule | None:
     """The first rule (``rules`` given first, then :data:`CACHE_RULES`) whose family
     ``model`` belongs to, or None."""
+    return _first_rule(model, tuple(rules))
+
+
+@lru_cache(maxsize=512)  # a session asks for its few models on every call (bounded: any name)
+def _first_rule(model: str, rules: tuple[CacheRule, ...]) -> CacheRule | None:
     for rule in (*rules, *CACHE_RULES):
         if rule.matches(model):
             return rule

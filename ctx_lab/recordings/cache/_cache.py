@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, Literal
 
 from ...choices import CacheCause
@@ -51,6 +52,7 @@ Sizes = Literal["usage", "counts"]
 TASK_NOTIFICATION = "<task-notification>"  # Claude Code's note of a finished background task
 
 
+@lru_cache(maxsize=4096)  # each call's stamp is read again by every policy the lab runs
 def seconds(stamp: str | None) -> float | None:
     """An ISO 8601 timestamp as seconds since the epoch (None: missing or unreadable)."""
     if not stamp:

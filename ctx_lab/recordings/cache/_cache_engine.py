@@ -181,10 +181,11 @@ class CacheEngine:
         """This model's entries still alive at the request, their shared prefix updated."""
         entries = self.entries.get(request.model, [])
         now, kept, gone = request.at, [], []
+        stable, compaction = request.stable, request.change == "compaction"
         for entry in entries:
-            if request.stable is not None:
-                entry.valid = min(entry.valid, request.stable)
-            if request.change == "compaction" and entry.anchor:
+            if stable is not None and stable < entry.valid:
+                entry.valid = stable
+            if compaction and entry.anchor:
                 # the compaction request itself (Claude Code's agent-acompact file: the same
                 # system prompt and tools) read the anchored prefix moments before
                 entry.at = now
@@ -196,20 +197,18 @@ class CacheEngine:
         self.expired[request.model] = gone[-KEPT:]
         return kept
 
-    def _findable(self, entry: _Entry, request: Request, automatic: bool) -> bool:
-        """Whether the request's lookup reaches the entry (the lookback, under "breakpoints")."""
-        if automatic or self.reading == "prefix" or entry.anchor:
-            return True
-        return request.blocks - entry.block <= LOOKBACK or entry.size in request.anchors
-
     def _best(
         self, live: list[_Entry], request: Request, rule: CacheRule, end: int, automatic: bool
     ) -> tuple[int, _Entry] | None:
         """The longest read a live entry gives, and that entry."""
         best: tuple[int, _Entry] | None = None
         whole = not automatic and self.reading == "breakpoints"
+        reach_all = automatic or self.reading == "prefix"
+        # what the request's lookup reaches: everything (automatic caching, "prefix"), else an
+        # anchored entry, one within the lookback's blocks, or one at a breakpoint it places
+        within, anchors = request.blocks - LOOKBACK, request.anchors
         for entry in live:
-            if not self._findable(entry, request, automatic):
+            if not (reach_all or entry.anchor or entry.block >= within or entry.size in anchors):
                 continue
             if whole:
                 if entry.size > entry.valid or entry.size > end:

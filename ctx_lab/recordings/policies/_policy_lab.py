@@ -95,10 +95,11 @@ class Pricer:
         cost = known.cost(fresh, read, write, hour)
         if cost is None:
             self.priced = False
-        else:
-            self.split[0] += known.cost(0, read) or 0.0
-            self.split[1] += known.cost(0, 0, write, hour) or 0.0
-            self.split[2] += known.cost(fresh) or 0.0
+        else:  # each part as CachePrices.cost gives it alone (a known price: cost is not None)
+            self.split[0] += read * (known.read or 0.0) / 1_000_000
+            hourly = known.write_hour or known.write or 0.0
+            self.split[1] += ((write - hour) * (known.write or 0.0) + hour * hourly) / 1_000_000
+            self.split[2] += fresh * (known.input or 0.0) / 1_000_000
         return read, write, fresh, cost, outcome.cause
 
 
