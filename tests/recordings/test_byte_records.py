@@ -6,6 +6,7 @@ are not UTF-8) goes the text path, as before."""
 from __future__ import annotations
 
 import gzip
+import importlib
 import json
 import tracemalloc
 from pathlib import Path
@@ -50,9 +51,10 @@ def test_what_is_not_utf8_json_lines_goes_the_text_path() -> None:
     assert byte_records(b"\n\n") is None
 
 
-def test_a_long_session_is_read_within_four_times_its_size() -> None:
+def test_a_long_session_is_read_within_two_and_a_half_times_its_size() -> None:
     """8463c716 (2.9 MB, one character beyond the BMP: its text as one string is 11 MB): the
-    read peaks at 11 MB of Python objects, where the text path peaked at 33."""
+    read peaks at 6.6 MB of Python objects (the file's bytes and its lines' records, Claude
+    Code's bookkeeping dropped), where the text path peaked at 33 and the whole records at 11."""
     path = REAL / "marot__spotter" / "long" / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
     if not path.exists():
         pytest.skip("../shared/real-data is absent")
@@ -63,4 +65,37 @@ def test_a_long_session_is_read_within_four_times_its_size() -> None:
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak <= 4 * path.stat().st_size, peak
+    assert peak <= 2.5 * path.stat().st_size, peak
+
+
+CLAUDE_CODE = [p for p in FILES if b'"parentUuid"' in _bytes(p)[:200_000]]
+
+
+@pytest.mark.parametrize("path", CLAUDE_CODE, ids=lambda p: p.name[:40])
+def test_claude_codes_unread_bookkeeping_is_dropped_and_nothing_read_changes(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code's per-line bookkeeping (working directory, ids, branch, a progress line's
+    output, a file-history snapshot) is not kept, and the session read is the one read with it
+    kept."""
+    _read = importlib.import_module("ctx_lab.recordings.transcripts._read")
+    made = byte_records(_bytes(path)) or []
+    kept = [v for _, v in made if isinstance(v, dict) and "parentUuid" in v]
+    assert kept and not any(_read.CLAUDE_CODE_UNREAD & v.keys() for v in kept)
+    assert not any("data" in v for v in kept if v.get("type") == "progress")
+    compact = load_transcript(path)
+    monkeypatch.setattr(_read, "CLAUDE_CODE_UNREAD", frozenset(UNREAD_FIELDS))
+    monkeypatch.setattr(_read, "CLAUDE_CODE_UNREAD_OF_KIND", {})
+    assert load_transcript(path) == compact
+
+
+def test_another_formats_fields_of_the_same_names_are_kept() -> None:
+    """Only a Claude Code line (``parentUuid`` and ``sessionId``) loses them: a pi session's
+    ``cwd``, a Gemini session's ``sessionId``, an OTLP ``data`` stay."""
+    lines = [
+        {"type": "session", "id": "s1", "cwd": "/work", "version": 3},
+        {"sessionId": "g1", "messages": [], "data": {"x": 1}},
+        {"type": "progress", "data": {"kept": True}},
+    ]
+    made = byte_records(b"\n".join(json.dumps(v).encode() for v in lines) + b"\n")
+    assert [v for _, v in made or []] == lines

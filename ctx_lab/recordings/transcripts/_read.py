@@ -37,16 +37,47 @@ def records(text: str) -> list[Record]:
     return found
 
 
-# What a record carries that no reader reads, dropped as each line is parsed: Claude Code's
-# ``toolUseResult`` repeats a tool's result beside the message's own ``tool_result`` block (a
-# quarter of a long session's bytes, held for the whole read otherwise)
+# What a record carries that no reader reads, dropped as each line is parsed (a long session's
+# records are all held while its tree is walked): Claude Code's ``toolUseResult`` repeats a
+# tool's result beside the message's own ``tool_result`` block (a quarter of a long session's
+# bytes, held for the whole read otherwise)
 UNREAD_FIELDS = ("toolUseResult",)
+# Claude Code's bookkeeping on every line of a session (a record with ``parentUuid`` and
+# ``sessionId``) that no reader reads — the working directory, the session and request ids, the
+# git branch, the tool ids of a progress line — and, by kind, a progress line's ``data`` (a
+# hook's, a command's or a sub-agent's output) and a file-history snapshot: on the 217-call
+# session ae4a77f8 they are half its lines' parsed size. Such a record is kept as a smaller
+# dictionary of what is read.
+CLAUDE_CODE_UNREAD = frozenset(
+    {
+        *UNREAD_FIELDS,
+        "cwd",
+        "sessionId",
+        "slug",
+        "gitBranch",
+        "userType",
+        "requestId",
+        "toolUseID",
+        "parentToolUseID",
+        "sourceToolAssistantUUID",
+        "sourceToolUseID",
+        "thinkingMetadata",
+        "permissionMode",
+        "todos",
+    }
+)
+CLAUDE_CODE_UNREAD_OF_KIND = {"progress": "data", "file-history-snapshot": "snapshot"}
 
 
 def _unread_dropped(value: Any) -> Any:
-    if isinstance(value, dict):
-        for name in UNREAD_FIELDS:
-            value.pop(name, None)
+    if not isinstance(value, dict):
+        return value
+    kind = value.get("type")
+    if ("parentUuid" in value and "sessionId" in value) or kind == "file-history-snapshot":
+        also = CLAUDE_CODE_UNREAD_OF_KIND.get(kind) if isinstance(kind, str) else None
+        return {k: v for k, v in value.items() if k not in CLAUDE_CODE_UNREAD and k != also}
+    for name in UNREAD_FIELDS:
+        value.pop(name, None)
     return value
 
 
