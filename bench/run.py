@@ -188,17 +188,19 @@ class Bench:
         seconds, peak = fresh_process(
             "packet", str(root), "--budget", "8000", "--now", "2026-06-01T00:00:00Z"
         )
-        made = row(
+        self.memory_row(
             f"packet memory: peak RSS / .context/ size, {d + learn:,} entries",
-            [peak / size],
-            "≤ 5×",
-            lambda m, r: m <= 5,
-            note=f"ratio, not ms: {peak / 2**20:.0f} MB for {size / 2**20:.0f} MB in a fresh "
+            peak / size,
+            f"ratio, not ms: {peak / 2**20:.0f} MB for {size / 2**20:.0f} MB in a fresh "
             f"`ctx-lab packet` process ({seconds:.1f} s; was 1,372 MB, 26.5×)",
         )
+        return root, d + learn
+
+    def memory_row(self, name: str, ratio: float, note: str, target: float = 5) -> None:
+        """A row of peak memory as a ratio to the input (not milliseconds), against ``target``×."""
+        made = row(name, [ratio], f"≤ {target:g}×", lambda m, r: m <= target, note=note)
         made.memory = True
         self.rows.append(made)
-        return root, d + learn
 
     def packet_dense_memory(self) -> None:
         """``ctx-lab packet`` on a 10 MB ``.context/`` whose entries share a small vocabulary
@@ -211,16 +213,12 @@ class Bench:
         now = ("--budget", "8000", "--now", "2026-06-01T00:00:00Z")
         _, floor = fresh_process("packet", str(EXAMPLE_DIR), *now)
         seconds, peak = fresh_process("packet", str(root), *now)
-        made = row(
+        self.memory_row(
             "packet memory, dense vocabulary: peak RSS beyond the floor / .context/ size",
-            [(peak - floor) / size],
-            "≤ 5×",
-            lambda m, r: m <= 5,
-            note=f"ratio, not ms: {peak / 2**20:.0f} MB ({floor / 2**20:.0f} MB floor) for "
+            (peak - floor) / size,
+            f"ratio, not ms: {peak / 2**20:.0f} MB ({floor / 2**20:.0f} MB floor) for "
             f"{size / 2**20:.0f} MB, {seconds:.1f} s (issue 67 measured 264 MB at filing)",
         )
-        made.memory = True
-        self.rows.append(made)
 
     def packet(self) -> None:
         self.packet_dense_memory()

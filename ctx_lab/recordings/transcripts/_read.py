@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, AnyStr
 
 from ...errors import TranscriptError, UsageError
 from ...validate import parse_whole_number, whole_number
@@ -81,12 +81,13 @@ def _unread_dropped(value: Any) -> Any:
     return value
 
 
-def _lines(text: str) -> Iterator[str]:
-    """The lines of ``text`` (split on ``\\n`` only), one at a time: never a list of them all
-    beside the records being made."""
+def _lines(text: AnyStr) -> Iterator[AnyStr]:
+    """The lines of ``text`` or of bytes (split on ``\\n`` only), one at a time: never a list
+    of them all beside the records being made."""
+    newline = "\n" if isinstance(text, str) else b"\n"
     start = 0
     while True:
-        end = text.find("\n", start)
+        end = text.find(newline, start)
         if end < 0:
             yield text[start:]
             return
@@ -102,7 +103,7 @@ def byte_records(data: bytes) -> list[Record] | None:
         return None
     found: list[Record] = []
     try:
-        for number, line in enumerate(_byte_lines(data), 1):
+        for number, line in enumerate(_lines(data), 1):
             if not line.strip():
                 continue
             try:
