@@ -211,9 +211,11 @@ def get_counter(counter: CounterLike = "cl100k") -> TokenCounter:
         found = _registry.get(counter)
         if found is not None:  # a built-in or registered name: no plugin can take it over,
             return found  # so the entry points (importlib.metadata: 13 ms) are not read
+        # the scaling syntax is never a plugin's name (_discover skips such names): only the
+        # base of a scaled form may need the entry points
         scaled = _SCALED.match(counter)
-        if scaled:  # the scaling syntax, never a plugin's name (_discover skips those): only
-            return _scaled_counter(scaled["base"], float(scaled["factor"]))  # its base may be
+        if scaled:
+            return _scaled_counter(scaled["base"], float(scaled["factor"]))
         by_class = _CLASS_SCALED.match(counter)
         if by_class:
             return _class_scaled_counter(by_class["base"], by_class["factors"])
