@@ -113,9 +113,6 @@ def body_anatomy(
     # Claude Code's window framing (its 200k window, its autocompact buffer) only for a request
     # that is Claude Code's; any other client of the API gets the model's window and reserve
     claude_code = provider == "anthropic" and is_claude_code_request(system)
-    known = counters if counters is not None else {}
-    if chosen not in known:
-        known[chosen] = anatomy_counter(counter, chosen)
     made = anatomize(
         pieces,
         source=source,
@@ -129,7 +126,7 @@ def body_anatomy(
         # (today's)
         autocompact=claude_code_reserve("") if claude_code else None,
         warnings=[*notes, *server_side_notes(response)],
-        resolved=known[chosen],
+        resolved=anatomy_counter(counter, chosen, counters),
     )
     return made, system
 

@@ -291,8 +291,6 @@ def _from_transcript(
         if not chosen:
             transcript.require_model(None, name)
         pieces = shared.of(transcript.messages, start, end)
-        if chosen not in counters:
-            counters[chosen] = anatomy_counter(counter, chosen)
         made = anatomize(
             pieces,
             source=name,
@@ -306,7 +304,7 @@ def _from_transcript(
             system_inferred=inferred[found.model],
             warnings=notes,
             memo=memo,
-            resolved=counters[chosen],
+            resolved=anatomy_counter(counter, chosen, counters),
         )
         return made, transcript.system
 

@@ -326,10 +326,17 @@ def _advice_html(advice: Sequence[Any]) -> str:
     return f"<div data-ctx-advice><b>largest avoidable cost first</b><ul>{rows}</ul></div>"
 
 
-def anatomy_counter(counter: str | None, model: str) -> CounterChoice:
+def anatomy_counter(
+    counter: str | None, model: str, known: dict[str, CounterChoice] | None = None
+) -> CounterChoice:
     """What an anatomy of a ``model`` request counts with: ``counter`` as given, else the
-    model's own tokenizer, else a named estimate (:func:`~ctx_lab.tokens.resolve_counter`)."""
-    return resolve_counter(counter, model, "bytes/4")
+    model's own tokenizer, else a named estimate (:func:`~ctx_lab.tokens.resolve_counter`);
+    ``known``: a session's choices by model, so each model's is resolved once."""
+    if known is None:
+        return resolve_counter(counter, model, "bytes/4")
+    if model not in known:
+        known[model] = resolve_counter(counter, model, "bytes/4")
+    return known[model]
 
 
 def anatomize(

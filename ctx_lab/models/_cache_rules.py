@@ -191,15 +191,18 @@ CACHE_RULES: tuple[CacheRule, ...] = (
 def cache_rule(model: str, rules: Sequence[CacheRule] = ()) -> CacheRule | None:
     """The first rule (``rules`` given first, then :data:`CACHE_RULES`) whose family
     ``model`` belongs to, or None."""
-    return _first_rule(model, tuple(rules))
+    if not rules:
+        return _builtin_rule(model)
+    return _first_rule(model, (*rules, *CACHE_RULES))
 
 
 @lru_cache(maxsize=512)  # a session asks for its few models on every call (bounded: any name)
-def _first_rule(model: str, rules: tuple[CacheRule, ...]) -> CacheRule | None:
-    for rule in (*rules, *CACHE_RULES):
-        if rule.matches(model):
-            return rule
-    return None
+def _builtin_rule(model: str) -> CacheRule | None:
+    return _first_rule(model, CACHE_RULES)
+
+
+def _first_rule(model: str, rules: Sequence[CacheRule]) -> CacheRule | None:
+    return next((rule for rule in rules if rule.matches(model)), None)
 
 
 @dataclass(frozen=True)

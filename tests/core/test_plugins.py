@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from plugin_helpers import PLUGIN_COUNTER
+from plugin_helpers import PLUGIN_COUNTER, dist_info
 
 from ctx_lab import commands
 from ctx_lab.tokens import count_tokens, counter_info, counter_names, get_counter
@@ -67,10 +67,7 @@ def test_a_broken_plugin_is_listed_unavailable(tmp_path: Path, monkeypatch) -> N
     from ctx_lab.tokens import discover_counters
 
     site = tmp_path / "site"
-    info = site / "broken_counter-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-counter\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[ctx_lab.counters]\nbroken = no_such_module:make\n")
+    dist_info(site, "broken-counter", "ctx_lab.counters", "broken = no_such_module:make")
     monkeypatch.syspath_prepend(str(site))
     try:
         discover_counters(refresh=True)
@@ -92,10 +89,7 @@ def test_a_model_source_plugin(tmp_path: Path, monkeypatch) -> None:
         "def make():\n"
         "    return ModelRegistry({'house-model': (32000, 4000)})\n"
     )
-    info = site / "tiny_models-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tiny-models\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[ctx_lab.model_sources]\nhouse = tiny_models:make\n")
+    dist_info(site, "tiny-models", "ctx_lab.model_sources", "house = tiny_models:make")
     monkeypatch.syspath_prepend(str(site))
     from ctx_lab.models import _registry as model_registry
     from ctx_lab.models import registry_names
@@ -136,10 +130,7 @@ def test_a_plugin_named_in_the_scaling_syntax_is_not_taken(tmp_path: Path, monke
     from ctx_lab.tokens import discover_counters
 
     site = tmp_path / "site"
-    info = site / "odd_counter-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: odd-counter\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[ctx_lab.counters]\nbytes/4*2 = nowhere:make\n")
+    dist_info(site, "odd-counter", "ctx_lab.counters", "bytes/4*2 = nowhere:make")
     monkeypatch.syspath_prepend(str(site))
     try:
         assert "bytes/4*2" not in discover_counters(refresh=True)
